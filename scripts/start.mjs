@@ -1,0 +1,182 @@
+#!/usr/bin/env node
+// Runs the whole system on one machine: NATS (started if none answers and nats-server is
+// installed), every service, and the gateway on http://127.0.0.1:3000/v1. Ctrl-C stops all.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { connect } from 'node:net';
+import { join, resolve } from 'node:path';
+
+const root = resolve(import.meta.dirname, '..');
+const dataDir = resolve(root, process.env.DATA_DIR ?? '.data');
+const natsUrl = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+const gatewayPort = Number(process.env.GATEWAY_PORT ?? 3000);
+const publicUrl = process.env.PUBLIC_URL ?? `http://127.0.0.1:${gatewayPort}`;
+const SERVICES = [
+  'payments',
+  'links-checkout',
+  'customers',
+  'provider-router',
+  'provider-delivery',
+  'certification-runner',
+  'sandbox-provider',
+  'gateway',
+];
+const colors = [31, 32, 33, 34, 35, 36, 91, 92, 93];
+const children = new Map();
+let stopping = false;
+
+mkdirSync(dataDir, { recursive: true });
+const firstStart = !existsSync(join(dataDir, 'server-key'));
+
+/** A value kept in the data folder so restarts reuse it and the CLI can find it. */
+function persistent(name, envValue, make) {
+  if (envValue) return envValue;
+  const file = join(dataDir, name);
+  if (!existsSync(file)) writeFileSync(file, make(), { mode: 0o600 });
+  return readFileSync(file, 'utf8').trim();
+}
+const adminToken = persistent('admin-token', process.env.ADMIN_TOKEN, () => `adm_${randomBytes(24).toString('hex')}`);
+const serverKey = persistent('server-key', process.env.SERVICE_SECRET_KEY, () => randomBytes(32).toString('hex'));
+
+function reachable(url) {
+  const { hostname, port } = new URL(url.split(',')[0]);
+  return new Promise((done) => {
+    const socket = connect({ host: hostname, port: Number(port || 4222) });
+    socket.setTimeout(1000);
+    socket.once('connect', () => (socket.destroy(), done(true)));
+    socket.once('error', () => done(false));
+    socket.once('timeout', () => (socket.destroy(), done(false)));
+  });
+}
+
+async function ensureNats() {
+  if (await reachable(natsUrl)) return;
+  const which = spawnSync('sh', ['-c', 'command -v nats-server'], { encoding: 'utf8' });
+  if (which.status !== 0) {
+    console.error(
+      `No NATS server answers at ${natsUrl} and nats-server is not installed.\n` +
+        'Install it (Debian/Ubuntu: sudo apt-get install nats-server; macOS: brew install nats-server)\n' +
+        'or point NATS_URL at a NATS server with JetStream enabled.',
+    );
+    process.exit(1);
+  }
+  const { hostname, port } = new URL(natsUrl);
+  const storeDir = join(dataDir, 'nats');
+  mkdirSync(storeDir, { recursive: true });
+  launch('nats', which.stdout.trim(), ['-js', '-a', hostname, '-p', port || '4222', '-sd', storeDir]);
+  for (let i = 0; i < 50 && !(await reachable(natsUrl)); i++) await sleep(100);
+  if (!(await reachable(natsUrl))) {
+    console.error('nats-server did not start; see its output above.');
+    shutdown(1);
+  }
+}
+
+function launch(name, command, args, env = process.env) {
+  const color = colors[children.size % colors.length];
+  const label = `\x1b[${color}m${name.padEnd(20)}\x1b[0m`;
+  const child = spawn(command, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const relay = (stream, out) => {
+    let buffer = '';
+    stream.on('data', (chunk) => {
+      buffer += chunk;
+      const lines = buffer.split('\n');
+      buffer = lines.pop();
+      for (const line of lines) out.write(`${label} ${line}\n`);
+    });
+  };
+  relay(child.stdout, process.stdout);
+  relay(child.stderr, process.stderr);
+  child.on('exit', (code, signal) => {
+    children.delete(name);
+    if (!stopping) {
+      console.error(`${name} exited (${signal ?? code}); stopping everything.`);
+      shutdown(1);
+    }
+  });
+  children.set(name, child);
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function shutdown(code = 0) {
+  if (stopping) return;
+  stopping = true;
+  // Services first, NATS last, so services drain against a live server.
+  const order = [...children.keys()].filter((n) => n !== 'nats');
+  for (const name of order) children.get(name)?.kill('SIGTERM');
+  const finish = () => {
+    children.get('nats')?.kill('SIGTERM');
+    setTimeout(() => process.exit(code), 300);
+  };
+  const wait = setInterval(() => {
+    if ([...children.keys()].every((n) => n === 'nats')) {
+      clearInterval(wait);
+      finish();
+    }
+  }, 100);
+  setTimeout(() => {
+    for (const child of children.values()) child.kill('SIGKILL');
+    process.exit(code || 1);
+  }, 10_000).unref();
+}
+process.on('SIGINT', () => shutdown(0));
+process.on('SIGTERM', () => shutdown(0));
+
+async function waitHealthy() {
+  const deadline = Date.now() + 30_000;
+  let last;
+  while (Date.now() < deadline) {
+    try {
+      const response = await fetch(`http://127.0.0.1:${gatewayPort}/v1/health`);
+      last = await response.json();
+      if (response.ok && last.status === 'ok') return last;
+    } catch {
+      // not up yet
+    }
+    await sleep(300);
+  }
+  throw new Error(`not healthy after 30 s: ${JSON.stringify(last)}`);
+}
+
+async function createDemoProject() {
+  const response = await fetch(`http://127.0.0.1:${gatewayPort}/v1/admin/projects`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'demo', displayName: 'Demo Shop' }),
+  });
+  if (!response.ok) return console.error(`could not create the demo project: ${response.status} ${await response.text()}`);
+  const project = await response.json();
+  const keys = project.keys ?? [];
+  const show = (kind) => keys.find((k) => k.livemode === false && k.kind === kind)?.key ?? '(see mmp keys list)';
+  console.log(
+    `\nDemo project ${project.id} created. Its sandbox keys are shown this once:\n` +
+      `  secret      ${show('secret')}\n  publishable ${show('publishable')}\n`,
+  );
+}
+
+const baseEnv = {
+  ...process.env,
+  NATS_URL: natsUrl,
+  DATA_DIR: dataDir,
+  ADMIN_TOKEN: adminToken,
+  SERVICE_SECRET_KEY: serverKey,
+  PUBLIC_URL: publicUrl,
+  GATEWAY_PORT: String(gatewayPort),
+  OPS_HOST: '127.0.0.1',
+};
+
+await ensureNats();
+SERVICES.forEach((service, index) => {
+  const main = join(root, 'services', service, 'dist', 'main.js');
+  launch(service, process.execPath, [main], { ...baseEnv, OPS_PORT: String(9101 + index) });
+});
+try {
+  const health = await waitHealthy();
+  console.log(`\nAll ${Object.keys(health.services ?? {}).length} services healthy. API: ${publicUrl}/v1  docs: ${publicUrl}/docs`);
+  console.log(`Admin CLI: pnpm mmp --help (admin token in ${join(dataDir, 'admin-token')})`);
+  if (firstStart) await createDemoProject();
+} catch (error) {
+  console.error(String(error));
+  shutdown(1);
+}
