@@ -1,0 +1,137 @@
+import { z } from 'zod';
+
+/**
+ * Domain events on JetStream (`evt.<type>`). Every event is published with
+ * `Nats-Msg-Id` = `id`, so a re-publish by the outbox relay is de-duplicated by the
+ * stream, and every consumer processes an id at most once.
+ */
+export const EventEnvelope = z.object({
+  id: z.string().startsWith('evt_'),
+  type: z.string(),
+  occurredAt: z.iso.datetime(),
+  projectId: z.string().optional(),
+  livemode: z.boolean().optional(),
+  data: z.unknown(),
+});
+export type EventEnvelope<T = unknown> = Omit<z.infer<typeof EventEnvelope>, 'data'> & { data: T };
+
+const Network = z.enum(['ORANGE_MONEY', 'MTN_MOMO', 'WAVE', 'MOOV_MONEY']);
+
+/** The payment as every consumer needs it: the full merchant view plus internal links. */
+export const PaymentSnapshot = z.object({
+  id: z.string(),
+  token: z.string(),
+  projectId: z.string(),
+  livemode: z.boolean(),
+  reference: z.string().nullable(),
+  amount: z.number().int(),
+  currency: z.string(),
+  status: z.string(),
+  paymentMethod: z.string(),
+  payerPhone: z.string().nullable(),
+  payerName: z.string().nullable(),
+  payerEmail: z.string().nullable(),
+  description: z.string().nullable(),
+  userId: z.string().nullable(),
+  customerId: z.string().nullable(),
+  metadata: z.record(z.string(), z.unknown()).default({}),
+  checkoutSessionId: z.string().nullable(),
+  failureCode: z.string().nullable(),
+  failureReason: z.string().nullable(),
+  refundedAmount: z.number().int().default(0),
+  createdAt: z.iso.datetime(),
+  completedAt: z.iso.datetime().nullable(),
+});
+export type PaymentSnapshot = z.infer<typeof PaymentSnapshot>;
+
+export const PAYMENT_EVENT_TYPES = [
+  'payment.created',
+  /** The payer chose an operator and phone; execution is requested from provider-router. */
+  'payment.initiated',
+  /** A rail accepted the order: the payer now sees the USSD prompt. */
+  'payment.processing',
+  'payment.completed',
+  'payment.failed',
+  'payment.expired',
+  'payment.cancelled',
+  'payment.refunded',
+  'payment.partially_refunded',
+] as const;
+export type PaymentEventType = (typeof PAYMENT_EVENT_TYPES)[number];
+export const PaymentEventData = z.object({ payment: PaymentSnapshot });
+export type PaymentEventData = z.infer<typeof PaymentEventData>;
+
+/** payment.initiated carries what provider-router needs to route the order. */
+export const PaymentInitiatedData = PaymentEventData.extend({
+  execution: z.object({
+    network: Network,
+    phone: z.string(),
+    country: z.string().length(2),
+  }),
+});
+export type PaymentInitiatedData = z.infer<typeof PaymentInitiatedData>;
+
+/** provider-router created (or moved to another rail) the order of a payment. */
+export const OrderCreatedData = z.object({
+  orderKey: z.string(),
+  paymentId: z.string(),
+  railId: z.string(),
+  providerId: z.string(),
+  transport: z.enum(['webhook', 'pull']),
+  /** The exact payment.execute or payout.execute body. */
+  payload: z.record(z.string(), z.unknown()),
+  expiresAt: z.iso.datetime(),
+});
+export type OrderCreatedData = z.infer<typeof OrderCreatedData>;
+
+export const DeliveryClassification = z.enum([
+  'ACCEPTED',
+  'REJECTED',
+  'HTTP_ERROR',
+  'TIMEOUT',
+  'UNREACHABLE',
+  'BAD_ACK',
+  'ECHO_MISMATCH',
+  'EXPIRED',
+]);
+export type DeliveryClassification = z.infer<typeof DeliveryClassification>;
+
+/** provider-delivery's outcome for one order on one rail. */
+export const DeliveryOutcomeData = z.object({
+  orderKey: z.string(),
+  paymentId: z.string(),
+  railId: z.string(),
+  classification: DeliveryClassification,
+  reason: z.string().nullable(),
+  attempts: z.number().int(),
+});
+export type DeliveryOutcomeData = z.infer<typeof DeliveryOutcomeData>;
+export const DELIVERY_EVENT_TYPES = ['delivery.accepted', 'delivery.rejected', 'delivery.failed', 'delivery.expired'] as const;
+
+/** provider-router's verdict on executing a payment, after failover. */
+export const ExecutionOutcomeData = z.object({
+  paymentId: z.string(),
+  orderKey: z.string().nullable(),
+  railId: z.string().nullable(),
+  /** An error code of the catalog, e.g. provider_unavailable, provider_timeout. */
+  code: z.string().nullable(),
+  reason: z.string().nullable(),
+});
+export type ExecutionOutcomeData = z.infer<typeof ExecutionOutcomeData>;
+export const EXECUTION_EVENT_TYPES = ['execution.accepted', 'execution.failed'] as const;
+
+/** A valid SettlementEvent correlated to an order: the outcome that decides the payment. */
+export const SettlementReceivedData = z.object({
+  settlementId: z.string(),
+  paymentId: z.string(),
+  orderKey: z.string(),
+  providerId: z.string(),
+  status: z.enum(['PENDING', 'COMPLETED', 'FAILED', 'CANCELLED', 'REFUNDED']),
+  amount: z.number().int(),
+  currency: z.string(),
+  network: Network,
+  settledAt: z.string(),
+  /** Provider's reason for FAILED, when its mapping carries one (e.g. insufficient_balance). */
+  failureCode: z.string().nullable().default(null),
+});
+export type SettlementReceivedData = z.infer<typeof SettlementReceivedData>;

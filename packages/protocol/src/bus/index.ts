@@ -1,0 +1,3 @@
+export * from './subjects.js';
+export * from './envelope.js';
+export * from './events.js';
