@@ -1,0 +1,152 @@
+import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
+import {
+  AckPolicy,
+  DeliverPolicy,
+  jetstream,
+  jetstreamManager,
+  RetentionPolicy,
+  StorageType,
+  type JsMsg,
+} from '@nats-io/jetstream';
+import { EVENTS_STREAM, EVENTS_SUBJECTS, EventEnvelope, HEADER, eventSubject } from '@mmp/protocol';
+import type { Logger } from './logger.js';
+import type { Naming } from './nats.js';
+
+/** A domain event before it is published: what a state change writes into its outbox. */
+export type PendingEvent = {
+  id: string;
+  type: string;
+  occurredAt: string;
+  projectId?: string;
+  livemode?: boolean;
+  data: unknown;
+};
+
+/** How long the stream remembers message ids to drop a re-published event. */
+const DUPLICATE_WINDOW_NS = 10 * 60 * 1_000_000_000;
+
+/** Creates the EVENTS stream if it does not exist; safe to call from every service at start. */
+export async function provisionEventsStream(nc: NatsConnection, naming: Naming): Promise<void> {
+  const jsm = await jetstreamManager(nc);
+  const name = naming.stream(EVENTS_STREAM);
+  const config = {
+    name,
+    subjects: [naming.subject(EVENTS_SUBJECTS)],
+    retention: RetentionPolicy.Limits,
+    storage: StorageType.File,
+    duplicate_window: DUPLICATE_WINDOW_NS,
+    // Events are the history the customers projection rebuilds from: keep them a year.
+    max_age: 365 * 24 * 3600 * 1_000_000_000,
+  };
+  try {
+    await jsm.streams.info(name);
+  } catch {
+    try {
+      await jsm.streams.add(config);
+    } catch (error) {
+      // Another replica may have created it between our two calls.
+      await jsm.streams.info(name).catch(() => {
+        throw error;
+      });
+    }
+  }
+}
+
+export type EventPublisher = (event: PendingEvent, requestId?: string) => Promise<void>;
+
+/**
+ * Publishes with `Nats-Msg-Id` = event id: a re-publish after a crash (outbox relay) is
+ * dropped by the stream within the duplicate window, and consumers de-duplicate beyond it.
+ */
+export function createEventPublisher(nc: NatsConnection, naming: Naming): EventPublisher {
+  const js = jetstream(nc);
+  return async (event, requestId) => {
+    const hdrs = natsHeaders();
+    if (requestId) hdrs.set(HEADER.requestId, requestId);
+    await js.publish(naming.subject(eventSubject(event.type)), JSON.stringify(event), {
+      msgID: event.id,
+      headers: hdrs,
+    });
+  };
+}
+
+export type ReceivedEvent = EventEnvelope & { requestId?: string; redeliveries: number };
+
+/** What a handler tells the consumer: done, or try this event again after a delay. */
+export type HandleResult = void | { retryInMs: number };
+
+export type EventConsumer = { stop(): Promise<void> };
+
+/**
+ * A durable consumer of the EVENTS stream. An event is acked only after its handler
+ * finished (so the work is durable first), retried with a delay when the handler throws
+ * or asks for it, and handlers must be idempotent: redelivery after a crash is normal.
+ */
+export async function consumeEvents(options: {
+  nc: NatsConnection;
+  naming: Naming;
+  durable: string;
+  /** Event types, e.g. `payment.completed`, or wildcards like `payment.*`. */
+  types: string[];
+  log: Logger;
+  handle: (event: ReceivedEvent) => Promise<HandleResult>;
+  /** Start from the first event in the stream (rebuilds) rather than only new ones. */
+  deliverAll?: boolean;
+  maxAckPendingMs?: number;
+}): Promise<EventConsumer> {
+  const { nc, naming, log } = options;
+  const jsm = await jetstreamManager(nc);
+  const stream = naming.stream(EVENTS_STREAM);
+  const durable = naming.consumer(options.durable);
+  const filter_subjects = options.types.map((type) => naming.subject(eventSubject(type)));
+  try {
+    await jsm.consumers.info(stream, durable);
+    await jsm.consumers.update(stream, durable, { filter_subjects });
+  } catch {
+    await jsm.consumers.add(stream, {
+      durable_name: durable,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: options.deliverAll === false ? DeliverPolicy.New : DeliverPolicy.All,
+      filter_subjects,
+      ack_wait: (options.maxAckPendingMs ?? 30_000) * 1_000_000,
+      max_deliver: -1,
+    });
+  }
+  const consumer = await jetstream(nc).consumers.get(stream, durable);
+  const messages = await consumer.consume({ max_messages: 64 });
+  const done = (async () => {
+    for await (const msg of messages) await handleOne(msg, options.handle, log);
+  })();
+  return {
+    async stop() {
+      await messages.close();
+      await done;
+    },
+  };
+}
+
+async function handleOne(msg: JsMsg, handle: (event: ReceivedEvent) => Promise<HandleResult>, log: Logger) {
+  let envelope: EventEnvelope;
+  try {
+    envelope = EventEnvelope.parse(msg.json());
+  } catch (error) {
+    // A malformed event can never succeed; keep it out of the way but say so loudly.
+    log.error({ err: error, subject: msg.subject, seq: msg.seq }, 'dropping malformed event');
+    msg.term();
+    return;
+  }
+  const event: ReceivedEvent = {
+    ...envelope,
+    requestId: msg.headers?.get(HEADER.requestId) || undefined,
+    redeliveries: msg.info.deliveryCount - 1,
+  };
+  try {
+    const result = await handle(event);
+    if (result && 'retryInMs' in result) msg.nak(result.retryInMs);
+    else msg.ack();
+  } catch (error) {
+    const delay = Math.min(60_000, 500 * 2 ** Math.min(event.redeliveries, 7));
+    log.warn({ err: error, eventId: event.id, type: event.type, retryInMs: delay }, 'event handler failed; will retry');
+    msg.nak(delay);
+  }
+}

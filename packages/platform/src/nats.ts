@@ -1,0 +1,42 @@
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { Logger } from './logger.js';
+
+export type { NatsConnection };
+
+/**
+ * Names on the shared NATS server. Every subject, stream and durable consumer goes
+ * through here, so one `NATS_PREFIX` isolates a whole system.
+ */
+export type Naming = {
+  readonly prefix: string;
+  subject(name: string): string;
+  stream(name: string): string;
+  consumer(name: string): string;
+};
+
+export function createNaming(prefix: string): Naming {
+  return {
+    prefix,
+    subject: (name) => (prefix ? `${prefix}.${name}` : name),
+    // Stream and consumer names may not contain dots.
+    stream: (name) => (prefix ? `${prefix.toUpperCase()}_${name}` : name),
+    consumer: (name) => (prefix ? `${prefix}_${name}` : name),
+  };
+}
+
+export async function connectNats(options: { url: string; name: string; log: Logger }): Promise<NatsConnection> {
+  const nc = await connect({
+    servers: options.url.split(','),
+    name: options.name,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 1000,
+  });
+  void (async () => {
+    for await (const status of nc.status()) {
+      if (status.type === 'disconnect' || status.type === 'reconnect' || status.type === 'error') {
+        options.log.warn({ nats: status.type }, 'nats connection status changed');
+      }
+    }
+  })();
+  return nc;
+}

@@ -1,0 +1,49 @@
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/**
+ * Secrets we must use again later (signing secrets, rail webhook secrets) are stored
+ * encrypted with AES-256-GCM under a server key from config; secrets we only need to
+ * recognise (API keys) are stored as a keyed hash. Neither form can be reversed from
+ * the store alone.
+ */
+export type SecretBox = {
+  seal(plain: string): string;
+  open(sealed: string): string;
+};
+
+/** `serverKey` is any string of at least 32 characters; it is stretched to 32 bytes. */
+export function createSecretBox(serverKey: string): SecretBox {
+  const key = createHash('sha256').update(serverKey).digest();
+  return {
+    seal(plain) {
+      const iv = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', key, iv);
+      const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+      return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join('.');
+    },
+    open(sealed) {
+      const [version, iv, tag, body] = sealed.split('.');
+      if (version !== 'v1' || !iv || !tag || !body) throw new Error('not a sealed secret');
+      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
+      decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+      return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
+    },
+  };
+}
+
+/** Keyed hash for lookups of presented credentials (HMAC-SHA256, hex). */
+export function keyedHash(serverKey: string, value: string): string {
+  return createHmac('sha256', serverKey).update(value).digest('hex');
+}
+
+export function hashesEqual(a: string, b: string): boolean {
+  const left = Buffer.from(a, 'hex');
+  const right = Buffer.from(b, 'hex');
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+/** What a list shows instead of a secret: its prefix and last four characters. */
+export function secretHint(secret: string): string {
+  const cut = secret.lastIndexOf('_') + 1;
+  return `${secret.slice(0, cut)}…${secret.slice(-4)}`;
+}

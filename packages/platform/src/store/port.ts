@@ -1,0 +1,92 @@
+/**
+ * The store port: the small set of operations every service needs, implemented by the
+ * MongoDB adapter (production) and the embedded NeDB adapter (one-command start).
+ * Status changes use `findOneAndUpdate` with a guard on the current state (compare-and-set),
+ * never read-modify-write.
+ */
+
+export type Doc = { _id: string } & Record<string, unknown>;
+
+/**
+ * The filter language both adapters understand: equality on (dotted) fields and these
+ * operators. Nothing else is promised, so no service can depend on adapter quirks.
+ */
+export type FieldCondition =
+  | unknown
+  | {
+      $eq?: unknown;
+      $ne?: unknown;
+      $in?: unknown[];
+      $nin?: unknown[];
+      $gt?: unknown;
+      $gte?: unknown;
+      $lt?: unknown;
+      $lte?: unknown;
+      $exists?: boolean;
+      /** Case-insensitive substring match; the adapter escapes the text. */
+      $contains?: string;
+    };
+
+export type Filter = { [field: string]: FieldCondition } & {
+  $or?: Filter[];
+  $and?: Filter[];
+};
+
+export type Update = {
+  $set?: Record<string, unknown>;
+  $unset?: Record<string, true>;
+  $inc?: Record<string, number>;
+  /** Appends every value given in `$each`. */
+  $push?: Record<string, { $each: unknown[] }>;
+  /** Removes array elements equal to the value, or matching the sub-filter. */
+  $pull?: Record<string, unknown>;
+};
+
+export type Sort = Record<string, 1 | -1>;
+
+export type FindOptions = { sort?: Sort; skip?: number; limit?: number };
+
+export type IndexSpec = {
+  fields: Record<string, 1 | -1>;
+  unique?: boolean;
+  /** Documents expire this many seconds after the date in the (single) indexed field. */
+  expireAfterSeconds?: number;
+  /** Unique only among documents that have the fields (sparse). */
+  sparse?: boolean;
+};
+
+export class DuplicateKeyError extends Error {
+  override readonly name = 'DuplicateKeyError';
+  constructor(readonly collection: string) {
+    super(`duplicate key in ${collection}`);
+  }
+}
+
+export interface Collection<T extends Doc> {
+  readonly name: string;
+  /** Throws DuplicateKeyError when a unique index (or _id) is violated. */
+  insertOne(doc: T): Promise<void>;
+  findOne(filter: Filter): Promise<T | null>;
+  find(filter: Filter, options?: FindOptions): Promise<T[]>;
+  count(filter: Filter): Promise<number>;
+  /**
+   * Atomically applies `update` to the first document matching `filter` and returns the
+   * document after the update, or null when nothing matched (the guard failed).
+   * With `upsert`, inserts `{...equality fields of filter, ...$set}` when nothing matches.
+   */
+  findOneAndUpdate(filter: Filter, update: Update, options?: { upsert?: boolean }): Promise<T | null>;
+  /** Returns how many documents were modified. */
+  updateMany(filter: Filter, update: Update): Promise<number>;
+  /** Returns how many documents were removed. */
+  deleteMany(filter: Filter): Promise<number>;
+  ensureIndex(spec: IndexSpec): Promise<void>;
+}
+
+export interface Store {
+  /** The adapter in use, for logs and /readyz. */
+  readonly kind: 'mongodb' | 'embedded';
+  collection<T extends Doc>(name: string): Collection<T>;
+  /** True while the backing database answers. */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,61 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { connect } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { EVENTS_STREAM } from '@mmp/protocol';
+import { createNaming } from '../nats.js';
+
+export const TEST_NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+
+/**
+ * An isolated system for one test file: its own NATS prefix (subjects, stream and
+ * consumers) and its own data folder. `cleanup()` deletes both.
+ */
+export function createTestSystem(label = 't') {
+  const prefix = `${label.replace(/[^a-z0-9]/g, '')}_${randomBytes(5).toString('hex')}`;
+  const dataDir = mkdtempSync(join(tmpdir(), `mmp-${label}-`));
+  const env: Record<string, string> = {
+    NATS_URL: TEST_NATS_URL,
+    NATS_PREFIX: prefix,
+    DATA_DIR: dataDir,
+    OPS_PORT: '0',
+    OPS_HOST: '127.0.0.1',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    SERVICE_SECRET_KEY: 'test-server-key-0123456789abcdef0123456789',
+  };
+  return {
+    prefix,
+    dataDir,
+    env,
+    naming: createNaming(prefix),
+    async cleanup() {
+      const nc = await connect({ servers: TEST_NATS_URL });
+      try {
+        const jsm = await jetstreamManager(nc);
+        await jsm.streams.delete(createNaming(prefix).stream(EVENTS_STREAM)).catch(() => undefined);
+      } finally {
+        await nc.close();
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+export type TestSystem = ReturnType<typeof createTestSystem>;
+
+/** Polls until `check` returns a truthy value or the time is up; for asserting eventual effects. */
+export async function eventually<T>(check: () => Promise<T | undefined | null | false>, timeoutMs = 10_000, everyMs = 50): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await check();
+      if (value) return value;
+    } catch (error) {
+      lastError = error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+  throw new Error(`condition not met within ${timeoutMs} ms${lastError ? `: ${String(lastError)}` : ''}`);
+}
