@@ -1,0 +1,1 @@
+export { certificationRunnerService } from './service.js';

@@ -1,0 +1,4 @@
+import { runService } from '@mmp/platform';
+import { certificationRunnerService } from './service.js';
+
+runService(certificationRunnerService);
