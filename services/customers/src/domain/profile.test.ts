@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { PaymentSnapshot } from '@mmp/protocol';
+import { paymentLife, snapshot } from '../../test/fixtures.js';
+import { netSpent, paymentVersion } from './payment-version.js';
+import { customerIdFor, deriveProfile, type TransactionRecord } from './profile.js';
+
+function latestRecords(events: ReturnType<typeof paymentLife>): TransactionRecord[] {
+  const best = new Map<string, { version: string; record: TransactionRecord }>();
+  for (const event of events) {
+    const { payment } = event.data as { payment: PaymentSnapshot };
+    const version = paymentVersion(payment, { eventId: event.id, occurredAt: event.occurredAt });
+    const held = best.get(payment.id);
+    if (!held || held.version < version) best.set(payment.id, { version, record: { payment, occurredAt: event.occurredAt } });
+  }
+  return [...best.values()].map((entry) => entry.record);
+}
+
+describe('paymentVersion', () => {
+  it('grows along every path of the payment lifecycle, even with skewed clocks', () => {
+    const life = paymentLife(snapshot({ amount: 10_000 }), 'COMPLETED', [2_000, 8_000]);
+    // Give the later events earlier clocks: the status rank still orders them.
+    const versions = life.map((event, index) =>
+      paymentVersion((event.data as { payment: PaymentSnapshot }).payment, {
+        eventId: event.id,
+        occurredAt: new Date(Date.UTC(2025, 0, 1) - index * 1000).toISOString(),
+      }),
+    );
+    const processingOnward = versions.slice(2);
+    expect([...processingOnward].sort()).toEqual(processingOnward);
+  });
+
+  it('puts a late COMPLETED after EXPIRED', () => {
+    const p = snapshot();
+    const expired = paymentVersion({ ...p, status: 'EXPIRED' }, { eventId: 'evt_b', occurredAt: '2025-01-10T10:15:00Z' });
+    const completed = paymentVersion({ ...p, status: 'COMPLETED' }, { eventId: 'evt_a', occurredAt: '2025-01-10T10:14:00Z' });
+    expect(completed > expired).toBe(true);
+  });
+});
+
+describe('netSpent', () => {
+  it('counts settled money net of refunds and nothing else', () => {
+    const p = snapshot({ amount: 5000 });
+    expect(netSpent({ ...p, status: 'PENDING' })).toBe(0);
+    expect(netSpent({ ...p, status: 'FAILED' })).toBe(0);
+    expect(netSpent({ ...p, status: 'COMPLETED' })).toBe(5000);
+    expect(netSpent({ ...p, status: 'PARTIALLY_REFUNDED', refundedAmount: 1500 })).toBe(3500);
+    expect(netSpent({ ...p, status: 'REFUNDED', refundedAmount: 0 })).toBe(0);
+  });
+});
+
+describe('deriveProfile', () => {
+  it('derives totals, contact fields and dates from the payments, whatever their order', () => {
+    const first = snapshot({ amount: 3000, createdAt: '2025-01-01T08:00:00.000Z', payerName: 'Awa Diallo', payerEmail: 'awa@example.com' });
+    const second = snapshot({ amount: 7000, createdAt: '2025-01-05T08:00:00.000Z', payerPhone: '+237670000001' });
+    const failed = snapshot({ amount: 9000, createdAt: '2025-01-03T08:00:00.000Z' });
+    const events = [
+      ...paymentLife(first, 'COMPLETED', [1000]),
+      ...paymentLife(second, 'COMPLETED'),
+      ...paymentLife(failed, 'FAILED'),
+    ];
+    const profile = deriveProfile(latestRecords(events));
+    const reversed = deriveProfile(latestRecords([...events].reverse()));
+    expect(profile).toEqual(reversed);
+    expect(profile).toMatchObject({
+      totalTransactions: 3,
+      totalSpent: 2000 + 7000,
+      name: 'Awa Diallo',
+      email: 'awa@example.com',
+      phone: '+237670000001',
+      createdAt: '2025-01-01T08:00:00.000Z',
+      lastTransactionAt: '2025-01-05T08:00:00.000Z',
+      updatedAt: '2025-01-05T08:02:00.000Z',
+    });
+  });
+
+  it('is null for no payments', () => {
+    expect(deriveProfile([])).toBeNull();
+  });
+});
+
+describe('customerIdFor', () => {
+  it('is a stable UUID per project, environment and external id', () => {
+    const id = customerIdFor('p1', false, 'c1');
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(customerIdFor('p1', false, 'c1')).toBe(id);
+    expect(customerIdFor('p1', true, 'c1')).not.toBe(id);
+    expect(customerIdFor('p2', false, 'c1')).not.toBe(id);
+  });
+});

@@ -1,0 +1,1 @@
+export { customersService } from './service.js';

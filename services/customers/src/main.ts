@@ -1,0 +1,4 @@
+import { runService } from '@mmp/platform';
+import { customersService } from './service.js';
+
+runService(customersService);

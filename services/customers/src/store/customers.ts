@@ -1,0 +1,125 @@
+import { DuplicateKeyError, type Doc, type Filter, type Sort, type Store } from '@mmp/platform';
+import type { PaymentSnapshot } from '@mmp/protocol';
+import type { DerivedProfile } from '../domain/profile.js';
+import type { Customer } from '../domain/views.js';
+
+/** One payment of a customer: its greatest known snapshot and the event it came from. */
+export type TransactionDoc = Doc & {
+  customerId: string;
+  projectId: string;
+  livemode: boolean;
+  payment: PaymentSnapshot;
+  /** `paymentVersion` of the event the snapshot came from; only a greater one replaces it. */
+  version: string;
+  eventId: string;
+  occurredAt: string;
+  /** Copy of payment.createdAt, the history's sort key. */
+  createdAt: string;
+};
+
+export type CustomerDoc = Doc &
+  Omit<Customer, 'id'> & {
+    /** Lower-cased name for sorting; nameless customers sort after every name. */
+    nameKey: string;
+    /** Bumped by every change of the customer's payments; guards the derived write. */
+    seq: number;
+  };
+
+export const NAMELESS = '\uffff';
+
+export function createCustomerStore(store: Store) {
+  const customers = store.collection<CustomerDoc>('customers');
+  const transactions = store.collection<TransactionDoc>('customer_transactions');
+
+  const toCustomer = ({ _id, nameKey: _n, seq: _s, ...rest }: CustomerDoc): Customer => ({ id: _id, ...rest });
+  const profileFields = (profile: DerivedProfile) => ({ ...profile, nameKey: profile.name?.toLowerCase() ?? NAMELESS });
+
+  return {
+    async ensureIndexes() {
+      await customers.ensureIndex({ fields: { projectId: 1, livemode: 1, externalId: 1 }, unique: true });
+      await customers.ensureIndex({ fields: { projectId: 1, livemode: 1, lastTransactionAt: -1 } });
+      await transactions.ensureIndex({ fields: { customerId: 1, createdAt: -1 } });
+    },
+
+    /**
+     * Keeps the snapshot only if its version is greater than the one held: 'applied' when
+     * it was, 'stale' when the record already holds this event or a later one.
+     */
+    async saveTransaction(doc: TransactionDoc): Promise<'applied' | 'stale'> {
+      try {
+        await transactions.insertOne(doc);
+        return 'applied';
+      } catch (error) {
+        if (!(error instanceof DuplicateKeyError)) throw error;
+      }
+      const { _id, ...fields } = doc;
+      const updated = await transactions.findOneAndUpdate({ _id, version: { $lt: doc.version } }, { $set: fields });
+      return updated ? 'applied' : 'stale';
+    },
+
+    transactionsOf(customerId: string): Promise<TransactionDoc[]> {
+      return transactions.find({ customerId });
+    },
+
+    pageTransactions(customerId: string, skip: number, limit: number) {
+      return transactions.find({ customerId }, { sort: { createdAt: -1, _id: -1 }, skip, limit });
+    },
+
+    countTransactions(customerId: string) {
+      return transactions.count({ customerId });
+    },
+
+    /**
+     * Creates the customer if it is new and bumps its change counter; the caller derives
+     * the profile from the payments it reads after this and writes it guarded on the
+     * counter, so a derivation that raced a newer change never overwrites it.
+     */
+    async touchCustomer(identity: Customer): Promise<number> {
+      const { id, ...rest } = identity;
+      try {
+        await customers.insertOne({ _id: id, ...rest, ...profileFields(rest), seq: 1 });
+        return 1;
+      } catch (error) {
+        if (!(error instanceof DuplicateKeyError)) throw error;
+      }
+      const touched = await customers.findOneAndUpdate({ _id: id }, { $inc: { seq: 1 } });
+      if (!touched) throw new Error(`customer ${id} vanished while being updated`);
+      return touched.seq;
+    },
+
+    async writeProfile(id: string, seq: number, profile: DerivedProfile): Promise<boolean> {
+      return (await customers.findOneAndUpdate({ _id: id, seq }, { $set: profileFields(profile) })) !== null;
+    },
+
+    async findCustomer(scope: { projectId: string; livemode: boolean }, idOrExternalId: string) {
+      // Our id first: an external id that happens to equal another customer's id loses.
+      const doc =
+        (await customers.findOne({ ...scope, _id: idOrExternalId })) ??
+        (await customers.findOne({ ...scope, externalId: idOrExternalId }));
+      return doc ? toCustomer(doc) : null;
+    },
+
+    async listCustomers(filter: Filter, sort: Sort, skip: number, limit: number) {
+      return (await customers.find(filter, { sort, skip, limit })).map(toCustomer);
+    },
+
+    async customersOf(scope: { projectId: string; livemode: boolean }) {
+      return (await customers.find(scope)).map(toCustomer);
+    },
+
+    countCustomers(filter: Filter) {
+      return customers.count(filter);
+    },
+
+    async countAll() {
+      return { customers: await customers.count({}), transactions: await transactions.count({}) };
+    },
+
+    /** Wipes the projection before a rebuild replays the stream into it. */
+    async clear() {
+      await transactions.deleteMany({});
+      await customers.deleteMany({});
+    },
+  };
+}
+export type CustomerStore = ReturnType<typeof createCustomerStore>;

@@ -1,0 +1,65 @@
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import {
+  createEventPublisher,
+  createServiceClient,
+  startService,
+  type PendingEvent,
+  type RunningService,
+  type ServiceClient,
+} from '@mmp/platform';
+import { createTestSystem, eventually, TEST_NATS_URL, type TestSystem } from '@mmp/platform/testing';
+import { EVENTS_STREAM, eventSubject, type Actor } from '@mmp/protocol';
+import { customersService, PROJECTION_CONSUMER } from '../src/service.js';
+
+export type Harness = Awaited<ReturnType<typeof startHarness>>;
+
+/** The customers service on a real NATS server and embedded store, plus a payments stand-in. */
+export async function startHarness(label: string) {
+  const system: TestSystem = createTestSystem(label);
+  const service: RunningService = await startService(customersService, system.env);
+  const nc: NatsConnection = await connect({ servers: TEST_NATS_URL });
+  const publishEvent = createEventPublisher(nc, system.naming);
+  const client: ServiceClient = createServiceClient({ nc, naming: system.naming, caller: 'test', defaultTimeoutMs: 10_000 });
+  const js = jetstream(nc);
+
+  return {
+    system,
+    /** Publishes exactly as payments' outbox does (Nats-Msg-Id = event id). */
+    async publish(events: PendingEvent[]) {
+      for (const event of events) await publishEvent(event);
+    },
+    /**
+     * Publishes the same events again under new message ids: what a relay re-publishing
+     * after the stream's duplicate window looks like to a consumer.
+     */
+    async republish(events: PendingEvent[]) {
+      for (const event of events) {
+        await js.publish(system.naming.subject(eventSubject(event.type)), JSON.stringify(event), {
+          msgID: `${event.id}-again-${Math.random()}`,
+        });
+      }
+    },
+    /** Resolves once the projection consumer has processed and acked everything published. */
+    async settled() {
+      const jsm = await jetstreamManager(nc);
+      await eventually(async () => {
+        const info = await jsm.consumers.info(system.naming.stream(EVENTS_STREAM), system.naming.consumer(PROJECTION_CONSUMER));
+        return info.num_pending === 0 && info.num_ack_pending === 0;
+      });
+    },
+    async call(operation: string, actor: Actor, request: { params?: Record<string, string>; query?: Record<string, string> } = {}) {
+      const reply = await client.call('customers', operation, request, { actor });
+      return reply.body as any;
+    },
+    async stop() {
+      await service.stop();
+      await nc.close();
+      await system.cleanup();
+    },
+  };
+}
+
+export function merchant(projectId: string, livemode = false): Actor {
+  return { kind: 'merchant', projectId, livemode, scopes: ['customers:read'], keyId: 'key_test' };
+}
