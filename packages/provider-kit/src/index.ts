@@ -1,0 +1,6 @@
+export { verifyServiceCall, type IncomingHeaders, type VerifyResult } from './verify.js';
+export { answerHealthCheck, paymentAck } from './acks.js';
+export { createServiceCallHandler, type HandlerAnswer, type OrderDecision } from './handler.js';
+export { signSettlement, pushSettlement, type PushResult, type SignedSettlement } from './settlement.js';
+export { createPullClient, ServiceCallError, type PullClient } from './pull-client.js';
+export type { ExecutionOrder, HealthCheck, OrderAck, PullOrder, SettlementEvent } from '@mmp/protocol';

@@ -1,0 +1,46 @@
+import { request } from 'undici';
+import { SettlementEvent, hexHmac, parseOrThrow } from '@mmp/protocol';
+
+export type SignedSettlement = { body: string; signature: string };
+
+/**
+ * Serialises once and signs those bytes: `x-service-signature` is the hex HMAC-SHA256 of
+ * the exact body string with the provider's signing secret. Send `body` as is.
+ */
+export function signSettlement(secret: string, event: SettlementEvent): SignedSettlement {
+  const body = JSON.stringify(parseOrThrow(SettlementEvent, event));
+  return { body, signature: hexHmac(secret, body) };
+}
+
+export type PushResult = { status: number; body: unknown };
+
+/**
+ * POSTs a SettlementEvent to `{baseUrl}/provider/webhooks/{providerId}` (baseUrl ends with
+ * /v1). 200 applied, 409 already seen (fine on a retry), 403 bad signature, 422 invalid.
+ */
+export async function pushSettlement(options: {
+  baseUrl: string;
+  providerId: string;
+  signingSecret: string;
+  event: SettlementEvent;
+  timeoutMs?: number;
+}): Promise<PushResult> {
+  const { body, signature } = signSettlement(options.signingSecret, options.event);
+  const url = `${options.baseUrl.replace(/\/+$/, '')}/provider/webhooks/${encodeURIComponent(options.providerId)}`;
+  const response = await request(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-service-signature': signature },
+    body,
+    signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),
+  });
+  const text = await response.body.text();
+  return { status: response.statusCode, body: parseMaybe(text) };
+}
+
+export function parseMaybe(text: string): unknown {
+  try {
+    return text ? (JSON.parse(text) as unknown) : null;
+  } catch {
+    return text;
+  }
+}
