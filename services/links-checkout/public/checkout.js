@@ -1,0 +1,210 @@
+// Hosted payment page: pay, wait for the USSD confirmation, end on a clear outcome.
+// No framework: a few kilobytes that run on any phone browser.
+(function () {
+  'use strict';
+  var dataNode = document.getElementById('page-data');
+  if (!dataNode) return;
+  var data = JSON.parse(dataNode.textContent || '{}');
+  var t = data.t || {};
+  var api = '/v1/checkout/sessions/' + encodeURIComponent(data.sessionId);
+  var FINAL = { success: 1, failed: 1, expired: 1, cancelled: 1 };
+  var pollTimer = null;
+  var countdownTimer = null;
+  var busy = false;
+
+  function $(id) {
+    return document.getElementById(id);
+  }
+
+  function fill(template, values) {
+    return String(template || '').replace(/\{(\w+)\}/g, function (whole, name) {
+      return name in values ? String(values[name]) : whole;
+    });
+  }
+
+  function announce(text) {
+    var live = $('live');
+    if (live) live.textContent = text || '';
+  }
+
+  function show(name) {
+    var screens = document.querySelectorAll('.screen');
+    for (var i = 0; i < screens.length; i++) screens[i].hidden = screens[i].id !== 'screen-' + name;
+    var heading = document.querySelector('#screen-' + name + ' h2');
+    if (heading) heading.focus();
+  }
+
+  function setError(id, text) {
+    var node = $(id);
+    if (!node) return;
+    node.textContent = text || '';
+    node.hidden = !text;
+  }
+
+  function request(method, path, body) {
+    return fetch(api + path, {
+      method: method,
+      headers: body ? { 'content-type': 'application/json', accept: 'application/json' } : { accept: 'application/json' },
+      body: body ? JSON.stringify(body) : undefined,
+      credentials: 'omit',
+      cache: 'no-store',
+    }).then(function (response) {
+      return response
+        .json()
+        .catch(function () {
+          return {};
+        })
+        .then(function (json) {
+          return { ok: response.ok, status: response.status, body: json };
+        });
+    });
+  }
+
+  function normalizePhone(raw) {
+    var phone = String(raw || '').replace(/[\s.()-]/g, '');
+    if (phone.indexOf('00') === 0) phone = '+' + phone.slice(2);
+    return phone;
+  }
+
+  function redirect(url) {
+    if (!url) return;
+    var note = $('redirect-note');
+    if (note) note.hidden = false;
+    setTimeout(function () {
+      window.location.assign(url);
+    }, 1500);
+  }
+
+  function startCountdown() {
+    var node = $('countdown');
+    var deadline = Date.parse(data.expiresAt);
+    if (!node || isNaN(deadline)) return;
+    function tick() {
+      var left = Math.max(0, Math.round((deadline - Date.now()) / 1000));
+      var minutes = Math.floor(left / 60);
+      var seconds = left % 60;
+      node.textContent = minutes + ':' + (seconds < 10 ? '0' : '') + seconds;
+    }
+    tick();
+    clearInterval(countdownTimer);
+    countdownTimer = setInterval(tick, 1000);
+  }
+
+  function finish(state) {
+    clearTimeout(pollTimer);
+    clearInterval(countdownTimer);
+    data.status = state.status;
+    if (state.status === 'failed') {
+      var reason = $('failure-reason');
+      if (reason) reason.textContent = t['failure_' + state.failureCode] || t.failure_default;
+    }
+    show(state.status);
+    announce(document.querySelector('#screen-' + state.status + ' h2').textContent);
+    if (state.status === 'success') redirect(data.successUrl);
+    if (state.status === 'cancelled') redirect(data.cancelUrl);
+  }
+
+  function poll() {
+    request('GET', '/status')
+      .then(function (result) {
+        if (!result.ok) throw new Error('status ' + result.status);
+        var state = result.body;
+        if (FINAL[state.status]) return finish(state);
+        announce(t['status_' + state.status]);
+        pollTimer = setTimeout(poll, 2000);
+      })
+      .catch(function () {
+        pollTimer = setTimeout(poll, 4000);
+      });
+  }
+
+  function wait(phone) {
+    var text = $('waiting-text');
+    if (text && phone) text.textContent = fill(t.waitingText, { phone: phone });
+    show('waiting');
+    announce(t.status_processing);
+    startCountdown();
+    clearTimeout(pollTimer);
+    pollTimer = setTimeout(poll, 2000);
+  }
+
+  function chosenOperator() {
+    return document.querySelector('input[name="paymentMethod"]:checked');
+  }
+
+  function onSubmit(event) {
+    event.preventDefault();
+    if (busy) return;
+    var operator = chosenOperator();
+    var input = $('phone');
+    var phone = normalizePhone(input.value);
+    setError('operator-error', '');
+    setError('phone-error', '');
+    setError('form-error', '');
+    input.removeAttribute('aria-invalid');
+    if (!operator) return setError('operator-error', t.errorRequired);
+    var example = operator.getAttribute('data-example');
+    if (!/^\+\d{8,15}$/.test(phone)) {
+      input.setAttribute('aria-invalid', 'true');
+      setError('phone-error', fill(t.errorPhone, { example: example }));
+      return input.focus();
+    }
+    busy = true;
+    var button = document.querySelector('#pay-form button[type="submit"]');
+    button.disabled = true;
+    request('POST', '/pay', { paymentMethod: operator.value, phone: phone })
+      .then(function (result) {
+        if (result.ok) {
+          if (result.body.expiresAt) data.expiresAt = result.body.expiresAt;
+          return wait(phone);
+        }
+        var code = result.body.code;
+        if (code === 'invalid_phone') {
+          input.setAttribute('aria-invalid', 'true');
+          setError('phone-error', fill(t.errorPhone, { example: example }));
+          return input.focus();
+        }
+        if (code === 'invalid_state' || code === 'payment_expired' || code === 'payment_cancelled') return poll();
+        setError('form-error', t['failure_' + code] || result.body.message || t.failure_default);
+      })
+      .catch(function () {
+        setError('form-error', t.errorNetwork);
+      })
+      .then(function () {
+        busy = false;
+        button.disabled = false;
+      });
+  }
+
+  function onCancel() {
+    if (busy) return;
+    busy = true;
+    clearTimeout(pollTimer);
+    request('POST', '/cancel')
+      .then(function (result) {
+        if (result.ok) return finish({ status: 'cancelled' });
+        return poll();
+      })
+      .catch(function () {
+        setError('form-error', t.errorNetwork);
+      })
+      .then(function () {
+        busy = false;
+      });
+  }
+
+  var form = $('pay-form');
+  if (form) form.addEventListener('submit', onSubmit);
+  var cancels = document.querySelectorAll('[data-cancel]');
+  for (var i = 0; i < cancels.length; i++) cancels[i].addEventListener('click', onCancel);
+  var radios = document.querySelectorAll('input[name="paymentMethod"]');
+  for (var j = 0; j < radios.length; j++)
+    radios[j].addEventListener('change', function (event) {
+      var hint = $('phone-hint');
+      var example = event.target.getAttribute('data-example');
+      if (hint && example) hint.textContent = hint.textContent.replace(/\+\d+/, example);
+    });
+
+  if (data.status === 'processing' || data.status === 'pending_ussd') wait('');
+  else if (data.status === 'success') redirect(data.successUrl);
+})();

@@ -1,0 +1,28 @@
+import { networksFor, type Network } from '@mmp/protocol';
+
+/**
+ * A session names a currency, not a country: XAF is paid from Cameroon, XOF from Côte
+ * d'Ivoire or Senegal. The payer's number then tells which country it is.
+ */
+export const COUNTRIES_BY_CURRENCY: Record<string, string[]> = { XAF: ['CM'], XOF: ['CI', 'SN'] };
+
+/** A number of the right shape for each wallet, shown as a hint next to the phone field. */
+const EXAMPLES: Record<string, Partial<Record<Network, string>>> = {
+  XAF: { ORANGE_MONEY: '+237690000001', MTN_MOMO: '+237670000001' },
+  XOF: { ORANGE_MONEY: '+2250700000000', MTN_MOMO: '+2250500000000', MOOV_MONEY: '+2250100000000', WAVE: '+221770000000' },
+};
+
+export function operatorsFor(currency: string): Network[] {
+  const networks = new Set<Network>();
+  for (const country of COUNTRIES_BY_CURRENCY[currency] ?? []) for (const n of networksFor(country, currency)) networks.add(n);
+  return [...networks];
+}
+
+export function exampleNumber(currency: string, network: Network): string {
+  return EXAMPLES[currency]?.[network] ?? '+237690000001';
+}
+
+/** The default country for numbers typed without their country code. */
+export function defaultCountry(currency: string): string | undefined {
+  return COUNTRIES_BY_CURRENCY[currency]?.[0];
+}

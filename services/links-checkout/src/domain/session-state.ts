@@ -1,0 +1,48 @@
+/**
+ * The checkout session's state machine as data. The session follows its payment: each
+ * payment event moves it by compare-and-set from one of `from` to `to`, so a replayed or
+ * late event changes nothing.
+ */
+export const SESSION_STATES = ['idle', 'processing', 'pending_ussd', 'success', 'failed', 'expired', 'cancelled'] as const;
+export type SessionState = (typeof SESSION_STATES)[number];
+
+export const OPEN_STATES: SessionState[] = ['idle', 'processing', 'pending_ussd'];
+export const FINAL_STATES: SessionState[] = ['success', 'failed', 'expired', 'cancelled'];
+
+export type SessionMove = { from: SessionState[]; to: SessionState };
+
+/**
+ * A completed payment wins over anything but success: money moved even when the page
+ * had already given up (expired, cancelled), and the payer must see it.
+ */
+export const MOVES_BY_EVENT: Record<string, SessionMove> = {
+  'payment.initiated': { from: ['idle'], to: 'processing' },
+  'payment.processing': { from: ['idle', 'processing'], to: 'pending_ussd' },
+  'payment.completed': { from: ['idle', 'processing', 'pending_ussd', 'failed', 'expired', 'cancelled'], to: 'success' },
+  'payment.failed': { from: OPEN_STATES, to: 'failed' },
+  'payment.expired': { from: OPEN_STATES, to: 'expired' },
+  'payment.cancelled': { from: OPEN_STATES, to: 'cancelled' },
+};
+
+export function isFinal(state: SessionState): boolean {
+  return FINAL_STATES.includes(state);
+}
+
+/** Where a session came from decides what the payer may do after a failure. */
+export type SessionOrigin = 'payment' | 'merchant' | 'link';
+
+/**
+ * A session carries one payment: after a failure or an expiry only a link can start a
+ * fresh one (a new session of the same link). A merchant's payment or session ends there.
+ */
+export function canRetry(state: SessionState, origin: SessionOrigin): boolean {
+  return origin === 'link' && (state === 'failed' || state === 'expired');
+}
+
+export const CANCELLABLE_STATES: SessionState[] = OPEN_STATES;
+
+/** Sessions expire after a period of inactivity; every accepted action pushes the date. */
+export function nextExpiry(now: Date, ttlSeconds: number, hardLimit?: Date | null): Date {
+  const candidate = new Date(now.getTime() + ttlSeconds * 1000);
+  return hardLimit && hardLimit < candidate ? hardLimit : candidate;
+}

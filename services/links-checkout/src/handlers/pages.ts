@@ -1,0 +1,96 @@
+import type { Operation } from '@mmp/platform';
+import { MAX_AMOUNT, MIN_AMOUNT, ShortCode, type ServiceReply } from '@mmp/protocol';
+import { effectiveStatus, whyUnusable } from '../domain/link-rules.js';
+import { exampleNumber, operatorsFor } from '../domain/operators.js';
+import { loadAssets } from '../pages/assets.js';
+import { renderCheckoutPage, renderNotFoundPage } from '../pages/checkout-page.js';
+import { HTML, PAGE_HEADERS } from '../pages/html.js';
+import { chooseLang } from '../pages/i18n.js';
+import { renderLinkPage } from '../pages/link-page.js';
+import { headerOf, type Deps } from './deps.js';
+import { expireIfDue } from './session-store.js';
+
+function page(status: number, body: string): ServiceReply {
+  return { status, body, contentType: HTML, headers: PAGE_HEADERS };
+}
+
+/** Server-rendered pages of the hosted checkout and of links, and their static assets. */
+export function pageOperations(deps: Deps): Record<string, Operation> {
+  const assets = loadAssets();
+  return {
+    'pages.checkout': async (request) => {
+      const lang = chooseLang(request.query.lang, headerOf(request.headers, 'accept-language'));
+      const id = request.params.sessionId ?? '';
+      const found = /^cs_[A-Za-z0-9]{16,64}$/.test(id) ? await deps.db.sessions.findOne({ _id: id }) : null;
+      if (!found) return page(404, renderNotFoundPage(lang, `/checkout/${encodeURIComponent(id)}`));
+      const session = await expireIfDue(deps, found);
+      const merchant = await deps.merchants.get(session.projectId);
+      const link = session.linkId ? await deps.db.links.findOne({ _id: session.linkId }) : null;
+      const html = renderCheckoutPage(
+        {
+          id: session._id,
+          status: session.status,
+          amount: session.amount,
+          currency: session.currency,
+          description: session.description,
+          merchantName: merchant.name,
+          merchantLogo: merchant.logo,
+          livemode: session.livemode,
+          expiresAt: session.expiresAt.toISOString(),
+          successUrl: session.successUrl,
+          cancelUrl: session.cancelUrl,
+          paymentMethod: session.paymentMethod,
+          phone: session.phone ?? session.customer.phone,
+          // Shown only on the failed and expired screens, which the script may reveal later.
+          retryUrl: link ? `/pay/${link.shortCode}?lang=${lang}` : null,
+          failureCode: session.failureCode,
+          operators: operatorsFor(session.currency).map((network) => ({ network, example: exampleNumber(session.currency, network) })),
+        },
+        lang,
+      );
+      return page(200, html);
+    },
+
+    'pages.link': async (request) => {
+      const lang = chooseLang(request.query.lang, headerOf(request.headers, 'accept-language'));
+      const code = request.params.shortCode ?? '';
+      const link = ShortCode.safeParse(code).success ? await deps.db.links.findOne({ shortCode: code }) : null;
+      if (!link) return page(404, renderNotFoundPage(lang, `/pay/${encodeURIComponent(code)}`));
+      const merchant = await deps.merchants.get(link.projectId);
+      const now = deps.now();
+      const html = renderLinkPage(
+        {
+          shortCode: link.shortCode,
+          name: link.name,
+          description: link.description,
+          amount: link.amount,
+          currency: link.currency,
+          minAmount: Math.max(MIN_AMOUNT, link.minAmount ?? MIN_AMOUNT),
+          maxAmount: Math.min(MAX_AMOUNT, link.maxAmount ?? MAX_AMOUNT),
+          status: effectiveStatus(link, now),
+          exhausted: whyUnusable(link, now)?.code === 'link_exhausted',
+          collectPhone: link.collectPhone,
+          collectEmail: link.collectEmail,
+          collectName: link.collectName,
+          customFields: link.customFields,
+          merchantName: merchant.name,
+          merchantLogo: merchant.logo,
+          livemode: link.livemode,
+        },
+        lang,
+      );
+      return page(200, html);
+    },
+
+    'pages.asset': async (request) => {
+      const asset = assets.get(request.params.file ?? '');
+      if (!asset) return { status: 404, body: 'Not found', contentType: 'text/plain; charset=utf-8', headers: { 'x-content-type-options': 'nosniff' } };
+      const headers = {
+        'cache-control': 'public, max-age=300',
+        etag: asset.etag,
+        'x-content-type-options': 'nosniff',
+      };
+      return { status: 200, body: asset.body, contentType: asset.contentType, headers };
+    },
+  };
+}

@@ -1,0 +1,1 @@
+export { linksCheckoutService } from './service.js';

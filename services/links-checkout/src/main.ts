@@ -1,0 +1,4 @@
+import { runService } from '@mmp/platform';
+import { linksCheckoutService } from './service.js';
+
+runService(linksCheckoutService);

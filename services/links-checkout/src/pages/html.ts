@@ -1,0 +1,78 @@
+import { MESSAGES, type Lang } from './i18n.js';
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+export function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
+}
+
+/** JSON for a `<script type="application/json">` block: no sequence can close the tag. */
+export function jsonForHtml(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026');
+}
+
+/**
+ * Only our own origin serves scripts, styles and API calls; images may come from the
+ * merchant's HTTPS logo. Nothing may frame the page (clickjacking on a payment form).
+ */
+export const CONTENT_SECURITY_POLICY =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' https: data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+export const PAGE_HEADERS: Record<string, string> = {
+  'content-security-policy': CONTENT_SECURITY_POLICY,
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+  'cache-control': 'no-store',
+};
+
+export const HTML = 'text/html; charset=utf-8';
+
+/** A logo is shown only from a source the CSP allows; anything else would be a broken image. */
+export function safeLogo(url: string | null | undefined): string | null {
+  if (!url) return null;
+  return /^https:\/\//i.test(url) || /^data:image\//i.test(url) ? url : null;
+}
+
+export function layout(options: {
+  lang: Lang;
+  title: string;
+  script?: string;
+  livemode: boolean;
+  /** Path of this page, for the language toggle. */
+  path: string;
+  content: string;
+  data?: unknown;
+}): string {
+  const t = MESSAGES[options.lang];
+  const other = t.switchLang;
+  const banner = options.livemode ? '' : `<p class="sandbox" role="note">${escapeHtml(t.sandbox)}</p>`;
+  const script = options.script ? `<script src="/assets/${options.script}" defer></script>` : '';
+  const data = options.data === undefined ? '' : `<script type="application/json" id="page-data">${jsonForHtml(options.data)}</script>`;
+  return `<!doctype html>
+<html lang="${options.lang}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${escapeHtml(options.title)}</title>
+<link rel="stylesheet" href="/assets/pages.css">
+${script}
+</head>
+<body>
+${banner}
+<header class="top"><a class="lang" href="${escapeHtml(options.path)}?lang=${other}" hreflang="${other}" lang="${other}">${escapeHtml(t.switchTo)}</a></header>
+<main id="main" class="card">
+${options.content}
+</main>
+${data}
+</body>
+</html>
+`;
+}
+
+export function merchantBlock(merchantName: string, merchantLogo: string | null): string {
+  const logo = safeLogo(merchantLogo);
+  const img = logo ? `<img class="logo" src="${escapeHtml(logo)}" alt="" width="48" height="48">` : '';
+  return `<div class="merchant">${img}<p class="merchant-name">${escapeHtml(merchantName)}</p></div>`;
+}
