@@ -1,0 +1,75 @@
+import { formatMajorAmount, type PaymentInitiatedData } from '@mmp/protocol';
+import type { RouteCriteria } from './routing.js';
+import type { Transport } from './rail.js';
+
+/**
+ * ROUTED: handed to a rail, awaiting delivery's outcome; ACCEPTED: a rail accepted it (the
+ * settlement decides the payment); FAILED: no rail could take it (the payment failed).
+ */
+export type OrderStatus = 'ROUTED' | 'ACCEPTED' | 'FAILED';
+
+export type RoutingDecision = { at: string; railId: string | null; action: string; reason: string };
+
+export type Order = {
+  /** The order key `pexec_…`, also the payment.execute idempotency_key. */
+  _id: string;
+  paymentId: string;
+  projectId: string;
+  livemode: boolean;
+  amount: number;
+  currency: string;
+  criteria: RouteCriteria;
+  /** The service's transaction reference sent to the provider (the payment token). */
+  transactionRef: string;
+  payload: Record<string, unknown>;
+  status: OrderStatus;
+  railId: string | null;
+  providerId: string | null;
+  transport: Transport | null;
+  triedRailIds: string[];
+  /** Every provider the order was handed to: any of them may settle it. */
+  providerIds: string[];
+  lastClassification: string | null;
+  failureCode: string | null;
+  decisions: RoutingDecision[];
+  expiresAt: string;
+  createdAt: string;
+  updatedAt: string;
+};
+
+/** Rejection reasons that describe the payer's wallet: another rail would refuse it too. */
+export const PAYER_ERROR_CODES = ['insufficient_balance', 'account_inactive', 'invalid_phone', 'transaction_limit', 'pin_error'] as const;
+
+export function payerErrorCode(reason: string | null): string | null {
+  const code = reason?.trim().toLowerCase() ?? '';
+  return (PAYER_ERROR_CODES as readonly string[]).includes(code) ? code : null;
+}
+
+/** The code the payment fails with once no rail is left. */
+export function exhaustedCode(lastClassification: string | null): 'provider_timeout' | 'provider_unavailable' {
+  return lastClassification === 'TIMEOUT' || lastClassification === 'EXPIRED' ? 'provider_timeout' : 'provider_unavailable';
+}
+
+/**
+ * The exact payment.execute body. `transaction_ref` is the payment token: the merchant's
+ * and the payer's handle on the payment, stable across failovers, and what a provider may
+ * echo in its SettlementEvent instead of the idempotency_key.
+ */
+export function paymentExecuteBody(orderKey: string, data: PaymentInitiatedData, nowMs: number): Record<string, unknown> {
+  return {
+    protocol_version: '1',
+    type: 'payment.execute',
+    idempotency_key: orderKey,
+    amount: formatMajorAmount(data.payment.amount),
+    currency: data.payment.currency,
+    network: data.execution.network,
+    country: data.execution.country,
+    payee: { msisdn: data.execution.phone },
+    transaction_ref: data.payment.token,
+    timestamp: Math.floor(nowMs / 1000),
+  };
+}
+
+export function orderStatusView(order: Order) {
+  return { orderKey: order._id, status: order.status, railId: order.railId, providerId: order.providerId };
+}

@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import { randomBase62 } from '@mmp/protocol';
+import type { ProprietaryMapping } from './mapping.js';
+
+export type Provider = {
+  _id: string;
+  name: string;
+  /** Settlement signing secret, sealed: we must recompute HMACs with it, so no hash. */
+  sealedSigningSecret: string;
+  signingSecretHint: string;
+  mapping: ProprietaryMapping | null;
+  createdAt: string;
+  updatedAt: string;
+};
+
+export const ProviderInput = z.object({ name: z.string().trim().min(1, 'name is required').max(100) }).strict();
+
+export const newProviderId = (): string => `prv_${randomBase62(24)}`;
+export const newRailId = (): string => `rail_${randomBase62(24)}`;
+export const newSettlementId = (): string => `stl_${randomBase62(24)}`;
+/** Settlement signing secrets: HMAC keys of ~190 bits, shown once. */
+export const newSigningSecret = (): string => `ssec_${randomBase62(32)}`;
+
+export function providerView(provider: Provider) {
+  return {
+    id: provider._id,
+    name: provider.name,
+    signingSecretHint: provider.signingSecretHint,
+    mappingConfigured: provider.mapping !== null,
+    createdAt: provider.createdAt,
+    updatedAt: provider.updatedAt,
+  };
+}

@@ -1,0 +1,72 @@
+import { admitsOrder, breakerVerdict, type BreakerConfig } from './breaker.js';
+import type { Rail, RailEnvironment } from './rail.js';
+
+/** What a payment needs from a rail. */
+export type RouteCriteria = {
+  environment: RailEnvironment;
+  network: string;
+  currency: string;
+  country: string;
+};
+
+export type RouteChoice =
+  | { rail: Rail; halfOpenTrial: boolean; reason: string }
+  | { rail: null; reason: string };
+
+export function environmentOf(livemode: boolean): RailEnvironment {
+  return livemode ? 'live' : 'sandbox';
+}
+
+function serves(rail: Rail, criteria: RouteCriteria): boolean {
+  return (
+    rail.status === 'ACTIVE' &&
+    rail.environment === criteria.environment &&
+    (rail.networks as string[]).includes(criteria.network) &&
+    (rail.currencies as string[]).includes(criteria.currency) &&
+    rail.countries.includes(criteria.country)
+  );
+}
+
+/**
+ * Certified rails first, then the lower `priority` number (like MX preferences: 0 is the
+ * most preferred), then the older rail, so the order is total and stable.
+ */
+export function byPreference(a: Rail, b: Rail): number {
+  if (a.certified !== b.certified) return a.certified ? -1 : 1;
+  if (a.priority !== b.priority) return a.priority - b.priority;
+  return a.createdAt.localeCompare(b.createdAt) || a._id.localeCompare(b._id);
+}
+
+/**
+ * Picks the rail for an order among `rails`: eligible ones in preference order, skipping
+ * rails already tried for this order and rails whose breaker does not admit an order now.
+ * The reason says what was chosen and what was skipped, for the order's decision log.
+ */
+export function chooseRail(
+  rails: Rail[],
+  criteria: RouteCriteria,
+  options: { exclude: string[]; now: number; breaker: BreakerConfig },
+): RouteChoice {
+  const eligible = rails.filter((rail) => serves(rail, criteria)).sort(byPreference);
+  const skipped: string[] = [];
+  for (const rail of eligible) {
+    if (options.exclude.includes(rail._id)) {
+      skipped.push(`${rail._id} already tried`);
+      continue;
+    }
+    if (!admitsOrder(rail.breaker, options.now, options.breaker)) {
+      skipped.push(`${rail._id} circuit breaker open`);
+      continue;
+    }
+    const halfOpenTrial = breakerVerdict(rail.breaker, options.now, options.breaker) === 'half-open';
+    const why = [
+      `${rail.certified ? 'certified' : 'not certified'}, priority ${rail.priority}`,
+      halfOpenTrial ? 'half-open trial after breaker cooldown' : null,
+      skipped.length ? `skipped: ${skipped.join('; ')}` : null,
+    ].filter(Boolean);
+    return { rail, halfOpenTrial, reason: `chose rail ${rail._id} of provider ${rail.providerId} (${why.join('; ')})` };
+  }
+  const wanted = `${criteria.environment} ${criteria.network} ${criteria.currency} ${criteria.country}`;
+  if (eligible.length === 0) return { rail: null, reason: `no ACTIVE rail serves ${wanted}` };
+  return { rail: null, reason: `no usable rail for ${wanted}: ${skipped.join('; ')}` };
+}

@@ -1,0 +1,74 @@
+import {
+  SettlementEvent,
+  amountsEqual,
+  appError,
+  fieldErrors,
+  isProtocolPayload,
+  validationMessage,
+  type FieldError,
+  type SettlementStatus,
+} from '@mmp/protocol';
+import { applyMapping, type MappedField, type ProprietaryMapping } from './mapping.js';
+
+export type SettlementFormat = 'protocol-v1' | 'proprietary';
+
+export type ParsedSettlement = { event: SettlementEvent; format: SettlementFormat; failureCode: string | null };
+
+/** The body as JSON; a body that is not JSON is a malformed request, not a schema violation. */
+export function parseJsonBody(rawBody: string): unknown {
+  try {
+    return JSON.parse(rawBody);
+  } catch {
+    throw appError('invalid_request', 'The body is not valid JSON.');
+  }
+}
+
+function invalid(fields: FieldError[]) {
+  return appError('validation_error', validationMessage(fields), fields);
+}
+
+/**
+ * A body with protocol_version is validated strictly as SettlementEvent v1; any other goes
+ * through the provider's mapping and then the same schema. Field errors of a mapped payload
+ * name the SettlementEvent field and where it was read from in the provider's payload.
+ */
+export function parseSettlement(payload: unknown, mapping: ProprietaryMapping | null): ParsedSettlement {
+  if (isProtocolPayload(payload)) {
+    const result = SettlementEvent.safeParse(payload);
+    if (!result.success) throw invalid(fieldErrors(result.error));
+    return { event: result.data, format: 'protocol-v1', failureCode: null };
+  }
+  if (!mapping) {
+    throw invalid([
+      { field: 'protocol_version', message: 'protocol_version is required: no proprietary mapping is configured for this provider' },
+    ]);
+  }
+  const mapped = applyMapping(mapping, payload);
+  const result = SettlementEvent.safeParse(mapped.candidate);
+  if (!result.success) {
+    throw invalid(
+      fieldErrors(result.error).map(({ field, message }) => {
+        const source = mapped.sources[field as MappedField];
+        return { field, message: source ? `${message} (mapped from "${source}")` : message };
+      }),
+    );
+  }
+  return { event: result.data, format: 'proprietary', failureCode: mapped.failureCode };
+}
+
+/** Amount and currency must equal the order's: "500000" for a 5000 order (cents) is refused. */
+export function mismatchFields(event: SettlementEvent, order: { amount: number; currency: string }): FieldError[] {
+  const fields: FieldError[] = [];
+  if (!amountsEqual(event.amount, order.amount)) {
+    fields.push({ field: 'amount', message: `amount ${event.amount} does not equal the order's amount ${order.amount} (major units, never cents)` });
+  }
+  if (event.currency !== order.currency) {
+    fields.push({ field: 'currency', message: `currency ${event.currency} does not equal the order's currency ${order.currency}` });
+  }
+  return fields;
+}
+
+/** PENDING keeps the payment PROCESSING: only final statuses become a settlement.received event. */
+export function isFinal(status: SettlementStatus): boolean {
+  return status !== 'PENDING';
+}

@@ -1,0 +1,1 @@
+export { providerRouterService } from './service.js';

@@ -1,0 +1,4 @@
+import { runService } from '@mmp/platform';
+import { providerRouterService } from './service.js';
+
+runService(providerRouterService);
