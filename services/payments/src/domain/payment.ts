@@ -1,0 +1,143 @@
+import type { PaymentSnapshot } from '@mmp/protocol';
+import type { PaymentStatus } from './lifecycle.js';
+
+/** One entry of a payment's timeline (the `events` expansion). */
+export type TimelineEntry = {
+  /** The domain event id, or a `tl_` id for entries that published nothing (anomalies). */
+  id: string;
+  type: string;
+  status: PaymentStatus;
+  at: string;
+  detail?: Record<string, unknown>;
+};
+
+export type PaymentCustomer = { email: string | null; phone: string | null; name: string | null };
+
+/** A payment as stored: the merchant view, internal links, and the lifecycle's bookkeeping. */
+export type Payment = {
+  _id: string;
+  id: string;
+  token: string;
+  projectId: string;
+  livemode: boolean;
+  reference: string | null;
+  /** `<projectId>:<livemode>:<reference>`, only when a reference is given (unique, sparse). */
+  referenceKey?: string;
+  amount: number;
+  currency: string;
+  status: PaymentStatus;
+  paymentMethod: string;
+  paymentUrl: string | null;
+  payerPhone: string | null;
+  payerName: string | null;
+  payerEmail: string | null;
+  description: string | null;
+  returnUrl: string | null;
+  cancelUrl: string | null;
+  userId: string | null;
+  customerId: string | null;
+  customer: PaymentCustomer | null;
+  metadata: Record<string, unknown>;
+  checkoutSessionId: string | null;
+  /** Set only for payments a checkout session created (unique, sparse): one per session. */
+  sessionKey?: string;
+  /** The Idempotency-Key record that created this payment, to recover after a crash. */
+  idempotencyId: string | null;
+  failureCode: string | null;
+  failureReason: string | null;
+  refundedAmount: number;
+  /** Settlement ids already applied, so verify and the consumer apply each once. */
+  appliedSettlements: string[];
+  initiatedAt: string | null;
+  expiresAt: string;
+  createdAt: string;
+  updatedAt: string;
+  completedAt: string | null;
+  timeline: TimelineEntry[];
+  /** Incremented by every write; compare-and-set guards on it besides the status. */
+  version: number;
+};
+
+export function toSnapshot(payment: Payment): PaymentSnapshot {
+  return {
+    id: payment.id,
+    token: payment.token,
+    projectId: payment.projectId,
+    livemode: payment.livemode,
+    reference: payment.reference,
+    amount: payment.amount,
+    currency: payment.currency,
+    status: payment.status,
+    paymentMethod: payment.paymentMethod,
+    payerPhone: payment.payerPhone,
+    payerName: payment.payerName,
+    payerEmail: payment.payerEmail,
+    description: payment.description,
+    userId: payment.userId,
+    customerId: payment.customerId,
+    metadata: payment.metadata,
+    checkoutSessionId: payment.checkoutSessionId,
+    failureCode: payment.failureCode,
+    failureReason: payment.failureReason,
+    refundedAmount: payment.refundedAmount,
+    createdAt: payment.createdAt,
+    completedAt: payment.completedAt,
+  };
+}
+
+/** Exactly the fields the specification lists for the create response. */
+export function toCreateResponse(payment: Payment) {
+  return {
+    id: payment.id,
+    token: payment.token,
+    projectId: payment.projectId,
+    amount: payment.amount,
+    currency: payment.currency,
+    status: payment.status,
+    paymentUrl: payment.paymentUrl,
+    description: payment.description,
+    livemode: payment.livemode,
+    createdAt: payment.createdAt,
+    completedAt: payment.completedAt,
+  };
+}
+
+/** The full field set of retrieve, verify and the user list (protocol `Payment`). */
+export function toFullPayment(payment: Payment) {
+  return {
+    id: payment.id,
+    token: payment.token,
+    projectId: payment.projectId,
+    reference: payment.reference,
+    amount: payment.amount,
+    currency: payment.currency,
+    status: payment.status,
+    paymentMethod: payment.paymentMethod,
+    paymentUrl: payment.paymentUrl,
+    payerPhone: payment.payerPhone,
+    payerName: payment.payerName,
+    payerEmail: payment.payerEmail,
+    description: payment.description,
+    livemode: payment.livemode,
+    createdAt: payment.createdAt,
+    completedAt: payment.completedAt,
+  };
+}
+
+export function toListItem(payment: Payment) {
+  return {
+    id: payment.id,
+    token: payment.token,
+    amount: payment.amount,
+    currency: payment.currency,
+    status: payment.status,
+    paymentMethod: payment.paymentMethod,
+    createdAt: payment.createdAt,
+    completedAt: payment.completedAt,
+  };
+}
+
+/** The `events` expansion: the payment's timeline, oldest first. */
+export function toTimelineView(entry: TimelineEntry) {
+  return { id: entry.id, type: entry.type, createdAt: entry.at };
+}

@@ -1,0 +1,137 @@
+import { z } from 'zod';
+import type { Operation } from '@mmp/platform';
+import {
+  Network,
+  SettlementReceivedData,
+  appError,
+  isAppError,
+  networksFor,
+  normalizePhone,
+  parseOrThrow,
+  phoneMatchesNetwork,
+  type ServiceReply,
+} from '@mmp/protocol';
+import { OPEN_STATUSES, onMerchantCancel } from '../domain/lifecycle.js';
+import { toFullPayment, toSnapshot, type Payment, type TimelineEntry } from '../domain/payment.js';
+import { findPaymentById, findPaymentByToken } from '../store/payments.js';
+import { idempotencyKeyOf, requireMerchant, requireService, type Deps } from './deps.js';
+import { applySettlement } from './lifecycle-consumer.js';
+import { expirePayment } from './expiry.js';
+import { merchantPayment, paymentNotFound } from './read.js';
+import { paymentEvent, transition } from './transition.js';
+
+const InitiatePaymentBody = z.object({
+  token: z.string().min(1),
+  paymentMethod: Network,
+  phone: z.string().min(1).max(32),
+});
+
+type OrderStatus = { order: unknown; settlement: unknown };
+
+/** Why a payment cannot be initiated, in the order a payer would want to hear it. */
+async function refuseUnlessInitiable(deps: Deps, payment: Payment, requestId: string): Promise<void> {
+  if (payment.status === 'CANCELLED') throw appError('payment_cancelled', 'This payment was cancelled.');
+  if (payment.status === 'EXPIRED') throw appError('payment_expired', 'This payment has expired.');
+  if (OPEN_STATUSES.includes(payment.status) && new Date(payment.expiresAt) <= deps.now()) {
+    await expirePayment(deps, payment, requestId);
+    throw appError('payment_expired', 'This payment has expired.');
+  }
+  if (payment.status !== 'PENDING' || payment.initiatedAt) {
+    throw appError('invalid_state', `This payment is already ${payment.initiatedAt && payment.status === 'PENDING' ? 'being executed' : payment.status}; it cannot be initiated again.`);
+  }
+}
+
+function checkPhone(phone: string, network: Network, currency: string) {
+  const normalized = normalizePhone(phone, currency === 'XAF' ? 'CM' : undefined);
+  if (!normalized) throw appError('invalid_phone', 'The phone number is not valid; use the international format, e.g. +237690000001.');
+  if (!phoneMatchesNetwork(normalized.e164, network)) {
+    throw appError('invalid_phone', `The phone number ${normalized.e164} does not belong to ${network}.`);
+  }
+  if (!networksFor(normalized.country, currency).includes(network)) {
+    throw appError('invalid_phone', `${network} payments in ${currency} are not available for numbers of ${normalized.country}.`);
+  }
+  return normalized;
+}
+
+export function actionOperations(deps: Deps): Record<string, Operation> {
+  return {
+    async initiate(request, { actor, requestId }) {
+      requireService(actor);
+      const body = parseOrThrow(InitiatePaymentBody, request.body ?? {});
+      const payment = await findPaymentByToken(deps.db, body.token);
+      if (!payment) throw paymentNotFound();
+      await refuseUnlessInitiable(deps, payment, requestId);
+      const phone = checkPhone(body.phone, body.paymentMethod, payment.currency);
+      const at = deps.now().toISOString();
+      const next: Payment = { ...payment, payerPhone: phone.e164, paymentMethod: body.paymentMethod, initiatedAt: at, updatedAt: at };
+      const execution = { network: body.paymentMethod, phone: phone.e164, country: phone.country };
+      const event = paymentEvent('payment.initiated', next, at, { execution });
+      const entry: TimelineEntry = { id: event.id, type: event.type, status: 'PENDING', at };
+      // Guarded on "PENDING and never initiated": two concurrent pays make one order.
+      const updated = await deps.outbox.update(
+        deps.db.payments,
+        { _id: payment._id, status: 'PENDING', initiatedAt: null, version: payment.version },
+        {
+          $set: { payerPhone: phone.e164, paymentMethod: body.paymentMethod, initiatedAt: at, updatedAt: at },
+          $push: { timeline: { $each: [entry] } },
+          $inc: { version: 1 },
+        },
+        [event],
+        requestId,
+      );
+      if (!updated) {
+        const current = await findPaymentById(deps.db, payment.id);
+        if (current) await refuseUnlessInitiable(deps, current, requestId);
+        throw appError('invalid_state', 'This payment changed while it was being initiated; it cannot be initiated again.');
+      }
+      return { status: 200, body: { payment: toSnapshot(updated) } };
+    },
+
+    async cancel(request, { actor, requestId }) {
+      const merchant = requireMerchant(actor);
+      const scope = { projectId: merchant.projectId, livemode: merchant.livemode };
+      const token = request.params.token;
+      const key = idempotencyKeyOf(request.headers);
+      return deps.idempotency.run({ operation: 'cancel', ...scope }, key, { token, body: request.body ?? null }, async () => {
+        const payment = await merchantPayment(deps, token, scope);
+        const result = await transition(
+          deps,
+          payment.id,
+          (current) => ({
+            // Once the payer initiated, an order may be executing: only the settlement decides.
+            decision: current.initiatedAt
+              ? { kind: 'none', reason: 'the payer already initiated this payment' }
+              : onMerchantCancel(current.status),
+            set: { failureCode: 'payment_cancelled', failureReason: 'Cancelled by the merchant.' },
+          }),
+          requestId,
+        );
+        if (result.outcome === 'missing') throw paymentNotFound();
+        if (result.outcome === 'unchanged') {
+          throw appError('invalid_state', `Only PENDING payments not yet initiated can be cancelled; this one cannot (${result.reason}).`);
+        }
+        return { status: 200, body: toFullPayment(result.payment) } satisfies ServiceReply;
+      });
+    },
+
+    async verify(request, { actor, requestId, log }) {
+      const merchant = requireMerchant(actor);
+      const payment = await merchantPayment(deps, request.params.token, merchant);
+      try {
+        const status = await deps.services.command<OrderStatus>('provider-router', 'orders.status', { paymentId: payment.id }, { requestId });
+        const settlement = SettlementReceivedData.safeParse(status?.settlement);
+        if (settlement.success) await applySettlement(deps, settlement.data, requestId);
+      } catch (error) {
+        // Verify answers with what we know: the stored state stays true until a settlement says otherwise.
+        if (!isAppError(error)) throw error;
+        log.warn({ code: error.code, paymentId: payment.id }, 'provider-router unavailable during verify; answering stored state');
+      }
+      const current = (await findPaymentById(deps.db, payment.id)) ?? payment;
+      if (OPEN_STATUSES.includes(current.status) && new Date(current.expiresAt) <= deps.now()) {
+        await expirePayment(deps, current, requestId);
+      }
+      const latest = (await findPaymentById(deps.db, payment.id)) ?? current;
+      return { status: 200, body: toFullPayment(latest) };
+    },
+  };
+}

@@ -1,0 +1,4 @@
+import { runService } from '@mmp/platform';
+import { paymentsService } from './service.js';
+
+runService(paymentsService);

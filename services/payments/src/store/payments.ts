@@ -1,0 +1,103 @@
+import type { Filter } from '@mmp/platform';
+import type { Payment } from '../domain/payment.js';
+import { OPEN_STATUSES } from '../domain/lifecycle.js';
+import type { PaymentsDb } from './db.js';
+
+/** A validated list query, dates as UTC ISO strings comparable with `createdAt`. */
+export type PaymentListFilter = {
+  limit: number;
+  page: number;
+  status?: string;
+  paymentMethod?: string;
+  currency?: string;
+  minAmount?: number;
+  maxAmount?: number;
+  startDate?: string;
+  endDate?: string;
+  search?: string;
+};
+
+/** Project and environment of the caller: every merchant query is confined to both. */
+export type Scope = { projectId: string; livemode: boolean };
+
+export function referenceKeyOf(scope: Scope, reference: string): string {
+  return `${scope.projectId}:${scope.livemode ? 'live' : 'test'}:${reference}`;
+}
+
+export function findPaymentByToken(db: PaymentsDb, token: string, scope?: Scope): Promise<Payment | null> {
+  return db.payments.findOne(scope ? { token, projectId: scope.projectId, livemode: scope.livemode } : { token });
+}
+
+export function findPaymentById(db: PaymentsDb, id: string): Promise<Payment | null> {
+  return db.payments.findOne({ _id: id });
+}
+
+/** Open payments past their deadline, oldest first, through the expiresAt index. */
+export function findExpiredOpenPayments(db: PaymentsDb, now: Date, limit: number): Promise<Payment[]> {
+  return db.payments.find(
+    { expiresAt: { $lte: now.toISOString() }, status: { $in: [...OPEN_STATUSES] } },
+    { sort: { expiresAt: 1 }, limit },
+  );
+}
+
+export function findPaymentsOfUser(db: PaymentsDb, scope: Scope, userId: string, limit: number): Promise<Payment[]> {
+  return db.payments.find(
+    { projectId: scope.projectId, livemode: scope.livemode, userId },
+    { sort: { createdAt: -1, id: -1 }, limit },
+  );
+}
+
+function listFilter(scope: Scope, query: PaymentListFilter): Filter {
+  const and: Filter[] = [{ projectId: scope.projectId, livemode: scope.livemode }];
+  if (query.status) and.push({ status: query.status });
+  if (query.paymentMethod) and.push({ paymentMethod: query.paymentMethod });
+  if (query.currency) and.push({ currency: query.currency });
+  if (query.minAmount !== undefined) and.push({ amount: { $gte: query.minAmount } });
+  if (query.maxAmount !== undefined) and.push({ amount: { $lte: query.maxAmount } });
+  if (query.startDate) and.push({ createdAt: { $gte: query.startDate } });
+  if (query.endDate) and.push({ createdAt: { $lte: query.endDate } });
+  if (query.search) {
+    const text = query.search;
+    and.push({
+      $or: [
+        { reference: { $contains: text } },
+        { token: { $contains: text } },
+        { payerPhone: { $contains: text } },
+        { payerName: { $contains: text } },
+      ],
+    });
+  }
+  return { $and: and };
+}
+
+export type PaymentPage = { items: Payment[]; hasMore: boolean; total: number };
+
+/**
+ * Lists newest first (createdAt, then id, both descending). A cursor is the id of a payment
+ * of the same scope; `ending_before` reads backwards and returns the page in list order.
+ */
+export async function listPayments(
+  db: PaymentsDb,
+  scope: Scope,
+  query: PaymentListFilter,
+  cursor: { after?: Payment; before?: Payment },
+): Promise<PaymentPage> {
+  const base = listFilter(scope, query);
+  const total = await db.payments.count(base);
+  const limit = query.limit;
+  if (cursor.after) {
+    const { createdAt, id } = cursor.after;
+    const filter = { $and: [base, { $or: [{ createdAt: { $lt: createdAt } }, { createdAt, id: { $lt: id } }] }] };
+    const rows = await db.payments.find(filter, { sort: { createdAt: -1, id: -1 }, limit: limit + 1 });
+    return { items: rows.slice(0, limit), hasMore: rows.length > limit, total };
+  }
+  if (cursor.before) {
+    const { createdAt, id } = cursor.before;
+    const filter = { $and: [base, { $or: [{ createdAt: { $gt: createdAt } }, { createdAt, id: { $gt: id } }] }] };
+    const rows = await db.payments.find(filter, { sort: { createdAt: 1, id: 1 }, limit: limit + 1 });
+    return { items: rows.slice(0, limit).reverse(), hasMore: rows.length > limit, total };
+  }
+  const skip = (query.page - 1) * limit;
+  const rows = await db.payments.find(base, { sort: { createdAt: -1, id: -1 }, skip, limit: limit + 1 });
+  return { items: rows.slice(0, limit), hasMore: rows.length > limit, total };
+}

@@ -1,0 +1,142 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPayment, eventually, merchant, startPaymentsHarness, type PaymentsHarness } from './support.js';
+
+let h: PaymentsHarness;
+beforeAll(async () => {
+  h = await startPaymentsHarness();
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+describe('create', () => {
+  it('answers 201 with exactly the fields of the specification', async () => {
+    const actor = merchant();
+    const reply = await h.call('create', { body: { amount: 5000, description: 'Order 42' } }, actor);
+    expect(reply.status).toBe(201);
+    const body = reply.body as Record<string, unknown>;
+    expect(Object.keys(body).sort()).toEqual(
+      ['amount', 'completedAt', 'createdAt', 'currency', 'description', 'id', 'livemode', 'paymentUrl', 'projectId', 'status', 'token'].sort(),
+    );
+    expect(body).toMatchObject({
+      projectId: actor.projectId,
+      amount: 5000,
+      currency: 'XAF',
+      status: 'PENDING',
+      description: 'Order 42',
+      livemode: false,
+      completedAt: null,
+    });
+    expect(body.token).toMatch(/^pay_[A-Za-z0-9]+$/);
+    expect(body.paymentUrl).toMatch(/^http:\/\/localhost:3000\/checkout\/cs_/);
+    const session = h.sessions.find((s) => s.paymentId === body.id);
+    expect(session).toMatchObject({ token: body.token, projectId: actor.projectId, livemode: false, amount: 5000 });
+    await eventually(async () => h.eventsOf(body.id as string, 'payment.created').length === 1);
+  });
+
+  it('takes livemode from the key', async () => {
+    const reply = await h.call('create', { body: { amount: 100, currency: 'XOF' } }, merchant({ livemode: true }));
+    expect(reply.body).toMatchObject({ livemode: true, currency: 'XOF', amount: 100 });
+  });
+
+  it.each([
+    [{ amount: 99 }, 'invalid_amount', 400],
+    [{ amount: 5_000_001 }, 'invalid_amount', 400],
+    [{ amount: 100.5 }, 'invalid_amount', 400],
+    [{ amount: '5000' }, 'invalid_amount', 400],
+    [{ amount: 5000, currency: 'EUR' }, 'invalid_currency', 400],
+    [{}, 'missing_required_field', 400],
+    [{ amount: 5000, customer: { email: 'not-an-email' } }, 'invalid_email', 400],
+    [{ amount: 5000, returnUrl: 'ftp://example.com' }, 'validation_error', 422],
+    [{ amount: 5000, userId: 'not-a-uuid' }, 'validation_error', 422],
+    [{ amount: 5000, surprise: true }, 'validation_error', 422],
+  ])('refuses %j with %s', async (body, code, status) => {
+    const error = await h.callError('create', { body }, merchant());
+    expect(error.code).toBe(code);
+    expect(error.status).toBe(status);
+  });
+
+  it('names the limits in the invalid_amount message', async () => {
+    const error = await h.callError('create', { body: { amount: 50 } }, merchant());
+    expect(error.message).toContain('100');
+    expect(error.message).toContain('5000000');
+  });
+
+  it('keeps reference unique per project and environment', async () => {
+    const actor = merchant();
+    await createPayment(h, actor, { reference: 'INV-1' });
+    const error = await h.callError('create', { body: { amount: 5000, reference: 'INV-1' } }, actor);
+    expect(error.code).toBe('duplicate_transaction');
+    expect(error.status).toBe(409);
+    // The same reference is free in the other environment and in another project.
+    await createPayment(h, { ...actor, livemode: true }, { reference: 'INV-1' });
+    await createPayment(h, merchant(), { reference: 'INV-1' });
+  });
+
+  it('refuses concurrent creates with one reference but one', async () => {
+    const actor = merchant();
+    const results = await Promise.allSettled(
+      Array.from({ length: 5 }, () => h.call('create', { body: { amount: 5000, reference: 'RACE' } }, actor)),
+    );
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+  });
+
+  it('refuses callers that are not merchants', async () => {
+    const error = await h.callError('create', { body: { amount: 5000 } }, { kind: 'public' });
+    expect(error.code).toBe('insufficient_permissions');
+  });
+});
+
+describe('Idempotency-Key', () => {
+  it('replays the first status and body for the same key and body', async () => {
+    const actor = merchant();
+    const key = randomUUID();
+    const first = await h.call('create', { body: { amount: 2500 }, headers: { 'idempotency-key': key } }, actor);
+    const second = await h.call('create', { body: { amount: 2500 }, headers: { 'idempotency-key': key } }, actor);
+    expect(second.status).toBe(201);
+    expect(second.body).toEqual(first.body);
+    expect(second.headers).toEqual({ 'Idempotent-Replayed': 'true' });
+    expect(first.headers).toBeUndefined();
+  });
+
+  it('answers 409 idempotency_conflict for the same key with another body', async () => {
+    const actor = merchant();
+    const key = randomUUID();
+    await h.call('create', { body: { amount: 2500 }, headers: { 'idempotency-key': key } }, actor);
+    const error = await h.callError('create', { body: { amount: 2600 }, headers: { 'idempotency-key': key } }, actor);
+    expect(error.code).toBe('idempotency_conflict');
+    expect(error.status).toBe(409);
+  });
+
+  it('scopes keys to the project and environment', async () => {
+    const key = randomUUID();
+    const a = await h.call('create', { body: { amount: 2500 }, headers: { 'idempotency-key': key } }, merchant());
+    const b = await h.call('create', { body: { amount: 2500 }, headers: { 'idempotency-key': key } }, merchant());
+    expect((a.body as { id: string }).id).not.toBe((b.body as { id: string }).id);
+  });
+
+  it('never creates two payments for concurrent duplicates', async () => {
+    const actor = merchant();
+    const key = randomUUID();
+    const results = await Promise.allSettled(
+      Array.from({ length: 8 }, () => h.call('create', { body: { amount: 7000 }, headers: { 'idempotency-key': key } }, actor)),
+    );
+    const ids = new Set(
+      results.filter((r) => r.status === 'fulfilled').map((r) => (r.value.body as { id: string }).id),
+    );
+    expect(ids.size).toBe(1);
+    const list = await h.call('list', { query: {} }, actor);
+    expect((list.body as { data: unknown[] }).data).toHaveLength(1);
+  });
+
+  it('lets a failed request be retried with the same key', async () => {
+    const actor = merchant();
+    const key = randomUUID();
+    await createPayment(h, actor, { reference: 'TAKEN' });
+    const error = await h.callError('create', { body: { amount: 5000, reference: 'TAKEN' }, headers: { 'idempotency-key': key } }, actor);
+    expect(error.code).toBe('duplicate_transaction');
+    const again = await h.callError('create', { body: { amount: 5000, reference: 'TAKEN' }, headers: { 'idempotency-key': key } }, actor);
+    expect(again.code).toBe('duplicate_transaction');
+  });
+});
