@@ -1,0 +1,1 @@
+export { providerDeliveryService } from './service.js';

@@ -1,0 +1,4 @@
+import { runService } from '@mmp/platform';
+import { providerDeliveryService } from './service.js';
+
+runService(providerDeliveryService);

@@ -1,0 +1,164 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServiceClient, startService, type RunningService } from '@mmp/platform';
+import { createTestSystem, eventually } from '@mmp/platform/testing';
+import { isAppError } from '@mmp/protocol';
+import { providerDeliveryService } from '../src/service.js';
+import { connectBus, type Bus } from './support.js';
+
+const system = createTestSystem('pull');
+const env = { ...system.env, ORDER_EXPIRY_INTERVAL_MS: '100' };
+let service: RunningService;
+let bus: Bus;
+
+async function failure(promise: Promise<unknown>) {
+  const error = await promise.then(() => undefined, (e: unknown) => e);
+  if (!isAppError(error)) throw new Error(`expected an AppError, got ${String(error)}`);
+  return { status: error.status, code: error.code, fields: error.fields };
+}
+
+beforeAll(async () => {
+  service = await startService(providerDeliveryService, env);
+  bus = await connectBus(system, new Map());
+});
+afterAll(async () => {
+  await bus?.close();
+  await service?.stop();
+  await system.cleanup();
+});
+
+async function pulledOrder(providerId = 'prv_pull') {
+  const data = await bus.publishOrder({ providerId, transport: 'pull', railId: 'rail_pull' });
+  await eventually(async () => (await bus.asProvider(providerId).get(data.orderKey).catch(() => null))?.status === 200);
+  return data;
+}
+
+describe('pull transport: the order state table', () => {
+  it('pending → DELIVERED on first fetch, re-deliverable until acked, then acked', async () => {
+    const provider = bus.asProvider('prv_pull');
+    const data = await pulledOrder();
+    expect((await provider.get(data.orderKey)).body).toMatchObject({ status: 'pending', delivery_count: 0 });
+
+    const first = (await provider.pull({ status: 'pending' })).body as { orders: Record<string, unknown>[] };
+    const entry = first.orders.find((order) => order.idempotency_key === data.orderKey);
+    expect(entry).toEqual({
+      idempotency_key: data.orderKey,
+      payload: data.payload,
+      status: 'DELIVERED',
+      created_at: expect.any(String),
+      expires_at: data.expiresAt,
+      delivery_count: 1,
+    });
+    const again = (await provider.pull()).body as { orders: Record<string, unknown>[] };
+    expect(again.orders.find((order) => order.idempotency_key === data.orderKey)).toMatchObject({ status: 'DELIVERED', delivery_count: 2 });
+
+    const ack = { type: 'payment.ack', idempotency_key: data.orderKey, status: 'ACCEPTED' };
+    expect(await provider.ack(data.orderKey, ack)).toEqual({ status: 200, body: ack });
+    expect((await provider.get(data.orderKey)).body).toMatchObject({ status: 'acked', ack });
+    const after = (await provider.pull()).body as { orders: { idempotency_key: string }[] };
+    expect(after.orders.map((order) => order.idempotency_key)).not.toContain(data.orderKey);
+    await eventually(async () => bus.outcomesOf(data.orderKey).length === 1);
+    expect(bus.outcomesOf(data.orderKey)).toEqual([
+      expect.objectContaining({ type: 'delivery.accepted', classification: 'ACCEPTED', railId: 'rail_pull', attempts: 2, reason: null }),
+    ]);
+  });
+
+  it('a pending order can be acked before any fetch; REJECTED carries its reason', async () => {
+    const provider = bus.asProvider('prv_pull');
+    const data = await pulledOrder();
+    const ack = { type: 'payment.ack', idempotency_key: data.orderKey, status: 'REJECTED', reason: 'insufficient_balance' };
+    expect((await provider.ack(data.orderKey, ack)).body).toEqual(ack);
+    await eventually(async () => bus.outcomesOf(data.orderKey).length === 1);
+    expect(bus.outcomesOf(data.orderKey)[0]).toMatchObject({ type: 'delivery.rejected', reason: 'insufficient_balance' });
+  });
+
+  it('the same ack again answers the same; a different ack is 409 and changes nothing', async () => {
+    const provider = bus.asProvider('prv_pull');
+    const data = await pulledOrder();
+    const ack = { type: 'payment.ack', idempotency_key: data.orderKey, status: 'ACCEPTED' };
+    await provider.ack(data.orderKey, ack);
+    expect(await provider.ack(data.orderKey, ack)).toEqual({ status: 200, body: ack });
+    expect(await failure(provider.ack(data.orderKey, { ...ack, status: 'REJECTED', reason: 'changed my mind' }))).toMatchObject({
+      status: 409,
+      code: 'invalid_state',
+    });
+    expect((await provider.get(data.orderKey)).body).toMatchObject({ status: 'acked', ack });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(bus.outcomesOf(data.orderKey)).toHaveLength(1);
+  });
+
+  it('an echo that differs from the path is 422 naming idempotency_key; a bad ack body is 422', async () => {
+    const provider = bus.asProvider('prv_pull');
+    const data = await pulledOrder();
+    const ack = { type: 'payment.ack', idempotency_key: 'pexec_other', status: 'ACCEPTED' };
+    expect(await failure(provider.ack(data.orderKey, ack))).toEqual({
+      status: 422,
+      code: 'validation_error',
+      fields: [{ field: 'idempotency_key', message: expect.any(String) }],
+    });
+    const invalid = await failure(provider.ack(data.orderKey, { type: 'payment.ack', idempotency_key: data.orderKey, status: 'OK', extra: 1 }));
+    expect(invalid).toMatchObject({ status: 422, code: 'validation_error' });
+    expect(invalid.fields?.map((field) => field.field).sort()).toEqual(['extra', 'status']);
+    expect(await failure(provider.ack(data.orderKey, { type: 'payout.ack', idempotency_key: data.orderKey, status: 'ACCEPTED' }))).toMatchObject({
+      status: 422,
+      fields: [{ field: 'type', message: 'must be payment.ack' }],
+    });
+    expect((await provider.get(data.orderKey)).body).toMatchObject({ status: 'pending' });
+  });
+
+  it('unknown key 404, and a provider never sees another provider’s orders', async () => {
+    const data = await pulledOrder('prv_owner');
+    const stranger = bus.asProvider('prv_stranger');
+    expect(await failure(stranger.get(data.orderKey))).toMatchObject({ status: 404, code: 'resource_not_found' });
+    expect(await failure(stranger.ack(data.orderKey, { type: 'payment.ack', idempotency_key: data.orderKey, status: 'ACCEPTED' }))).toMatchObject({ status: 404 });
+    expect((await stranger.pull()).body).toEqual({ orders: [] });
+    expect(await failure(bus.asProvider('prv_owner').get('pexec_unknown'))).toMatchObject({ status: 404, code: 'resource_not_found' });
+  });
+
+  it('status other than pending or a limit outside 1..100 is 400 invalid_request; limit caps the batch', async () => {
+    const provider = bus.asProvider('prv_limit');
+    for (const query of [{ status: 'acked' }, { limit: '0' }, { limit: '101' }, { limit: 'ten' }]) {
+      expect(await failure(provider.pull(query))).toMatchObject({ status: 400, code: 'invalid_request' });
+    }
+    await pulledOrder('prv_limit');
+    await pulledOrder('prv_limit');
+    await pulledOrder('prv_limit');
+    expect(((await provider.pull({ limit: '2' })).body as { orders: unknown[] }).orders).toHaveLength(2);
+    expect(((await provider.pull()).body as { orders: unknown[] }).orders).toHaveLength(3);
+  });
+
+  it('expires an order not pulled or not acked: expired, delivery.expired, then 410 on ack', async () => {
+    const provider = bus.asProvider('prv_expiry');
+    const notPulled = await bus.publishOrder({ providerId: 'prv_expiry', transport: 'pull', expiresAt: new Date(Date.now() + 600).toISOString() });
+    const notAcked = await bus.publishOrder({ providerId: 'prv_expiry', transport: 'pull', expiresAt: new Date(Date.now() + 600).toISOString() });
+    await eventually(async () => (await provider.get(notAcked.orderKey).catch(() => null))?.status === 200);
+    await eventually(async () => (await provider.get(notPulled.orderKey).catch(() => null))?.status === 200);
+    const pulled = (await provider.pull()).body as { orders: { idempotency_key: string }[] };
+    expect(pulled.orders.map((order) => order.idempotency_key)).toContain(notAcked.orderKey);
+
+    for (const data of [notPulled, notAcked]) {
+      await eventually(async () => bus.outcomesOf(data.orderKey).length === 1);
+      expect(bus.outcomesOf(data.orderKey)[0]).toMatchObject({ type: 'delivery.expired', classification: 'EXPIRED' });
+      expect((await provider.get(data.orderKey)).body).toMatchObject({ status: 'expired' });
+      const ack = { type: 'payment.ack', idempotency_key: data.orderKey, status: 'ACCEPTED' };
+      expect(await failure(provider.ack(data.orderKey, ack))).toMatchObject({ status: 410, code: 'order_expired' });
+    }
+    expect((await provider.pull()).body).toEqual({ orders: [] });
+  });
+
+  it('only a provider actor may use the pull operations', async () => {
+    const client = createServiceClient({ nc: bus.nc, naming: system.naming, caller: 'test', defaultTimeoutMs: 5000 });
+    expect(await failure(client.call('provider-delivery', 'orders.pull', {}, { actor: { kind: 'public' } }))).toMatchObject({ status: 403 });
+  });
+});
+
+describe('expiry across a restart', () => {
+  it('an order whose expires_at passed while the service was down expires at start', async () => {
+    const data = await bus.publishOrder({ providerId: 'prv_down', transport: 'pull', expiresAt: new Date(Date.now() + 1500).toISOString() });
+    await eventually(async () => (await bus.asProvider('prv_down').get(data.orderKey).catch(() => null))?.status === 200);
+    await service.stop();
+    await new Promise((resolve) => setTimeout(resolve, 1600));
+    service = await startService(providerDeliveryService, env);
+    await eventually(async () => bus.outcomesOf(data.orderKey).length === 1);
+    expect(bus.outcomesOf(data.orderKey)[0]).toMatchObject({ type: 'delivery.expired' });
+  });
+});
