@@ -1,0 +1,150 @@
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import rateLimit from '@fastify/rate-limit';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { z } from 'zod';
+import { appError } from '@mmp/protocol';
+import type { Logger, ServiceClient } from '@mmp/platform';
+import type { Accounts } from '../handlers/accounts.js';
+import type { DocumentedRoute, ForwardedRoute } from '../routes/route.js';
+import { adminLocalRoutes } from './admin.js';
+import { errorFormOf, registerEdge, requestIdOf } from './edge.js';
+import { shapeError, toAppError } from './errors.js';
+import { registerForwardedRoutes } from './forward.js';
+import { registerHealth } from './health.js';
+import { registerLocalRoutes } from './local-route.js';
+import { buildOpenApiDocument } from './openapi.js';
+
+export type GatewaySettings = {
+  adminToken: string;
+  publicUrl: string;
+  bodyLimitBytes: number;
+  trustProxy: boolean;
+  healthTimeoutMs: number;
+  rateLimit: { keyMax: number; ipMax: number; windowMs: number };
+};
+
+export type ServedRoute = { method: string; url: string; page: boolean };
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route registered, for the test that checks the OpenAPI document covers them. */
+    servedRoutes: ServedRoute[];
+  }
+}
+
+export type GatewayDeps = {
+  settings: GatewaySettings;
+  log: Logger;
+  services: ServiceClient;
+  accounts: Accounts;
+  routes: ForwardedRoute[];
+};
+
+const ownRoutes: DocumentedRoute[] = [
+  {
+    method: 'GET',
+    url: '/v1/health',
+    auth: 'public',
+    errorForm: 'envelope',
+    tag: 'System',
+    summary: 'Whether every service answers',
+    schema: {
+      responses: {
+        200: z.object({
+          status: z.enum(['ok', 'degraded']),
+          services: z.record(z.string(), z.enum(['ok', 'unavailable'])),
+        }),
+        503: z.object({
+          status: z.enum(['ok', 'degraded']),
+          services: z.record(z.string(), z.enum(['ok', 'unavailable'])),
+        }),
+      },
+    },
+  },
+  {
+    method: 'GET',
+    url: '/v1/openapi.json',
+    auth: 'public',
+    errorForm: 'envelope',
+    tag: 'System',
+    summary: 'This document',
+  },
+];
+
+/**
+ * The gateway's HTTP app, without listening: the only edge of the system. It
+ * authenticates, authorises, rate-limits, shapes errors and forwards to services over NATS.
+ */
+export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstance> {
+  const { settings } = deps;
+  const app = Fastify({
+    loggerInstance: deps.log as FastifyBaseLogger,
+    bodyLimit: settings.bodyLimitBytes,
+    trustProxy: settings.trustProxy,
+    genReqId: requestIdOf,
+    logController: new LogController({ requestIdLogLabel: 'requestId' }),
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+
+  const served: ServedRoute[] = [];
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      served.push({
+        method,
+        url: route.url,
+        page: (route.config as { page?: boolean } | undefined)?.page === true,
+      });
+    }
+  });
+  app.decorate('servedRoutes', served);
+
+  registerEdge(app, { https: settings.publicUrl.startsWith('https://') });
+
+  app.setErrorHandler((error, request, reply) => {
+    const { error: appErr, unexpected } = toAppError(error);
+    if (unexpected) request.log.error({ err: error }, 'request failed');
+    else if (appErr.status >= 500) request.log.warn({ code: appErr.code }, appErr.message);
+    const { status, body } = shapeError(appErr, errorFormOf(request), request.id);
+    return reply.code(status).type('application/json; charset=utf-8').send(body);
+  });
+
+  await app.register(rateLimit, {
+    global: true,
+    hook: 'onRequest',
+    timeWindow: settings.rateLimit.windowMs,
+    keyGenerator: (request) => request.rateKey ?? `ip:${request.ip}`,
+    max: (_request, key) => (key.startsWith('ip:') ? settings.rateLimit.ipMax : settings.rateLimit.keyMax),
+    errorResponseBuilder: (_request, context) =>
+      appError('rate_limit_exceeded', `Rate limit exceeded; retry in ${Math.ceil(context.ttl / 1000)} s.`),
+  });
+
+  app.setNotFoundHandler({ preHandler: app.rateLimit() }, async (request) => {
+    throw appError('route_not_found', `No route ${request.method} ${request.url.split('?')[0]}.`);
+  });
+
+  const localRoutes = adminLocalRoutes(deps);
+  const document = buildOpenApiDocument([...ownRoutes, ...localRoutes, ...deps.routes], settings.publicUrl);
+  await app.register(swagger, { mode: 'static', specification: { document: document as never } });
+  await app.register(async (docs) => {
+    docs.addHook('onRoute', (route) => {
+      route.config = { ...(route.config as object), page: true };
+    });
+    await docs.register(swaggerUi, {
+      routePrefix: '/docs',
+      staticCSP: true,
+      uiConfig: { validatorUrl: null } as never,
+    });
+  });
+  app.get('/v1/openapi.json', async () => document);
+
+  registerHealth(app, { services: deps.services, timeoutMs: settings.healthTimeoutMs });
+  registerLocalRoutes(app, localRoutes, { accounts: deps.accounts, adminToken: settings.adminToken });
+  registerForwardedRoutes(app, deps.routes, {
+    services: deps.services,
+    accounts: deps.accounts,
+    adminToken: settings.adminToken,
+  });
+  return app;
+}

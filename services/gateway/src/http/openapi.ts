@@ -1,0 +1,155 @@
+import { z } from 'zod';
+import { EnvelopeErrorBody, SimpleErrorBody } from '@mmp/protocol';
+import { PUBLISHABLE_SAFE_SCOPES, SCOPES } from '../domain/scopes.js';
+import type { DocumentedRoute } from '../routes/route.js';
+
+type JsonSchema = Record<string, unknown>;
+
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, {
+    target: 'draft-2020-12',
+    io,
+    unrepresentable: 'any',
+  }) as JsonSchema;
+  return rest;
+}
+
+/** `/v1/payments/:token` → `/v1/payments/{token}` */
+export function openApiPath(url: string): string {
+  return url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+}
+
+function parameters(schema: z.ZodType | undefined, location: 'path' | 'query'): JsonSchema[] {
+  if (!schema) return [];
+  const object = jsonSchema(schema, 'input') as {
+    properties?: Record<string, JsonSchema>;
+    required?: string[];
+  };
+  return Object.entries(object.properties ?? {}).map(([name, property]) => {
+    const { description, ...propertySchema } = property;
+    return {
+      name,
+      in: location,
+      required: location === 'path' || (object.required ?? []).includes(name),
+      schema: propertySchema,
+      ...(typeof description === 'string' ? { description } : {}),
+    };
+  });
+}
+
+function pathParameters(route: DocumentedRoute): JsonSchema[] {
+  const declared = parameters(route.schema?.params, 'path');
+  const names = [...route.url.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1] as string);
+  // Every templated segment must be declared, even when the route file gave no schema for it.
+  return names.map(
+    (name) =>
+      declared.find((p) => p.name === name) ?? {
+        name,
+        in: 'path',
+        required: true,
+        schema: { type: 'string' },
+      },
+  );
+}
+
+function security(route: DocumentedRoute): Record<string, string[]>[] {
+  switch (route.auth) {
+    case 'public':
+    case 'signed':
+      return [];
+    case 'admin':
+      return [{ adminToken: [] }];
+    case 'provider':
+      return [{ providerKey: [] }];
+    case 'merchant': {
+      const scopes = route.scope ? [route.scope] : [];
+      const publishable = route.scope && PUBLISHABLE_SAFE_SCOPES.includes(route.scope);
+      return publishable ? [{ secretKey: scopes }, { publishableKey: scopes }] : [{ secretKey: scopes }];
+    }
+  }
+}
+
+const ERROR_STATUSES: Record<DocumentedRoute['auth'], string[]> = {
+  merchant: ['400', '401', '403', '404', '422', '429', '503'],
+  provider: ['400', '401', '404', '422', '429', '503'],
+  admin: ['400', '401', '404', '422', '429', '503'],
+  public: ['400', '404', '422', '429', '503'],
+  signed: ['400', '403', '409', '413', '415', '422', '429', '503'],
+};
+
+function operation(route: DocumentedRoute): JsonSchema {
+  const responses: Record<string, JsonSchema> = {};
+  for (const [status, schema] of Object.entries(route.schema?.responses ?? { 200: z.unknown() })) {
+    responses[status] = {
+      description: 'Success',
+      content: { 'application/json': { schema: jsonSchema(schema, 'output') } },
+    };
+  }
+  const errorRef = {
+    $ref: `#/components/schemas/${route.errorForm === 'simple' ? 'SimpleError' : 'EnvelopeError'}`,
+  };
+  for (const status of ERROR_STATUSES[route.auth]) {
+    responses[status] = { description: 'Error', content: { 'application/json': { schema: errorRef } } };
+  }
+  const body = route.schema?.body;
+  return {
+    summary: route.summary,
+    tags: [route.tag],
+    operationId: `${route.method.toLowerCase()}${openApiPath(route.url).replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
+    security: security(route),
+    parameters: [...pathParameters(route), ...parameters(route.schema?.query, 'query')],
+    ...(body
+      ? {
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: jsonSchema(body, 'input') } },
+          },
+        }
+      : {}),
+    responses,
+  };
+}
+
+const scopeList = Object.entries(SCOPES)
+  .map(([scope, meaning]) => `\`${scope}\` ${meaning}`)
+  .join('; ');
+
+/** The OpenAPI 3.1 document of every non-page route, built from the routes' own zod schemas. */
+export function buildOpenApiDocument(routes: DocumentedRoute[], publicUrl: string): JsonSchema {
+  const paths: Record<string, Record<string, JsonSchema>> = {};
+  for (const route of routes.filter((r) => !r.page)) {
+    const path = (paths[openApiPath(route.url)] ??= {});
+    path[route.method.toLowerCase()] = operation(route);
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Mobile Money Payments API',
+      version: '2024-01',
+      description:
+        'Non-custodial Mobile Money payments for Central and West Africa. Keys prefixed `svc_test_` act on sandbox data, `svc_live_` on production data.',
+    },
+    servers: [{ url: publicUrl }],
+    paths,
+    components: {
+      securitySchemes: {
+        secretKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description: `Secret key svc_{test,live}_sk_… Scopes: ${scopeList}.`,
+        },
+        publishableKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description: `Publishable key svc_{test,live}_pk_…, safe in client code; only ${PUBLISHABLE_SAFE_SCOPES.join(', ')}.`,
+        },
+        providerKey: { type: 'http', scheme: 'bearer', description: 'Provider API key sk_…' },
+        adminToken: { type: 'http', scheme: 'bearer', description: 'The operator ADMIN_TOKEN' },
+      },
+      schemas: {
+        SimpleError: jsonSchema(SimpleErrorBody, 'output'),
+        EnvelopeError: jsonSchema(EnvelopeErrorBody, 'output'),
+      },
+    },
+  };
+}

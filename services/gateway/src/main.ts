@@ -1,0 +1,4 @@
+import { runService } from '@mmp/platform';
+import { gatewayService } from './service.js';
+
+runService(gatewayService);

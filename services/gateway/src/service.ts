@@ -1,0 +1,89 @@
+import type { AddressInfo } from 'node:net';
+import { z } from 'zod';
+import { BaseEnv, type RunningService, type ServiceContext, type ServiceDefinition } from '@mmp/platform';
+import { createAccounts } from './handlers/accounts.js';
+import { gatewayOperations } from './handlers/operations.js';
+import { buildGatewayApp } from './http/app.js';
+import { forwardedRoutes } from './routes/index.js';
+import type { ForwardedRoute } from './routes/route.js';
+import { openAccountsStore } from './store/accounts.js';
+
+export const Env = BaseEnv.extend({
+  /** Bearer token of the admin API (`/v1/admin/…`) and the `mmp` CLI. */
+  ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters'),
+  /** Keys the HMAC-SHA256 hashes under which API keys are stored. */
+  SERVICE_SECRET_KEY: z.string().min(32, 'must be at least 32 characters'),
+  GATEWAY_HOST: z.string().default('127.0.0.1'),
+  /** 0 picks a free port (tests); read it back with `gatewayUrl(running)`. */
+  GATEWAY_PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  /** Where clients reach the gateway; the OpenAPI server URL. */
+  PUBLIC_URL: z.url().default('http://127.0.0.1:3000'),
+  BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(1024 * 1024),
+  /** Requests per window for each API key, provider key or the admin token. */
+  RATE_LIMIT_KEY_MAX: z.coerce.number().int().positive().default(100),
+  /** Requests per window for each client IP on public routes (and failed authentications). */
+  RATE_LIMIT_IP_MAX: z.coerce.number().int().positive().default(60),
+  RATE_LIMIT_WINDOW_MS: z.coerce.number().int().positive().default(60_000),
+  /** Trust X-Forwarded-For from the ingress, so per-IP limits see the client, not the proxy. */
+  TRUST_PROXY: z.stringbool().default(false),
+  /** How long `/v1/health` waits for each service's ping. */
+  HEALTH_TIMEOUT_MS: z.coerce.number().int().positive().default(1000),
+});
+export type Env = typeof Env;
+
+const boundUrls = new WeakMap<object, string>();
+
+/** The URL the gateway of a running system listens on (useful with GATEWAY_PORT=0). */
+export function gatewayUrl(running: RunningService | ServiceContext<BaseEnv>): string {
+  const url = boundUrls.get('context' in running ? running.context : running);
+  if (!url) throw new Error('this service is not a started gateway');
+  return url;
+}
+
+/** The gateway forwarding `routes` (every domain's, by default; tests pass their own). */
+export function createGatewayService(options: { routes?: ForwardedRoute[] } = {}): ServiceDefinition<Env> {
+  return {
+    name: 'gateway',
+    env: Env,
+    start: (context) => startGateway(context, options.routes ?? forwardedRoutes),
+  };
+}
+
+export const gatewayService = createGatewayService();
+
+async function startGateway(context: ServiceContext<z.infer<Env>>, routes: ForwardedRoute[]) {
+  const { env } = context;
+  const accounts = createAccounts(await openAccountsStore(context.store), env.SERVICE_SECRET_KEY);
+  const app = await buildGatewayApp({
+    settings: {
+      adminToken: env.ADMIN_TOKEN,
+      publicUrl: env.PUBLIC_URL,
+      bodyLimitBytes: env.BODY_LIMIT_BYTES,
+      trustProxy: env.TRUST_PROXY,
+      healthTimeoutMs: env.HEALTH_TIMEOUT_MS,
+      rateLimit: {
+        keyMax: env.RATE_LIMIT_KEY_MAX,
+        ipMax: env.RATE_LIMIT_IP_MAX,
+        windowMs: env.RATE_LIMIT_WINDOW_MS,
+      },
+    },
+    log: context.log.child({ component: 'http' }),
+    services: context.services,
+    accounts,
+    routes,
+  });
+  await app.listen({ host: env.GATEWAY_HOST, port: env.GATEWAY_PORT });
+  const { port } = app.server.address() as AddressInfo;
+  const host = env.GATEWAY_HOST.includes(':') ? `[${env.GATEWAY_HOST}]` : env.GATEWAY_HOST;
+  boundUrls.set(context, `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`);
+  context.log.info({ port }, 'gateway listening');
+  return {
+    operations: gatewayOperations(accounts),
+    stop: () => app.close(),
+    readiness: { http: async () => app.server.listening },
+  };
+}

@@ -1,0 +1,65 @@
+import type { Store } from '@mmp/platform';
+import type { KeyKind } from '../domain/api-keys.js';
+
+export type ProjectDoc = {
+  _id: string;
+  name: string;
+  displayName: string;
+  logoUrl: string | null;
+  createdAt: Date;
+};
+
+/** A merchant API key: only its keyed hash and a display hint are kept. */
+export type ApiKeyDoc = {
+  _id: string;
+  projectId: string;
+  kind: KeyKind;
+  livemode: boolean;
+  scopes: string[];
+  hash: string;
+  hint: string;
+  createdAt: Date;
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+};
+
+export type ProviderKeyDoc = {
+  _id: string;
+  providerId: string;
+  hash: string;
+  hint: string;
+  createdAt: Date;
+  revokedAt: Date | null;
+};
+
+/** The gateway's own collections: projects, their API keys, and providers' API keys. */
+export async function openAccountsStore(store: Store) {
+  const projects = store.collection<ProjectDoc>('projects');
+  const apiKeys = store.collection<ApiKeyDoc>('api_keys');
+  const providerKeys = store.collection<ProviderKeyDoc>('provider_keys');
+  await apiKeys.ensureIndex({ fields: { hash: 1 }, unique: true });
+  await apiKeys.ensureIndex({ fields: { projectId: 1 } });
+  await providerKeys.ensureIndex({ fields: { hash: 1 }, unique: true });
+  await providerKeys.ensureIndex({ fields: { providerId: 1 } });
+
+  return {
+    insertProject: (doc: ProjectDoc) => projects.insertOne(doc),
+    findProject: (id: string) => projects.findOne({ _id: id }),
+    listProjects: () => projects.find({}, { sort: { createdAt: -1 } }),
+
+    insertApiKey: (doc: ApiKeyDoc) => apiKeys.insertOne(doc),
+    findApiKeyByHash: (hash: string) => apiKeys.findOne({ hash }),
+    findApiKey: (projectId: string, id: string) => apiKeys.findOne({ _id: id, projectId }),
+    listApiKeys: (projectId: string) => apiKeys.find({ projectId }, { sort: { createdAt: 1 } }),
+    /** Compare-and-set: only an active key is revoked; null when it was not active. */
+    revokeApiKey: (projectId: string, id: string, at: Date) =>
+      apiKeys.findOneAndUpdate({ _id: id, projectId, revokedAt: null }, { $set: { revokedAt: at } }),
+
+    insertProviderKey: (doc: ProviderKeyDoc) => providerKeys.insertOne(doc),
+    findProviderKeyByHash: (hash: string) => providerKeys.findOne({ hash }),
+    countProviderKeys: (providerId: string) => providerKeys.count({ providerId }),
+    revokeProviderKeys: (providerId: string, at: Date) =>
+      providerKeys.updateMany({ providerId, revokedAt: null }, { $set: { revokedAt: at } }),
+  };
+}
+export type AccountsStore = Awaited<ReturnType<typeof openAccountsStore>>;
