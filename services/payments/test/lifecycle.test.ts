@@ -1,0 +1,211 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SERVICE_ACTOR, createPayment, eventually, merchant, startPaymentsHarness, type PaymentsHarness } from './support.js';
+
+let h: PaymentsHarness;
+beforeAll(async () => {
+  h = await startPaymentsHarness();
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+const actor = merchant();
+
+async function status(token: string) {
+  return ((await h.call('retrieve', { params: { token } }, actor)).body as { status: string }).status;
+}
+
+async function initiated(body: Record<string, unknown> = {}) {
+  const payment = await createPayment(h, actor, body);
+  await h.call('initiate', { body: { token: payment.token, paymentMethod: 'ORANGE_MONEY', phone: '690000001' } }, SERVICE_ACTOR);
+  return payment;
+}
+
+function settlement(paymentId: string, status: string, extra: Record<string, unknown> = {}) {
+  return {
+    settlementId: `set_${Math.random().toString(36).slice(2)}`,
+    paymentId,
+    orderKey: `pexec_${paymentId.replace(/-/g, '')}`,
+    providerId: 'prov_1',
+    status,
+    amount: 5000,
+    currency: 'XAF',
+    network: 'ORANGE_MONEY',
+    settledAt: new Date().toISOString(),
+    failureCode: null,
+    ...extra,
+  };
+}
+
+const execution = (paymentId: string) => ({ paymentId, orderKey: 'pexec_1', railId: 'rail_1', code: null, reason: null });
+
+describe('initiate', () => {
+  it('records the payer and emits payment.initiated with the execution, once', async () => {
+    const payment = await createPayment(h, actor);
+    const reply = await h.call(
+      'initiate',
+      { body: { token: payment.token, paymentMethod: 'ORANGE_MONEY', phone: '+237 6 90 00 00 01' } },
+      SERVICE_ACTOR,
+    );
+    expect(reply.body).toMatchObject({ payment: { token: payment.token, status: 'PENDING', paymentMethod: 'ORANGE_MONEY', payerPhone: '+237690000001' } });
+    const [event] = await eventually(async () => {
+      const found = h.eventsOf(payment.id, 'payment.initiated');
+      return found.length === 1 && found;
+    });
+    expect(event!.data).toMatchObject({ execution: { network: 'ORANGE_MONEY', phone: '+237690000001', country: 'CM' } });
+    const again = await h.callError('initiate', { body: { token: payment.token, paymentMethod: 'ORANGE_MONEY', phone: '690000001' } }, SERVICE_ACTOR);
+    expect(again.code).toBe('invalid_state');
+    expect(again.status).toBe(409);
+  });
+
+  it('makes one order for concurrent initiations', async () => {
+    const payment = await createPayment(h, actor);
+    const results = await Promise.allSettled(
+      Array.from({ length: 5 }, () =>
+        h.call('initiate', { body: { token: payment.token, paymentMethod: 'MTN_MOMO', phone: '+237670000001' } }, SERVICE_ACTOR),
+      ),
+    );
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(h.eventsOf(payment.id, 'payment.initiated')).toHaveLength(1);
+  });
+
+  it('refuses a phone of another network or an invalid number with invalid_phone', async () => {
+    const payment = await createPayment(h, actor);
+    for (const [paymentMethod, phone] of [
+      ['MTN_MOMO', '+237690000001'],
+      ['ORANGE_MONEY', '12'],
+      ['ORANGE_MONEY', '+2250707000001'],
+    ]) {
+      const error = await h.callError('initiate', { body: { token: payment.token, paymentMethod, phone } }, SERVICE_ACTOR);
+      expect(error.code).toBe('invalid_phone');
+      expect(error.status).toBe(400);
+    }
+  });
+
+  it('refuses cancelled and expired payments with their codes, and unknown tokens with 404', async () => {
+    const cancelled = await createPayment(h, actor);
+    await h.call('cancel', { params: { token: cancelled.token } }, actor);
+    const body = (token: string) => ({ body: { token, paymentMethod: 'ORANGE_MONEY', phone: '+237690000001' } });
+    expect((await h.callError('initiate', body(cancelled.token), SERVICE_ACTOR)).code).toBe('payment_cancelled');
+    expect((await h.callError('initiate', body('pay_nothing'), SERVICE_ACTOR)).code).toBe('resource_not_found');
+    const invalid = await h.callError('initiate', { body: { token: cancelled.token, paymentMethod: 'VISA', phone: '1' } }, SERVICE_ACTOR);
+    expect(invalid.code).toBe('validation_error');
+  });
+
+  it('is internal: a merchant key cannot call it', async () => {
+    const payment = await createPayment(h, actor);
+    const error = await h.callError('initiate', { body: { token: payment.token, paymentMethod: 'ORANGE_MONEY', phone: '+237690000001' } }, actor);
+    expect(error.code).toBe('insufficient_permissions');
+  });
+
+  it('refuses a cancel once the payer initiated', async () => {
+    const payment = await initiated();
+    expect((await h.callError('cancel', { params: { token: payment.token } }, actor)).code).toBe('invalid_state');
+  });
+});
+
+describe('lifecycle events', () => {
+  it('goes PENDING → PROCESSING → COMPLETED from execution and settlement events', async () => {
+    const payment = await initiated();
+    await h.publish('execution.accepted', execution(payment.id));
+    await eventually(async () => (await status(payment.token)) === 'PROCESSING');
+    await h.publish('settlement.received', settlement(payment.id, 'COMPLETED'));
+    await eventually(async () => (await status(payment.token)) === 'COMPLETED');
+    const full = (await h.call('retrieve', { params: { token: payment.token }, query: { expand: 'events' } }, actor)).body as {
+      completedAt: string;
+      events: { type: string }[];
+    };
+    expect(full.completedAt).toEqual(expect.any(String));
+    expect(full.events.map((e) => e.type)).toEqual(['payment.created', 'payment.initiated', 'payment.processing', 'payment.completed']);
+    await eventually(async () => h.eventsOf(payment.id, 'payment.completed').length === 1);
+  });
+
+  it('fails with the failure code of execution.failed', async () => {
+    const payment = await initiated();
+    await h.publish('execution.failed', { ...execution(payment.id), code: 'provider_unavailable', reason: 'no rail' });
+    await eventually(async () => (await status(payment.token)) === 'FAILED');
+    const event = await eventually(async () => h.eventsOf(payment.id, 'payment.failed')[0]);
+    expect(event.data).toMatchObject({ payment: { failureCode: 'provider_unavailable' } });
+  });
+
+  it('fails with the settlement failure code', async () => {
+    const payment = await initiated();
+    await h.publish('settlement.received', settlement(payment.id, 'FAILED', { failureCode: 'insufficient_balance' }));
+    const event = await eventually(async () => h.eventsOf(payment.id, 'payment.failed')[0]);
+    expect(event.data).toMatchObject({ payment: { status: 'FAILED', failureCode: 'insufficient_balance' } });
+  });
+
+  it('never downgrades COMPLETED on a FAILED settlement, and records the anomaly', async () => {
+    const payment = await initiated();
+    await h.publish('settlement.received', settlement(payment.id, 'COMPLETED'));
+    await eventually(async () => (await status(payment.token)) === 'COMPLETED');
+    await h.publish('settlement.received', settlement(payment.id, 'FAILED'));
+    const events = await eventually(async () => {
+      const body = (await h.call('retrieve', { params: { token: payment.token }, query: { expand: 'events' } }, actor)).body as {
+        events: { type: string }[];
+      };
+      return body.events.some((e) => e.type === 'reconciliation.anomaly') && body.events;
+    });
+    expect(await status(payment.token)).toBe('COMPLETED');
+    expect(events.at(-1)!.type).toBe('reconciliation.anomaly');
+    expect(h.eventsOf(payment.id, 'payment.failed')).toHaveLength(0);
+  });
+
+  it('completes a CANCELLED payment on a COMPLETED settlement, as an anomaly', async () => {
+    const payment = await createPayment(h, actor);
+    await h.call('cancel', { params: { token: payment.token } }, actor);
+    await h.publish('settlement.received', settlement(payment.id, 'COMPLETED'));
+    await eventually(async () => (await status(payment.token)) === 'COMPLETED');
+    const body = (await h.call('retrieve', { params: { token: payment.token }, query: { expand: 'events' } }, actor)).body as {
+      events: { type: string }[];
+    };
+    expect(body.events.map((e) => e.type)).toEqual(['payment.created', 'payment.cancelled', 'payment.completed', 'reconciliation.anomaly']);
+  });
+
+  it('refunds a completed payment on a REFUNDED settlement', async () => {
+    const payment = await initiated();
+    await h.publish('settlement.received', settlement(payment.id, 'COMPLETED'));
+    await eventually(async () => (await status(payment.token)) === 'COMPLETED');
+    await h.publish('settlement.received', settlement(payment.id, 'REFUNDED'));
+    await eventually(async () => (await status(payment.token)) === 'REFUNDED');
+  });
+
+  it('applies a redelivered settlement once', async () => {
+    const payment = await initiated();
+    const event = settlement(payment.id, 'COMPLETED');
+    await h.publish('settlement.received', event);
+    await h.publish('settlement.received', event);
+    await eventually(async () => (await status(payment.token)) === 'COMPLETED');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(h.eventsOf(payment.id, 'payment.completed')).toHaveLength(1);
+  });
+});
+
+describe('verify', () => {
+  it('applies a settlement provider-router knows of and returns the full payment', async () => {
+    await h.serveRouter();
+    try {
+      const payment = await initiated();
+      h.orderStatus.set(payment.id, { order: { orderKey: 'pexec_1', status: 'ACKED', railId: 'r', providerId: 'p' }, settlement: settlement(payment.id, 'COMPLETED') });
+      const reply = await h.call('verify', { params: { token: payment.token } }, actor);
+      expect(reply.body).toMatchObject({ token: payment.token, status: 'COMPLETED', completedAt: expect.any(String) });
+      const again = await h.call('verify', { params: { token: payment.token } }, actor);
+      expect(again.body).toMatchObject({ status: 'COMPLETED' });
+      await eventually(async () => h.eventsOf(payment.id, 'payment.completed').length === 1);
+    } finally {
+      await h.stopRouter();
+    }
+  });
+
+  it('answers the stored payment when provider-router is unavailable', async () => {
+    const payment = await createPayment(h, actor);
+    const reply = await h.call('verify', { params: { token: payment.token } }, actor);
+    expect(reply.body).toMatchObject({ token: payment.token, status: 'PENDING' });
+  });
+
+  it('answers 404 for a payment of another environment', async () => {
+    const payment = await createPayment(h, actor);
+    expect((await h.callError('verify', { params: { token: payment.token } }, { ...actor, livemode: true })).code).toBe('resource_not_found');
+  });
+});

@@ -1,0 +1,202 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPayment, merchant, startPaymentsHarness, type PaymentsHarness } from './support.js';
+
+let h: PaymentsHarness;
+beforeAll(async () => {
+  h = await startPaymentsHarness();
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+type ListBody = { data: { id: string; token: string; amount: number; createdAt: string }[]; has_more: boolean; meta: Record<string, number> };
+const FULL_FIELDS = [
+  'amount', 'completedAt', 'createdAt', 'currency', 'description', 'id', 'livemode', 'payerEmail', 'payerName', 'payerPhone',
+  'paymentMethod', 'paymentUrl', 'projectId', 'reference', 'status', 'token',
+].sort();
+
+describe('retrieve', () => {
+  it('returns the full field set', async () => {
+    const actor = merchant();
+    const created = await createPayment(h, actor, { reference: 'R-1', customer: { name: 'Awa', email: 'awa@example.com' } });
+    const reply = await h.call('retrieve', { params: { token: created.token } }, actor);
+    expect(Object.keys(reply.body as object).sort()).toEqual(FULL_FIELDS);
+    expect(reply.body).toMatchObject({ token: created.token, reference: 'R-1', paymentMethod: 'UNKNOWN', payerName: 'Awa', payerEmail: 'awa@example.com' });
+  });
+
+  it('answers 404 for an unknown token and for a payment of another project or environment', async () => {
+    const actor = merchant();
+    const created = await createPayment(h, actor);
+    for (const [token, who] of [
+      ['pay_unknown', actor],
+      [created.token, merchant()],
+      [created.token, { ...actor, livemode: true }],
+    ] as const) {
+      const error = await h.callError('retrieve', { params: { token } }, who);
+      expect(error.code).toBe('resource_not_found');
+      expect(error.status).toBe(404);
+    }
+  });
+
+  it('expands customer, project, refunds and events with expand[] or expand', async () => {
+    const actor = merchant();
+    const created = await createPayment(h, actor, { customerId: 'cust-1', customer: { phone: '+237690000001' } });
+    const reply = await h.call('retrieve', { params: { token: created.token }, query: { 'expand[]': ['customer', 'project'], expand: 'refunds,events' } }, actor);
+    const body = reply.body as Record<string, unknown>;
+    expect(body.customer).toEqual({ id: 'cust-1', email: null, phone: '+237690000001', name: null });
+    expect(body.project).toEqual({ id: actor.projectId, name: 'Test shop' });
+    expect(body.refunds).toEqual([]);
+    expect(body.events).toEqual([expect.objectContaining({ type: 'payment.created', id: expect.stringMatching(/^evt_/) })]);
+    const plain = await h.call('retrieve', { params: { token: created.token } }, actor);
+    expect(plain.body).not.toHaveProperty('events');
+  });
+
+  it('answers 400 invalid_request for an unknown expansion', async () => {
+    const actor = merchant();
+    const created = await createPayment(h, actor);
+    const error = await h.callError('retrieve', { params: { token: created.token }, query: { expand: 'secrets' } }, actor);
+    expect(error.code).toBe('invalid_request');
+    expect(error.status).toBe(400);
+  });
+});
+
+describe('list', () => {
+  const actor = merchant();
+  const userId = randomUUID();
+  const created: { id: string; token: string }[] = [];
+  beforeAll(async () => {
+    for (let i = 0; i < 7; i += 1) {
+      created.push(
+        await createPayment(h, actor, {
+          amount: 1000 * (i + 1),
+          currency: i % 2 === 0 ? 'XAF' : 'XOF',
+          reference: `LIST-${i}`,
+          ...(i < 3 ? { userId } : {}),
+          ...(i === 4 ? { customer: { name: 'Moussa Diallo', phone: '+237670000009' } } : {}),
+        }),
+      );
+    }
+    await createPayment(h, merchant(), { reference: 'LIST-other-project' });
+    await createPayment(h, { ...actor, livemode: true }, { reference: 'LIST-live' });
+  });
+
+  it('lists newest first with list items and meta, confined to the project and environment', async () => {
+    const reply = await h.call('list', { query: {} }, actor);
+    const body = reply.body as ListBody;
+    expect(body.data.map((p) => p.id)).toEqual([...created].reverse().map((p) => p.id));
+    expect(Object.keys(body.data[0] as object).sort()).toEqual(['amount', 'completedAt', 'createdAt', 'currency', 'id', 'paymentMethod', 'status', 'token']);
+    expect(body.has_more).toBe(false);
+    expect(body.meta).toEqual({ limit: 20, total: 7, page: 1 });
+  });
+
+  it('pages with starting_after and ending_before', async () => {
+    const first = (await h.call('list', { query: { limit: '3' } }, actor)).body as ListBody;
+    expect(first.data).toHaveLength(3);
+    expect(first.has_more).toBe(true);
+    const second = (await h.call('list', { query: { limit: '3', starting_after: first.data[2]!.id } }, actor)).body as ListBody;
+    expect(second.data.map((p) => p.id)).toEqual([created[3], created[2], created[1]].map((p) => p!.id));
+    expect(second.has_more).toBe(true);
+    expect(second.meta).toEqual({ limit: 3, total: 7 });
+    const back = (await h.call('list', { query: { limit: '3', ending_before: second.data[0]!.id } }, actor)).body as ListBody;
+    expect(back.data.map((p) => p.id)).toEqual(first.data.map((p) => p.id));
+    expect(back.has_more).toBe(false);
+    const last = (await h.call('list', { query: { limit: '3', starting_after: second.data[2]!.id } }, actor)).body as ListBody;
+    expect(last.data.map((p) => p.id)).toEqual([created[0]!.id]);
+    expect(last.has_more).toBe(false);
+  });
+
+  it('pages with page', async () => {
+    const page3 = (await h.call('list', { query: { limit: '3', page: '3' } }, actor)).body as ListBody;
+    expect(page3.data.map((p) => p.id)).toEqual([created[0]!.id]);
+    expect(page3.meta).toEqual({ limit: 3, total: 7, page: 3 });
+  });
+
+  it('filters by status, currency, amount range, dates, method and search', async () => {
+    const ids = async (query: Record<string, string>) =>
+      ((await h.call('list', { query }, actor)).body as ListBody).data.map((p) => p.id).sort();
+    expect(await ids({ currency: 'XOF' })).toEqual([created[1], created[3], created[5]].map((p) => p!.id).sort());
+    expect(await ids({ minAmount: '2000', maxAmount: '3000' })).toEqual([created[1], created[2]].map((p) => p!.id).sort());
+    expect(await ids({ status: 'COMPLETED' })).toEqual([]);
+    expect(await ids({ status: 'PENDING', paymentMethod: 'UNKNOWN' })).toHaveLength(7);
+    expect(await ids({ search: 'list-6' })).toEqual([created[6]!.id]);
+    expect(await ids({ search: created[2]!.token.slice(4, 16) })).toEqual([created[2]!.id]);
+    expect(await ids({ search: 'moussa' })).toEqual([created[4]!.id]);
+    expect(await ids({ search: '670000009' })).toEqual([created[4]!.id]);
+    expect(await ids({ startDate: '2000-01-01T00:00:00Z', endDate: new Date(Date.now() + 60_000).toISOString() })).toHaveLength(7);
+    expect(await ids({ endDate: '2000-01-01' })).toEqual([]);
+  });
+
+  it('expands on list items', async () => {
+    const body = (await h.call('list', { query: { limit: '1', 'expand[]': 'events' } }, actor)).body as { data: { events: unknown[] }[] };
+    expect(body.data[0]!.events).toHaveLength(1);
+  });
+
+  it.each([
+    [{ limit: '0' }],
+    [{ limit: '101' }],
+    [{ limit: 'ten' }],
+    [{ page: '0' }],
+    [{ status: 'PAID' }],
+    [{ currency: 'EUR' }],
+    [{ paymentMethod: 'VISA' }],
+    [{ minAmount: '-1' }],
+    [{ startDate: 'yesterday' }],
+    [{ minAmount: '500', maxAmount: '100' }],
+    [{ starting_after: 'not-a-payment' }],
+    [{ 'expand[]': 'secrets' }],
+  ])('answers 400 invalid_request for %j', async (query) => {
+    const error = await h.callError('list', { query }, actor);
+    expect(error.code).toBe('invalid_request');
+    expect(error.status).toBe(400);
+  });
+
+  it('refuses a cursor naming a payment of another project', async () => {
+    const foreign = await createPayment(h, merchant());
+    const error = await h.callError('list', { query: { starting_after: foreign.id } }, actor);
+    expect(error.code).toBe('invalid_request');
+  });
+
+  it('lists a user’s payments newest first as a plain array', async () => {
+    const reply = await h.call('list-by-user', { params: { userId } }, actor);
+    const body = reply.body as { id: string }[];
+    expect(Array.isArray(body)).toBe(true);
+    expect(body.map((p) => p.id)).toEqual([created[2], created[1], created[0]].map((p) => p!.id));
+    expect(Object.keys(body[0] as object).sort()).toEqual(FULL_FIELDS);
+    const limited = (await h.call('list-by-user', { params: { userId }, query: { limit: '1' } }, actor)).body as unknown[];
+    expect(limited).toHaveLength(1);
+    expect((await h.call('list-by-user', { params: { userId } }, merchant())).body).toEqual([]);
+  });
+
+  it('refuses a bad userId or limit on the user list', async () => {
+    expect((await h.callError('list-by-user', { params: { userId: 'abc' } }, actor)).code).toBe('invalid_request');
+    expect((await h.callError('list-by-user', { params: { userId }, query: { limit: '101' } }, actor)).code).toBe('invalid_request');
+  });
+});
+
+describe('cancel', () => {
+  it('cancels a PENDING payment once, with its event, and refuses a second cancel', async () => {
+    const actor = merchant();
+    const created = await createPayment(h, actor);
+    const reply = await h.call('cancel', { params: { token: created.token } }, actor);
+    expect(reply.body).toMatchObject({ status: 'CANCELLED', token: created.token });
+    const error = await h.callError('cancel', { params: { token: created.token } }, actor);
+    expect(error.code).toBe('invalid_state');
+    expect(error.status).toBe(409);
+  });
+
+  it('replays a cancel with the same Idempotency-Key', async () => {
+    const actor = merchant();
+    const created = await createPayment(h, actor);
+    const key = randomUUID();
+    const first = await h.call('cancel', { params: { token: created.token }, headers: { 'Idempotency-Key': key } }, actor);
+    const second = await h.call('cancel', { params: { token: created.token }, headers: { 'Idempotency-Key': key } }, actor);
+    expect(second.body).toEqual(first.body);
+    expect(second.headers).toEqual({ 'Idempotent-Replayed': 'true' });
+  });
+
+  it('answers 404 for a payment of another project', async () => {
+    const created = await createPayment(h, merchant());
+    expect((await h.callError('cancel', { params: { token: created.token } }, merchant())).code).toBe('resource_not_found');
+  });
+});
