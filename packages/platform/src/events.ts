@@ -98,16 +98,17 @@ export async function consumeEvents(options: {
   const jsm = await jetstreamManager(nc);
   const stream = naming.stream(EVENTS_STREAM);
   const durable = naming.consumer(options.durable);
-  const filter_subjects = options.types.map((type) => naming.subject(eventSubject(type)));
+  const subjects = options.types.map((type) => naming.subject(eventSubject(type)));
+  const filter = consumerFilter(nc, subjects, naming.subject(EVENTS_SUBJECTS));
   try {
     await jsm.consumers.info(stream, durable);
-    await jsm.consumers.update(stream, durable, { filter_subjects });
+    await jsm.consumers.update(stream, durable, filter);
   } catch {
     await jsm.consumers.add(stream, {
       durable_name: durable,
       ack_policy: AckPolicy.Explicit,
       deliver_policy: options.deliverAll === false ? DeliverPolicy.New : DeliverPolicy.All,
-      filter_subjects,
+      ...filter,
       ack_wait: (options.maxAckPendingMs ?? 30_000) * 1_000_000,
       max_deliver: -1,
     });
@@ -115,7 +116,11 @@ export async function consumeEvents(options: {
   const consumer = await jetstream(nc).consumers.get(stream, durable);
   const messages = await consumer.consume({ max_messages: 64 });
   const done = (async () => {
-    for await (const msg of messages) await handleOne(msg, options.handle, log);
+    for await (const msg of messages) {
+      // Only when the server could not filter on every subject (see consumerFilter).
+      if (!subjects.some((pattern) => subjectMatches(pattern, msg.subject))) msg.ack();
+      else await handleOne(msg, options.handle, log);
+    }
   })();
   return {
     async stop() {
@@ -123,6 +128,28 @@ export async function consumeEvents(options: {
       await done;
     },
   };
+}
+
+/**
+ * nats-server before 2.10 takes a single filter subject per consumer. One subject (a type
+ * or a wildcard like `payment.*`) needs no more; several on such a server filter on every
+ * event and the consumer skips the others itself.
+ */
+function consumerFilter(nc: NatsConnection, subjects: string[], everything: string) {
+  if (subjects.length === 1) return { filter_subject: subjects[0]! };
+  const [major = 0, minor = 0] = (nc.info?.version ?? '0.0').split('.').map(Number);
+  return major > 2 || (major === 2 && minor >= 10) ? { filter_subjects: subjects } : { filter_subject: everything };
+}
+
+/** NATS subject matching: `*` is one token, a trailing `>` one or more. */
+function subjectMatches(pattern: string, subject: string): boolean {
+  const want = pattern.split('.');
+  const got = subject.split('.');
+  for (let i = 0; i < want.length; i++) {
+    if (want[i] === '>') return got.length > i;
+    if (i >= got.length || (want[i] !== '*' && want[i] !== got[i])) return false;
+  }
+  return want.length === got.length;
 }
 
 async function handleOne(msg: JsMsg, handle: (event: ReceivedEvent) => Promise<HandleResult>, log: Logger) {
