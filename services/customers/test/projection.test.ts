@@ -1,24 +1,28 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PendingEvent } from '@mmp/platform';
+import { CustomerProfile, CustomerStats } from '@mmp/protocol';
 import { paymentLife, snapshot } from './fixtures.js';
 import { merchant, startHarness, type Harness } from './harness.js';
 
 const P = '11111111-1111-4111-8111-111111111111';
 const Q = '22222222-2222-4222-8222-222222222222';
-const daysAgo = (days: number) => new Date(Date.now() - days * 24 * 3600 * 1000).toISOString();
+const R = '33333333-3333-4333-8333-333333333333';
+const S = '44444444-4444-4444-8444-444444444444';
+const NOW = Date.now();
+const daysAgo = (days: number) => new Date(NOW - days * 24 * 3600 * 1000).toISOString();
 
 /**
  * Project P, sandbox: Awa (two completed, one partially refunded), Ben (one completed, one
  * failed), a nameless customer (one pending, one expired), and a payment with no customer.
  * Awa also exists in production and in project Q, which must stay apart.
  */
-function scenario(): PendingEvent[] {
+function scenario(P: string): PendingEvent[] {
   const awa = { customerId: 'cust-awa', payerName: 'Awa Diallo', payerEmail: 'awa@example.com', payerPhone: '+237690000001' };
   return [
     ...paymentLife(snapshot({ ...awa, projectId: P, amount: 10_000, createdAt: daysAgo(60) }), 'COMPLETED', [2_500]),
     ...paymentLife(snapshot({ ...awa, projectId: P, amount: 3_000, createdAt: daysAgo(2) }), 'COMPLETED'),
     ...paymentLife(snapshot({ customerId: 'cust-ben', payerName: 'Ben Mbarga', payerPhone: '+237670000001', projectId: P, amount: 20_000, createdAt: daysAgo(10) }), 'COMPLETED'),
-    ...paymentLife(snapshot({ customerId: 'cust-ben', projectId: P, amount: 5_000, createdAt: daysAgo(9) }), 'FAILED'),
+    ...paymentLife(snapshot({ customerId: 'cust-ben', payerPhone: '+237670000001', projectId: P, amount: 5_000, createdAt: daysAgo(9) }), 'FAILED'),
     ...paymentLife(snapshot({ customerId: 'cust-chloe', payerEmail: 'Chloe@Example.org', payerPhone: '+237690000005', projectId: P, amount: 1_000, createdAt: daysAgo(50) }), 'PENDING'),
     ...paymentLife(snapshot({ customerId: 'cust-chloe', payerPhone: '+237690000005', projectId: P, amount: 4_000, createdAt: daysAgo(45) }), 'EXPIRED'),
     ...paymentLife(snapshot({ customerId: null, projectId: P, amount: 9_999, createdAt: daysAgo(1) }), 'COMPLETED'),
@@ -31,9 +35,9 @@ let h: Harness;
 let events: PendingEvent[];
 
 /** Everything a merchant can read, for before/after comparisons. */
-async function everything() {
+async function everything(scopes: (readonly [string, boolean])[] = [[P, false], [P, true], [Q, false], [R, false], [S, false]]) {
   const result: Record<string, unknown> = {};
-  for (const [projectId, livemode] of [[P, false], [P, true], [Q, false]] as const) {
+  for (const [projectId, livemode] of scopes) {
     const actor = merchant(projectId, livemode);
     const list = await h.call('list', actor, { params: { projectId }, query: { per_page: '100', sort_by: 'createdAt' } });
     const histories = [];
@@ -47,7 +51,7 @@ async function everything() {
 
 beforeAll(async () => {
   h = await startHarness('customers');
-  events = scenario();
+  events = scenario(P);
   await h.publish(events);
   await h.settled();
 });
@@ -65,7 +69,6 @@ describe('projection of payment events', () => {
     const byExternal = Object.fromEntries(data.map((c: { externalId: string }) => [c.externalId, c]));
     expect(byExternal['cust-awa']).toMatchObject({
       projectId: P,
-      livemode: false,
       name: 'Awa Diallo',
       email: 'awa@example.com',
       phone: '+237690000001',
@@ -73,8 +76,10 @@ describe('projection of payment events', () => {
       totalTransactions: 2,
       totalSpent: 10_000 - 2_500 + 3_000,
     });
-    expect(byExternal['cust-ben']).toMatchObject({ totalTransactions: 2, totalSpent: 20_000, name: 'Ben Mbarga' });
-    expect(byExternal['cust-chloe']).toMatchObject({ totalTransactions: 2, totalSpent: 0, name: null, email: 'Chloe@Example.org' });
+    expect(byExternal['cust-ben']).toMatchObject({ totalTransactions: 1, totalSpent: 20_000, name: 'Ben Mbarga' });
+    expect(byExternal['cust-chloe']).toMatchObject({ totalTransactions: 0, totalSpent: 0, lastTransactionAt: null, email: 'Chloe@Example.org' });
+    expect(byExternal['cust-chloe']).not.toHaveProperty('name');
+    expect(CustomerProfile.safeParse(byExternal['cust-awa']).success).toBe(true);
     expect(byExternal['cust-awa'].id).toMatch(/^[0-9a-f-]{36}$/);
   });
 
@@ -141,16 +146,34 @@ describe('projection of payment events', () => {
 
   it('computes statistics over the last 30 days', async () => {
     const stats = await h.call('stats', merchant(P), { params: { projectId: P } });
-    expect(stats).toMatchObject({
+    expect(CustomerStats.parse(stats)).toMatchObject({
       totalCustomers: 3,
-      newCustomers: 1,
-      activeCustomers: 2,
-      totalTransactions: 6,
+      newCustomersLast30Days: 1,
+      activeCustomersLast30Days: 2,
       totalSpent: 30_500,
       averageSpent: 10_166.67,
-      period: { days: 30 },
     });
     expect(stats.topCustomers.map((c: { externalId: string }) => c.externalId)).toEqual(['cust-ben', 'cust-awa']);
+  });
+
+  it('gives the same profiles whatever order the events arrive in', async () => {
+    const forR = scenario(R).filter((e) => e.projectId === R);
+    const forS = scenario(S).filter((e) => e.projectId === S);
+    // Interleave from both ends: refunds before completions, outcomes before creations.
+    const shuffled = forS.map((_, i) => forS[i % 2 === 0 ? i / 2 : forS.length - 1 - (i - 1) / 2]!);
+    await h.publish([...forR].reverse());
+    await h.publish(shuffled);
+    await h.settled();
+    // Payment and customer ids differ between the projects; everything else must agree.
+    const comparable = async (project: string) =>
+      JSON.parse(
+        JSON.stringify(await everything([[project, false]]), (key, value) =>
+          key === 'id' || key === 'token' ? undefined : value,
+        ).replaceAll(project, 'PROJECT'),
+      );
+    const inOrder = await comparable(P);
+    expect(await comparable(R)).toEqual(inOrder);
+    expect(await comparable(S)).toEqual(inOrder);
   });
 
   it('changes nothing when every event is delivered again', async () => {
@@ -164,15 +187,48 @@ describe('projection of payment events', () => {
   it('rebuilds identical profiles from the stream, also while events keep coming', async () => {
     const before = await everything();
     const rebuilt = await h.call('rebuild', { kind: 'admin' });
-    expect(rebuilt).toMatchObject({ customers: 5, transactions: 11 });
+    expect(rebuilt).toMatchObject({ customers: 5 + 4 + 4, transactions: 8 + 7 + 7 });
     expect(rebuilt.events).toBeGreaterThanOrEqual(events.length * 3);
     expect(await everything()).toEqual(before);
 
     const late = paymentLife(snapshot({ customerId: 'cust-ben', projectId: P, amount: 1_500, createdAt: daysAgo(0) }), 'COMPLETED');
     const [again] = await Promise.all([h.call('rebuild', { kind: 'admin' }), h.publish(late)]);
-    expect(again.customers).toBe(5);
+    expect(again.customers).toBe(13);
     await h.settled();
     const ben = await h.call('retrieve', merchant(P), { params: { projectId: P, customerId: 'cust-ben' } });
-    expect(ben).toMatchObject({ totalTransactions: 3, totalSpent: 21_500 });
+    expect(ben).toMatchObject({ totalTransactions: 2, totalSpent: 21_500 });
+  });
+
+});
+
+describe('errors', () => {
+  const bad = (operation: string, request: { params?: Record<string, string>; query?: Record<string, string> }) =>
+    h.call(operation, merchant(P), { params: { projectId: P, ...request.params }, query: request.query });
+
+  it.each([
+    ['list', { query: { per_page: '0' } }, 'per_page'],
+    ['list', { query: { per_page: '101' } }, 'per_page'],
+    ['list', { query: { page: '0' } }, 'page'],
+    ['list', { query: { page: 'two' } }, 'page'],
+    ['list', { query: { sort_by: 'amount' } }, 'sort_by'],
+    ['list', { query: { sort_order: 'random' } }, 'sort_order'],
+    ['list', { query: { colour: 'blue' } }, 'colour'],
+    ['transactions', { params: { customerId: 'cust-awa' }, query: { per_page: '500' } }, 'per_page'],
+    ['transactions', { params: { customerId: 'cust-awa' }, query: { page: '-1' } }, 'page'],
+  ])('%s %j answers 400 invalid_request naming %s', async (operation, request, field) => {
+    const failure = await bad(operation, request).catch((error) => error);
+    expect(failure).toMatchObject({ code: 'invalid_request', status: 400 });
+    expect(failure.message).toContain(`'${field}'`);
+  });
+
+  it('answers 404 resource_not_found for unknown customers', async () => {
+    for (const operation of ['retrieve', 'transactions']) {
+      await expect(bad(operation, { params: { customerId: 'nobody' } })).rejects.toMatchObject({ code: 'resource_not_found', status: 404 });
+    }
+  });
+
+  it('refuses callers that are not a merchant of the project, and rebuilds by anyone but an admin', async () => {
+    await expect(h.call('list', { kind: 'public' }, { params: { projectId: P } })).rejects.toMatchObject({ code: 'insufficient_permissions' });
+    await expect(h.call('rebuild', merchant(P))).rejects.toMatchObject({ code: 'insufficient_permissions', status: 403 });
   });
 });

@@ -35,9 +35,12 @@ export function paymentVersion(payment: PaymentSnapshot, stamp: EventStamp): str
   return `${rank}|${refunded}|${at}|${stamp.eventId}`;
 }
 
+export function isSettled(status: string): boolean {
+  return (SETTLED_STATUSES as readonly string[]).includes(status);
+}
+
 /** What a payment adds to its customer's spend: completed money net of refunds. */
 export function netSpent(payment: Pick<PaymentSnapshot, 'status' | 'amount' | 'refundedAmount'>): number {
-  if (payment.status === 'REFUNDED') return 0;
-  if (!(SETTLED_STATUSES as readonly string[]).includes(payment.status)) return 0;
+  if (payment.status === 'REFUNDED' || !isSettled(payment.status)) return 0;
   return Math.max(0, payment.amount - payment.refundedAmount);
 }

@@ -62,15 +62,20 @@ describe('deriveProfile', () => {
     const reversed = deriveProfile(latestRecords([...events].reverse()));
     expect(profile).toEqual(reversed);
     expect(profile).toMatchObject({
-      totalTransactions: 3,
+      totalTransactions: 2,
       totalSpent: 2000 + 7000,
       name: 'Awa Diallo',
       email: 'awa@example.com',
       phone: '+237670000001',
       createdAt: '2025-01-01T08:00:00.000Z',
-      lastTransactionAt: '2025-01-05T08:00:00.000Z',
+      lastTransactionAt: '2025-01-05T08:02:00.000Z',
       updatedAt: '2025-01-05T08:02:00.000Z',
     });
+  });
+
+  it('has no last transaction before a payment completes', () => {
+    const pending = paymentLife(snapshot(), 'PENDING');
+    expect(deriveProfile(latestRecords(pending))).toMatchObject({ totalTransactions: 0, totalSpent: 0, lastTransactionAt: null });
   });
 
   it('is null for no payments', () => {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { PaymentSnapshot } from '@mmp/protocol';
-import { netSpent } from './payment-version.js';
+import { isSettled, netSpent } from './payment-version.js';
 
 /** The projection's record of one payment: its latest known snapshot and where it came from. */
 export type TransactionRecord = {
@@ -15,9 +15,12 @@ export type DerivedProfile = {
   phone: string | null;
   name: string | null;
   metadata: Record<string, unknown>;
+  /** Completed payments, including those refunded since. */
   totalTransactions: number;
+  /** Completed payments net of refunds. */
   totalSpent: number;
-  lastTransactionAt: string;
+  /** Completion time of the latest completed payment; null before the first. */
+  lastTransactionAt: string | null;
   createdAt: string;
   updatedAt: string;
 };
@@ -68,16 +71,17 @@ function latestKnown(records: TransactionRecord[], pick: (p: PaymentSnapshot) =>
 export function deriveProfile(records: TransactionRecord[]): DerivedProfile | null {
   if (records.length === 0) return null;
   const sorted = [...records].sort(newestFirst);
-  const newest = sorted[0]!;
   const oldest = sorted[sorted.length - 1]!;
+  const settled = records.filter((record) => isSettled(record.payment.status));
+  const completions = settled.map((record) => iso(record.payment.completedAt ?? record.occurredAt)).sort();
   return {
     email: latestKnown(sorted, (p) => p.payerEmail),
     phone: latestKnown(sorted, (p) => p.payerPhone),
     name: latestKnown(sorted, (p) => p.payerName),
     metadata: {},
-    totalTransactions: records.length,
-    totalSpent: records.reduce((sum, record) => sum + netSpent(record.payment), 0),
-    lastTransactionAt: iso(newest.payment.createdAt),
+    totalTransactions: settled.length,
+    totalSpent: settled.reduce((sum, record) => sum + netSpent(record.payment), 0),
+    lastTransactionAt: completions.at(-1) ?? null,
     createdAt: iso(oldest.payment.createdAt),
     updatedAt: records.map((record) => iso(record.occurredAt)).sort().at(-1)!,
   };

@@ -1,7 +1,7 @@
-import type { PaymentSnapshot } from '@mmp/protocol';
+import type { CustomerProfile, PaymentListItem, PaymentSnapshot } from '@mmp/protocol';
 import type { DerivedProfile } from './profile.js';
 
-/** A customer as stored: identity plus the derived profile. */
+/** A customer as the service keeps it: identity plus the derived profile. */
 export type Customer = DerivedProfile & {
   id: string;
   projectId: string;
@@ -9,16 +9,15 @@ export type Customer = DerivedProfile & {
   externalId: string;
 };
 
-/** The merchant's view of a customer (the specification's customer profile fields). */
-export function customerView(customer: Customer) {
+/** The merchant's view (protocol `CustomerProfile`): unknown contact fields are absent. */
+export function customerView(customer: Customer): CustomerProfile {
   return {
     id: customer.id,
     projectId: customer.projectId,
-    livemode: customer.livemode,
     externalId: customer.externalId,
-    email: customer.email,
-    phone: customer.phone,
-    name: customer.name,
+    ...(customer.email ? { email: customer.email } : {}),
+    ...(customer.phone ? { phone: customer.phone } : {}),
+    ...(customer.name ? { name: customer.name } : {}),
     metadata: customer.metadata,
     totalTransactions: customer.totalTransactions,
     totalSpent: customer.totalSpent,
@@ -27,17 +26,16 @@ export function customerView(customer: Customer) {
     updatedAt: customer.updatedAt,
   };
 }
-export type CustomerView = ReturnType<typeof customerView>;
 
-/** A payment as a list item (the specification's list item fields). */
-export function paymentListItem(payment: PaymentSnapshot) {
+/** A payment as a list item (protocol `PaymentListItem`). */
+export function paymentListItem(payment: PaymentSnapshot): PaymentListItem {
   return {
     id: payment.id,
     token: payment.token,
     amount: payment.amount,
-    currency: payment.currency,
-    status: payment.status,
-    paymentMethod: payment.paymentMethod,
+    currency: payment.currency as PaymentListItem['currency'],
+    status: payment.status as PaymentListItem['status'],
+    paymentMethod: payment.paymentMethod as PaymentListItem['paymentMethod'],
     createdAt: payment.createdAt,
     completedAt: payment.completedAt,
   };

@@ -1,9 +1,17 @@
-import { appError, type Actor, type ServiceRequest } from '@mmp/protocol';
+import {
+  appError,
+  CustomerListQuery,
+  CustomerTransactionsQuery,
+  pageMeta,
+  type Actor,
+  type CustomerSortField,
+  type ServiceRequest,
+} from '@mmp/protocol';
 import type { Filter, Operation, Sort } from '@mmp/platform';
-import { ListQuery, PageQuery, pageMeta, parseQuery, type SortField } from '../domain/queries.js';
+import { parseQuery } from '../domain/queries.js';
 import { computeStats } from '../domain/stats.js';
 import { customerView, paymentListItem } from '../domain/views.js';
-import type { CustomerStore } from '../store/customers.js';
+import type { CustomerStore, TransactionDoc } from '../store/customers.js';
 
 type Scope = { projectId: string; livemode: boolean };
 
@@ -18,8 +26,8 @@ export function scopeOf(request: ServiceRequest, actor: Actor): Scope {
   return { projectId: actor.projectId, livemode: actor.livemode };
 }
 
-const SORT_KEYS: Record<SortField, string> = {
-  lastTransactionAt: 'lastTransactionAt',
+const SORT_KEYS: Record<CustomerSortField, string> = {
+  lastTransactionAt: 'lastTransactionKey',
   createdAt: 'createdAt',
   totalSpent: 'totalSpent',
   totalTransactions: 'totalTransactions',
@@ -35,7 +43,7 @@ export function createQueryOperations(store: CustomerStore, now: () => Date = ()
 
   const list: Operation = async (request, { actor }) => {
     const scope = scopeOf(request, actor);
-    const query = parseQuery(ListQuery, request.query);
+    const query = parseQuery(CustomerListQuery, request.query);
     const filter: Filter = { ...scope };
     if (query.search) {
       filter.$or = ['phone', 'email', 'name'].map((field) => ({ [field]: { $contains: query.search } }));
@@ -63,7 +71,7 @@ export function createQueryOperations(store: CustomerStore, now: () => Date = ()
 
   const transactions: Operation = async (request, { actor }) => {
     const scope = scopeOf(request, actor);
-    const query = parseQuery(PageQuery, request.query);
+    const query = parseQuery(CustomerTransactionsQuery, request.query);
     const customer = await findOr404(scope, request.params.customerId);
     const [records, total] = await Promise.all([
       store.pageTransactions(customer.id, (query.page - 1) * query.per_page, query.per_page),
@@ -71,7 +79,7 @@ export function createQueryOperations(store: CustomerStore, now: () => Date = ()
     ]);
     return {
       status: 200,
-      body: { data: records.map((r) => paymentListItem(r.payment)), meta: pageMeta(query.page, query.per_page, total) },
+      body: { data: records.map((r: TransactionDoc) => paymentListItem(r.payment)), meta: pageMeta(query.page, query.per_page, total) },
     };
   };
 

@@ -23,7 +23,8 @@ export function createRebuildOperation(deps: {
 
   async function replay(): Promise<number> {
     const consumer = await jetstream(deps.nc).consumers.get(deps.naming.stream(EVENTS_STREAM), {
-      filter_subjects: [deps.naming.subject(eventSubject('payment.*'))],
+      // One subject: nats-server before 2.10 takes no list here.
+      filter_subjects: deps.naming.subject(eventSubject('payment.*')),
     });
     if ((await consumer.info()).num_pending === 0) return 0;
     let count = 0;

@@ -21,6 +21,8 @@ export type CustomerDoc = Doc &
   Omit<Customer, 'id'> & {
     /** Lower-cased name for sorting; nameless customers sort after every name. */
     nameKey: string;
+    /** lastTransactionAt or '' (no completed payment yet): sorts alike in both adapters. */
+    lastTransactionKey: string;
     /** Bumped by every change of the customer's payments; guards the derived write. */
     seq: number;
   };
@@ -31,13 +33,17 @@ export function createCustomerStore(store: Store) {
   const customers = store.collection<CustomerDoc>('customers');
   const transactions = store.collection<TransactionDoc>('customer_transactions');
 
-  const toCustomer = ({ _id, nameKey: _n, seq: _s, ...rest }: CustomerDoc): Customer => ({ id: _id, ...rest });
-  const profileFields = (profile: DerivedProfile) => ({ ...profile, nameKey: profile.name?.toLowerCase() ?? NAMELESS });
+  const toCustomer = ({ _id, nameKey: _n, lastTransactionKey: _l, seq: _s, ...rest }: CustomerDoc): Customer => ({ id: _id, ...rest });
+  const profileFields = (profile: DerivedProfile) => ({
+    ...profile,
+    nameKey: profile.name?.toLowerCase() ?? NAMELESS,
+    lastTransactionKey: profile.lastTransactionAt ?? '',
+  });
 
   return {
     async ensureIndexes() {
       await customers.ensureIndex({ fields: { projectId: 1, livemode: 1, externalId: 1 }, unique: true });
-      await customers.ensureIndex({ fields: { projectId: 1, livemode: 1, lastTransactionAt: -1 } });
+      await customers.ensureIndex({ fields: { projectId: 1, livemode: 1, lastTransactionKey: -1 } });
       await transactions.ensureIndex({ fields: { customerId: 1, createdAt: -1 } });
     },
 
