@@ -71,5 +71,5 @@ export function paymentExecuteBody(orderKey: string, data: PaymentInitiatedData,
 }
 
 export function orderStatusView(order: Order) {
-  return { orderKey: order._id, status: order.status, railId: order.railId, providerId: order.providerId };
+  return { orderKey: order._id, status: order.status, railId: order.railId, providerId: order.providerId, failureCode: order.failureCode, expiresAt: order.expiresAt, decisions: order.decisions };
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Currency, Network } from '@mmp/protocol';
+import { Currency, Network, appError, fieldErrors, validationMessage, type FieldError } from '@mmp/protocol';
 import type { BreakerState } from './breaker.js';
 
 export const RAIL_STATUSES = ['PENDING', 'TESTED', 'ACTIVE'] as const;
@@ -57,16 +57,24 @@ export const RailInput = z
     environment: z.enum(['sandbox', 'live']),
     priority: z.number().int().min(0).max(1000).default(100),
   })
-  .strict()
-  .superRefine((input, ctx) => {
-    if (input.transport === 'webhook' && !input.endpoint) {
-      ctx.addIssue({ code: 'custom', path: ['endpoint'], message: 'a webhook rail needs an endpoint' });
-    }
-    if (input.transport === 'pull' && input.endpoint) {
-      ctx.addIssue({ code: 'custom', path: ['endpoint'], message: 'a pull rail has no endpoint: the provider fetches its orders' });
-    }
-  });
+  .strict();
 export type RailInput = z.infer<typeof RailInput>;
+
+function endpointRule(body: Record<string, unknown>): string | null {
+  if (body.transport === 'webhook' && body.endpoint === undefined) return 'a webhook rail needs an endpoint';
+  if (body.transport === 'pull' && body.endpoint !== undefined) return 'a pull rail has no endpoint: the provider fetches its orders';
+  return null;
+}
+
+/** Validates a rail declaration, naming every invalid field at once (the endpoint rule included). */
+export function parseRailInput(body: unknown): RailInput {
+  const result = RailInput.safeParse(body);
+  const fields: FieldError[] = result.success ? [] : fieldErrors(result.error);
+  const rule = body && typeof body === 'object' ? endpointRule(body as Record<string, unknown>) : null;
+  if (rule && !fields.some((f) => f.field === 'endpoint')) fields.push({ field: 'endpoint', message: rule });
+  if (!result.success || fields.length > 0) throw appError('validation_error', validationMessage(fields), fields);
+  return result.data;
+}
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 

@@ -3,7 +3,7 @@ import { secretHint, type Operation } from '@mmp/platform';
 import { appError, newWebhookSecret, parseOrThrow } from '@mmp/protocol';
 import { CLOSED_BREAKER } from '../domain/breaker.js';
 import { newRailId } from '../domain/provider.js';
-import { RailInput, activationRefusal, railView, type Rail } from '../domain/rail.js';
+import { activationRefusal, parseRailInput, railView, type Rail } from '../domain/rail.js';
 import { findProvider } from './providers.js';
 import { testRail } from './rail-test.js';
 import { actingProviderId, isoNow, notFound, requireService, type RouterDeps } from './deps.js';
@@ -22,7 +22,7 @@ export function railOperations(deps: RouterDeps): Record<string, Operation> {
   return {
     'rails.create': async (request, { actor }) => {
       const provider = await findProvider(deps, actingProviderId(actor, request.params));
-      const input = parseOrThrow(RailInput, request.body ?? {});
+      const input = parseRailInput(request.body ?? {});
       const secret = input.transport === 'webhook' ? newWebhookSecret() : null;
       const now = isoNow(deps);
       const rail: Rail = {

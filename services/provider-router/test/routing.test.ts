@@ -1,0 +1,190 @@
+import { describe, expect, it } from 'vitest';
+import type { OrderCreatedData } from '@mmp/protocol';
+import { SERVICE, paymentSnapshot, startRouter, webhookRail } from './harness.js';
+
+const COOLDOWN_MS = 400;
+const h = await startRouter({ BREAKER_FAILURES: '2', BREAKER_WINDOW_MS: '60000', BREAKER_COOLDOWN_MS: String(COOLDOWN_MS), ORDER_TTL_SECONDS: '600' });
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Each test routes in its own country, so rails of other tests are never eligible. */
+async function railsIn(country: string, priorities: number[]) {
+  const provider = await h.createProvider();
+  const rails = [];
+  for (const priority of priorities) rails.push(await h.activeRail(provider.id, { countries: [country], priority }));
+  return { provider, rails };
+}
+
+async function routed(country: string, overrides: Parameters<typeof paymentSnapshot>[0] = {}, network = 'ORANGE_MONEY') {
+  const payment = paymentSnapshot(overrides);
+  await h.initiate(payment, { network, phone: '+237690000001', country });
+  return payment;
+}
+
+async function orderOf(paymentId: string, count = 1) {
+  const events = await h.waitFor('order.created', paymentId, count);
+  return events[count - 1]!.data as OrderCreatedData;
+}
+
+async function status(paymentId: string) {
+  const reply = await h.call('orders.status', { body: { paymentId } }, SERVICE);
+  return reply.body as { order: { orderKey: string; status: string; railId: string; decisions: { action: string; reason: string }[] } | null };
+}
+
+describe('routing a payment', () => {
+  it('picks the ACTIVE rail with the lowest priority number and sends the exact payment.execute body', async () => {
+    const { provider, rails } = await railsIn('GA', [20, 5]);
+    const before = Date.now();
+    const payment = await routed('GA');
+    const order = await orderOf(payment.id);
+    expect(order).toMatchObject({ paymentId: payment.id, railId: rails[1]!.id, providerId: provider.id, transport: 'webhook' });
+    expect(order.orderKey).toMatch(/^pexec_/);
+    expect(order.payload).toEqual({
+      protocol_version: '1',
+      type: 'payment.execute',
+      idempotency_key: order.orderKey,
+      amount: '5000',
+      currency: 'XAF',
+      network: 'ORANGE_MONEY',
+      country: 'GA',
+      payee: { msisdn: '+237690000001' },
+      transaction_ref: payment.token,
+      timestamp: expect.any(Number),
+    });
+    const expiresIn = Date.parse(order.expiresAt) - before;
+    expect(expiresIn).toBeGreaterThan(590_000);
+    expect(expiresIn).toBeLessThan(610_000);
+    const { order: stored } = await status(payment.id);
+    expect(stored).toMatchObject({ orderKey: order.orderKey, status: 'ROUTED', railId: rails[1]!.id });
+    expect(stored!.decisions[0]!.reason).toContain('priority 5');
+  });
+
+  it('reuses the same order and key when payment.initiated comes again', async () => {
+    await railsIn('TD', [1]);
+    const payment = await routed('TD');
+    const first = await orderOf(payment.id);
+    await h.initiate(payment, { network: 'ORANGE_MONEY', phone: '+237690000001', country: 'TD' });
+    await sleep(300);
+    expect(h.events('order.created', payment.id)).toHaveLength(1);
+    expect((await status(payment.id)).order!.orderKey).toBe(first.orderKey);
+  });
+
+  it.each([
+    ['another environment', { livemode: true }, 'ORANGE_MONEY'],
+    ['another network', {}, 'WAVE'],
+    ['another currency', { currency: 'XOF' }, 'ORANGE_MONEY'],
+  ])('fails with provider_unavailable when no rail serves %s', async (_name, overrides, network) => {
+    await railsIn('BJ', [1]);
+    const payment = await routed('BJ', overrides, network);
+    const [failed] = await h.waitFor('execution.failed', payment.id);
+    expect(failed!.data).toMatchObject({ paymentId: payment.id, code: 'provider_unavailable', railId: null });
+    expect((failed!.data as { reason: string }).reason).toContain('no ACTIVE rail');
+    expect(h.events('order.created', payment.id)).toHaveLength(0);
+  });
+
+  it('ignores rails that are not ACTIVE', async () => {
+    const provider = await h.createProvider();
+    await h.createRail(provider.id, { ...webhookRail(), countries: ['TG'] });
+    const payment = await routed('TG');
+    const [failed] = await h.waitFor('execution.failed', payment.id);
+    expect(failed!.data).toMatchObject({ code: 'provider_unavailable' });
+  });
+});
+
+describe('delivery outcomes', () => {
+  it('delivery.accepted -> execution.accepted', async () => {
+    await railsIn('ML', [1]);
+    const payment = await routed('ML');
+    const order = await orderOf(payment.id);
+    await h.deliver('delivery.accepted', { orderKey: order.orderKey, paymentId: payment.id, railId: order.railId, classification: 'ACCEPTED' });
+    const [accepted] = await h.waitFor('execution.accepted', payment.id);
+    expect(accepted!.data).toMatchObject({ paymentId: payment.id, orderKey: order.orderKey, railId: order.railId, code: null });
+    expect((await status(payment.id)).order!.status).toBe('ACCEPTED');
+  });
+
+  it('a REJECTED ack with a payer error code fails the payment with that code, without failover', async () => {
+    await railsIn('BF', [1, 2]);
+    const payment = await routed('BF');
+    const order = await orderOf(payment.id);
+    await h.deliver('delivery.rejected', { orderKey: order.orderKey, paymentId: payment.id, railId: order.railId, classification: 'REJECTED', reason: 'insufficient_balance' });
+    const [failed] = await h.waitFor('execution.failed', payment.id);
+    expect(failed!.data).toMatchObject({ code: 'insufficient_balance', orderKey: order.orderKey });
+    expect(h.events('order.created', payment.id)).toHaveLength(1);
+  });
+
+  it('fails over to the next rail with the same order key, then fails with provider_timeout after a TIMEOUT', async () => {
+    const { rails } = await railsIn('NE', [1, 2]);
+    const payment = await routed('NE');
+    const first = await orderOf(payment.id);
+    expect(first.railId).toBe(rails[0]!.id);
+    await h.deliver('delivery.failed', { orderKey: first.orderKey, paymentId: payment.id, railId: first.railId, classification: 'HTTP_ERROR', reason: 'HTTP 500' });
+    const second = await orderOf(payment.id, 2);
+    expect(second).toMatchObject({ orderKey: first.orderKey, railId: rails[1]!.id, payload: first.payload });
+    // A late outcome of the first rail changes nothing.
+    await h.deliver('delivery.accepted', { orderKey: first.orderKey, paymentId: payment.id, railId: first.railId, classification: 'ACCEPTED' });
+    await h.deliver('delivery.failed', { orderKey: first.orderKey, paymentId: payment.id, railId: second.railId, classification: 'TIMEOUT', reason: 'no answer in 10 s' });
+    const [failed] = await h.waitFor('execution.failed', payment.id);
+    expect(failed!.data).toMatchObject({ code: 'provider_timeout', railId: rails[1]!.id });
+    expect(h.events('execution.accepted', payment.id)).toHaveLength(0);
+    const decisions = (await status(payment.id)).order!.decisions.map((d) => d.action);
+    expect(decisions).toEqual(['routed', 'failover', 'failed']);
+  });
+
+  it('fails with provider_unavailable when the last rail fails without a timeout', async () => {
+    await railsIn('GN', [1]);
+    const payment = await routed('GN');
+    const order = await orderOf(payment.id);
+    await h.deliver('delivery.rejected', { orderKey: order.orderKey, paymentId: payment.id, railId: order.railId, classification: 'REJECTED', reason: 'maintenance window' });
+    const [failed] = await h.waitFor('execution.failed', payment.id);
+    expect(failed!.data).toMatchObject({ code: 'provider_unavailable' });
+  });
+
+  it('delivery.expired -> provider_timeout', async () => {
+    await railsIn('CG', [1, 2]);
+    const payment = await routed('CG');
+    const order = await orderOf(payment.id);
+    await h.deliver('delivery.expired', { orderKey: order.orderKey, paymentId: payment.id, railId: order.railId, classification: 'EXPIRED' });
+    const [failed] = await h.waitFor('execution.failed', payment.id);
+    expect(failed!.data).toMatchObject({ code: 'provider_timeout' });
+    expect(h.events('order.created', payment.id)).toHaveLength(1);
+  });
+});
+
+describe('circuit breaker', () => {
+  it('opens after repeated failures, lets one trial through when half-open, reopens on failure and closes on success', async () => {
+    const { rails } = await railsIn('CF', [1, 2]);
+    const [a, b] = [rails[0]!.id, rails[1]!.id];
+    const fail = async (order: OrderCreatedData) =>
+      h.deliver('delivery.failed', { orderKey: order.orderKey, paymentId: order.paymentId, railId: order.railId, classification: 'UNREACHABLE', reason: 'ECONNREFUSED' });
+    const accept = async (order: OrderCreatedData) =>
+      h.deliver('delivery.accepted', { orderKey: order.orderKey, paymentId: order.paymentId, railId: order.railId, classification: 'ACCEPTED' });
+    const route = async () => orderOf((await routed('CF')).id);
+
+    for (let i = 0; i < 2; i += 1) {
+      const order = await route();
+      expect(order.railId).toBe(a);
+      await fail(order);
+      expect((await orderOf(order.paymentId, 2)).railId).toBe(b);
+    }
+    // Open: A is skipped, and the decision says why.
+    const whileOpen = await route();
+    expect(whileOpen.railId).toBe(b);
+    expect((await status(whileOpen.paymentId)).order!.decisions[0]!.reason).toContain(`${a} circuit breaker open`);
+
+    await sleep(COOLDOWN_MS + 50);
+    const trial = await route();
+    expect(trial.railId).toBe(a);
+    expect((await route()).railId).toBe(b);
+    await fail(trial);
+    await orderOf(trial.paymentId, 2);
+    expect((await route()).railId).toBe(b);
+
+    await sleep(COOLDOWN_MS + 50);
+    const secondTrial = await route();
+    expect(secondTrial.railId).toBe(a);
+    await accept(secondTrial);
+    await h.waitFor('execution.accepted', secondTrial.paymentId);
+    expect((await route()).railId).toBe(a);
+    expect((await route()).railId).toBe(a);
+  });
+});
