@@ -1,0 +1,205 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MerchantActor } from '@mmp/protocol';
+import { createPayment, eventually, merchant, startPaymentsHarness, type PaymentsHarness } from './support.js';
+import { merchantVerifies, startReceiver } from './receiver.js';
+
+let h: PaymentsHarness;
+beforeAll(async () => {
+  h = await startPaymentsHarness({ WEBHOOK_RETRY_SCHEDULE_MS: '100,200', WEBHOOK_TIMEOUT_MS: '500' });
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+type Endpoint = { id: string; secret?: string; secretHint: string; status: string; enabledEvents: string[] };
+type Delivery = { id: string; eventId: string; status: string; attempts: { statusCode: number | null; error: string | null; manual: boolean }[] };
+
+async function addEndpoint(actor: MerchantActor, body: Record<string, unknown>) {
+  return (await h.call('webhook-endpoints.create', { body }, actor)).body as Endpoint;
+}
+
+async function deliveries(actor: MerchantActor, endpointId: string) {
+  return ((await h.call('webhook-endpoints.deliveries', { params: { id: endpointId } }, actor)).body as { data: Delivery[] }).data;
+}
+
+async function settle(actor: MerchantActor, status: 'COMPLETED' | 'FAILED' = 'COMPLETED') {
+  const payment = await createPayment(h, actor, { reference: `W-${randomUUID()}` });
+  await h.publish('settlement.received', {
+    settlementId: randomUUID(),
+    paymentId: payment.id,
+    orderKey: 'pexec_x',
+    providerId: 'prov',
+    status,
+    amount: 5000,
+    currency: 'XAF',
+    network: 'MTN_MOMO',
+    settledAt: new Date().toISOString(),
+    failureCode: status === 'FAILED' ? 'insufficient_balance' : null,
+  });
+  return payment;
+}
+
+describe('webhook endpoints', () => {
+  it('shows the secret once, then only its hint', async () => {
+    const actor = merchant();
+    const reply = await h.call('webhook-endpoints.create', { body: { url: 'http://127.0.0.1:9/hooks' } }, actor);
+    expect(reply.status).toBe(201);
+    const created = reply.body as Endpoint;
+    expect(created.secret).toMatch(/^whsec_[A-Za-z0-9]{32,}$/);
+    expect(created.enabledEvents).toEqual(['*']);
+    const list = (await h.call('webhook-endpoints.list', {}, actor)).body as { data: Endpoint[] };
+    expect(list.data).toHaveLength(1);
+    expect(list.data[0]).not.toHaveProperty('secret');
+    expect(JSON.stringify(list)).not.toContain(created.secret!.slice(6));
+    expect(list.data[0]!.secretHint.endsWith(created.secret!.slice(-4))).toBe(true);
+    const rolled = (await h.call('webhook-endpoints.roll-secret', { params: { id: created.id } }, actor)).body as Endpoint;
+    expect(rolled.secret).toMatch(/^whsec_/);
+    expect(rolled.secret).not.toBe(created.secret);
+  });
+
+  it('updates and deletes, and hides endpoints of other projects and environments', async () => {
+    const actor = merchant();
+    const created = await addEndpoint(actor, { url: 'http://127.0.0.1:9/a', description: 'main' });
+    const updated = await h.call('webhook-endpoints.update', { params: { id: created.id }, body: { status: 'disabled', enabledEvents: ['transaction.failed'] } }, actor);
+    expect(updated.body).toMatchObject({ status: 'disabled', enabledEvents: ['transaction.failed'], description: 'main' });
+    for (const who of [merchant(), { ...actor, livemode: true }]) {
+      expect((await h.callError('webhook-endpoints.update', { params: { id: created.id }, body: { status: 'enabled' } }, who)).code).toBe('resource_not_found');
+      expect((await h.callError('webhook-endpoints.delete', { params: { id: created.id } }, who)).code).toBe('resource_not_found');
+      expect((await h.callError('webhook-endpoints.deliveries', { params: { id: created.id } }, who)).code).toBe('resource_not_found');
+    }
+    expect((await h.call('webhook-endpoints.delete', { params: { id: created.id } }, actor)).body).toEqual({ id: created.id, deleted: true });
+    expect((await h.callError('webhook-endpoints.roll-secret', { params: { id: created.id } }, actor)).code).toBe('resource_not_found');
+  });
+
+  it.each([
+    [{ url: 'not a url' }],
+    [{ url: 'ftp://example.com/hook' }],
+    [{ url: 'http://127.0.0.1/x', enabledEvents: ['payment.created'] }],
+    [{ url: 'http://127.0.0.1/x', enabledEvents: [] }],
+    [{ url: 'http://127.0.0.1/x', extra: 1 }],
+  ])('refuses %j with 422 validation_error', async (body) => {
+    const error = await h.callError('webhook-endpoints.create', { body }, merchant());
+    expect(error.code).toBe('validation_error');
+    expect(error.status).toBe(422);
+  });
+
+  it('requires https and a public address in live mode', async () => {
+    const live = merchant({ livemode: true });
+    for (const url of ['http://example.com/hook', 'https://127.0.0.1/hook', 'https://localhost/hook', 'https://10.1.2.3/hook', 'https://[::1]/hook']) {
+      const error = await h.callError('webhook-endpoints.create', { body: { url } }, live);
+      expect(error.code, url).toBe('validation_error');
+      expect(error.fields?.[0]?.field).toBe('url');
+    }
+  });
+
+  it('refuses an empty update and a bad deliveries limit', async () => {
+    const actor = merchant();
+    const created = await addEndpoint(actor, { url: 'http://127.0.0.1:9/a' });
+    expect((await h.callError('webhook-endpoints.update', { params: { id: created.id }, body: {} }, actor)).code).toBe('validation_error');
+    expect((await h.callError('webhook-endpoints.deliveries', { params: { id: created.id }, query: { limit: '0' } }, actor)).code).toBe('invalid_request');
+  });
+});
+
+describe('webhook delivery', () => {
+  it('signs transaction.completed so that an independent verifier accepts it', async () => {
+    const receiver = await startReceiver();
+    try {
+      const actor = merchant();
+      const endpoint = await addEndpoint(actor, { url: receiver.url });
+      const payment = await settle(actor);
+      const [hit] = await eventually(async () => receiver.received.length > 0 && receiver.received);
+      expect(merchantVerifies(endpoint.secret!, hit!.headers['x-service-signature'] as string, hit!.raw)).toBe(true);
+      expect(merchantVerifies('whsec_wrong', hit!.headers['x-service-signature'] as string, hit!.raw)).toBe(false);
+      expect(hit!.body).toMatchObject({
+        id: expect.stringMatching(/^evt_/),
+        type: 'transaction.completed',
+        livemode: false,
+        data: { token: payment.token, amount: 5000, currency: 'XAF', status: 'COMPLETED', paymentMethod: 'MTN_MOMO' },
+      });
+      expect(hit!.headers['x-service-event-id']).toBe(hit!.body.id);
+      const [delivery] = await eventually(async () => {
+        const found = await deliveries(actor, endpoint.id);
+        return found[0]?.status === 'delivered' && found;
+      });
+      expect(delivery!.eventId).toBe(hit!.body.id);
+      expect(delivery!.attempts).toEqual([expect.objectContaining({ statusCode: 200, error: null })]);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('retries after 500 with the same event id and body, recording every attempt', async () => {
+    const receiver = await startReceiver((_hit, index) => (index < 2 ? 500 : 200));
+    try {
+      const actor = merchant();
+      const endpoint = await addEndpoint(actor, { url: receiver.url });
+      await settle(actor, 'FAILED');
+      const delivery = await eventually(async () => (await deliveries(actor, endpoint.id)).find((d) => d.status === 'delivered'));
+      expect(delivery.attempts.map((a) => a.statusCode)).toEqual([500, 500, 200]);
+      expect(delivery.attempts[0]!.error).toBe('HTTP 500');
+      expect(receiver.received).toHaveLength(3);
+      expect(new Set(receiver.received.map((r) => r.raw)).size).toBe(1);
+      expect(receiver.received[0]!.body.type).toBe('transaction.failed');
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('gives up after the schedule, then redelivers on demand', async () => {
+    let healthy = false;
+    const receiver = await startReceiver(() => (healthy ? 200 : 503));
+    try {
+      const actor = merchant();
+      const endpoint = await addEndpoint(actor, { url: receiver.url });
+      await settle(actor);
+      const failed = await eventually(async () => (await deliveries(actor, endpoint.id)).find((d) => d.status === 'failed'));
+      expect(failed.attempts).toHaveLength(3);
+      healthy = true;
+      const queued = await h.call('webhook-endpoints.redeliver', { params: { id: endpoint.id, deliveryId: failed.id } }, actor);
+      expect(queued.status).toBe(202);
+      const delivered = await eventually(async () => (await deliveries(actor, endpoint.id)).find((d) => d.status === 'delivered'));
+      expect(delivered.attempts.at(-1)).toMatchObject({ statusCode: 200, manual: true });
+      expect(new Set(receiver.received.map((r) => r.body.id)).size).toBe(1);
+      expect((await h.callError('webhook-endpoints.redeliver', { params: { id: endpoint.id, deliveryId: 'whd_nope' } }, actor)).code).toBe('resource_not_found');
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('delivers only to enabled, subscribed endpoints of the same project and environment', async () => {
+    const receiver = await startReceiver();
+    try {
+      const actor = merchant();
+      await addEndpoint(actor, { url: `${receiver.url}?all` });
+      await addEndpoint(actor, { url: `${receiver.url}?failed`, enabledEvents: ['transaction.failed'] });
+      const disabled = await addEndpoint(actor, { url: `${receiver.url}?disabled` });
+      await h.call('webhook-endpoints.update', { params: { id: disabled.id }, body: { status: 'disabled' } }, actor);
+      await addEndpoint(merchant(), { url: `${receiver.url}?other` });
+      await addEndpoint({ ...actor, livemode: true, projectId: actor.projectId }, { url: 'https://example.com/hook' }).catch(() => undefined);
+      await settle(actor);
+      await eventually(async () => receiver.received.length >= 1);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(receiver.received.map((r) => r.path)).toEqual(['/hooks?all']);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('keeps payments fast while an endpoint hangs', async () => {
+    const receiver = await startReceiver(() => new Promise((resolve) => setTimeout(() => resolve(200), 2000)));
+    try {
+      const actor = merchant();
+      const endpoint = await addEndpoint(actor, { url: receiver.url });
+      await settle(actor);
+      await eventually(async () => receiver.received.length > 0);
+      const started = performance.now();
+      for (let i = 0; i < 5; i += 1) await createPayment(h, actor);
+      expect(performance.now() - started).toBeLessThan(1000);
+      const delivery = await eventually(async () => (await deliveries(actor, endpoint.id))[0]?.attempts[0]);
+      expect(delivery.error).toMatch(/timeout/);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
