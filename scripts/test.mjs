@@ -27,7 +27,8 @@ let skipped = 0;
 for (const [command, args] of steps) {
   const { code, output } = await run(command, args);
   // vitest: "Tests  3 failed | 40 passed | 2 skipped (45)"
-  for (const line of output.split('\n')) {
+  // eslint-disable-next-line no-control-regex
+  for (const line of output.replace(/\x1b\[[0-9;]*m/g, '').split('\n')) {
     const summary = line.match(/Tests\s+(.*)\(\d+\)/);
     if (!summary) continue;
     passed += Number(summary[1].match(/(\d+) passed/)?.[1] ?? 0);

@@ -1,0 +1,52 @@
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { createSecretBox, keyedHash, hashesEqual, secretHint } from './secrets.js';
+import { createLogger } from './logger.js';
+
+describe('secret box', () => {
+  const box = createSecretBox('server-key-0123456789abcdef0123456789');
+
+  it('seals and opens, never storing the plain text', () => {
+    const sealed = box.seal('whsec_abcdef123456');
+    expect(sealed).not.toContain('abcdef123456');
+    expect(box.open(sealed)).toBe('whsec_abcdef123456');
+  });
+
+  it('refuses a tampered or foreign value', () => {
+    const sealed = box.seal('whsec_abcdef123456');
+    const tampered = sealed.slice(0, -2) + (sealed.endsWith('A') ? 'BB' : 'AA');
+    expect(() => box.open(tampered)).toThrow();
+    expect(() => createSecretBox('another-key-0123456789abcdef012345').open(sealed)).toThrow();
+  });
+});
+
+describe('keyed hashes and hints', () => {
+  it('compares hashes in constant time and by value', () => {
+    const a = keyedHash('k', 'svc_test_sk_abc');
+    expect(hashesEqual(a, keyedHash('k', 'svc_test_sk_abc'))).toBe(true);
+    expect(hashesEqual(a, keyedHash('k', 'svc_test_sk_abd'))).toBe(false);
+    expect(hashesEqual(a, 'abcd')).toBe(false);
+  });
+
+  it('shows only the prefix and the last four characters', () => {
+    expect(secretHint('svc_test_sk_0123456789abcdefWXYZ')).toBe('svc_test_sk_…WXYZ');
+  });
+});
+
+describe('logger redaction', () => {
+  it('never writes keys or secrets, whether in fields or in messages', () => {
+    let output = '';
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        output += chunk;
+        done();
+      },
+    });
+    const log = createLogger({ service: 'test', level: 'info', destination: sink });
+    log.info({ headers: { authorization: 'Bearer svc_live_sk_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' } }, 'request');
+    log.info({ provider: { secret: 'whsec_BBBBBBBBBBBBBBBBBBBB' } }, 'rail');
+    log.info('presented sk_CCCCCCCCCCCCCCCCCCCCCCCC and svc_test_pk_DDDDDDDDDDDDDDDDDDDD');
+    expect(output).not.toMatch(/AAAAAAAA|BBBBBBBB|CCCCCCCC|DDDDDDDD/);
+    expect(output).toContain('[REDACTED]');
+  });
+});

@@ -1,0 +1,126 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { EVENTS_STREAM } from '@mmp/protocol';
+import { createTestSystem, TEST_NATS_URL, eventually } from '../src/testing/index.js';
+import { openEmbeddedStore } from '../src/store/embedded.js';
+import { createOutbox } from '../src/outbox.js';
+import { consumeEvents, createEventPublisher, provisionEventsStream, type ReceivedEvent } from '../src/events.js';
+import { createLogger } from '../src/logger.js';
+
+const system = createTestSystem('outbox');
+const log = createLogger({ service: 'test', level: 'silent' });
+let nc: NatsConnection;
+
+beforeAll(async () => {
+  nc = await connect({ servers: TEST_NATS_URL });
+  await provisionEventsStream(nc, system.naming);
+});
+afterAll(async () => {
+  await nc.close();
+  await system.cleanup();
+});
+
+async function messagesInStream(): Promise<number> {
+  const jsm = await jetstreamManager(nc);
+  const info = await jsm.streams.info(system.naming.stream(EVENTS_STREAM));
+  return info.state.messages;
+}
+
+function runUntilWritten(dataDir: string, eventId: string): Promise<void> {
+  const fixture = fileURLToPath(new URL('./outbox-crash.fixture.ts', import.meta.url));
+  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', fixture, dataDir, eventId], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('written')) child.kill('SIGKILL');
+    });
+    child.on('exit', (_code, signal) => (signal === 'SIGKILL' ? resolve() : reject(new Error('fixture ended on its own'))));
+  });
+}
+
+describe('outbox', () => {
+  it('publishes exactly once an event whose service was killed between the write and the publish', async () => {
+    const dataDir = `${system.dataDir}/killed`;
+    const eventId = 'evt_killedbeforepublish1';
+    await runUntilWritten(dataDir, eventId);
+    expect(await messagesInStream()).toBe(0);
+
+    // The restarted service's relay finds the unpublished event in the document.
+    const store = await openEmbeddedStore({ dir: dataDir });
+    const payments = store.collection('payments');
+    expect(await payments.findOne({ _id: 'pay_crash' })).toMatchObject({ status: 'PENDING', _outboxPending: 1 });
+    const outbox = createOutbox({ publish: createEventPublisher(nc, system.naming), log, collections: [payments] });
+    expect(await outbox.relayOnce()).toBe(1);
+    expect(await outbox.relayOnce()).toBe(0);
+    expect(await messagesInStream()).toBe(1);
+    expect(await payments.findOne({ _id: 'pay_crash' })).toMatchObject({ _outboxPending: 0, _outbox: [] });
+    await store.close();
+  });
+
+  it('lets the stream drop a second copy when a crash came after the publish but before the mark', async () => {
+    const store = await openEmbeddedStore({ dir: `${system.dataDir}/republish` });
+    const payments = store.collection('payments');
+    const publish = createEventPublisher(nc, system.naming);
+    const before = await messagesInStream();
+    const crashing = createOutbox({
+      log,
+      collections: [payments],
+      publish: async (event) => {
+        await publish(event);
+        throw new Error('killed after publishing');
+      },
+    });
+    await crashing.insert(payments, { _id: 'pay_twice', status: 'PENDING' }, [
+      { id: 'evt_publishedthenkilled1', type: 'payment.created', occurredAt: new Date().toISOString(), data: {} },
+    ]);
+    const restarted = createOutbox({ publish, log, collections: [payments] });
+    await restarted.relayOnce();
+    expect(await messagesInStream()).toBe(before + 1);
+    await store.close();
+  });
+
+  it('writes nothing and publishes nothing when the compare-and-set guard fails', async () => {
+    const store = await openEmbeddedStore({ dir: `${system.dataDir}/guard` });
+    const payments = store.collection<{ _id: string; status: string }>('payments');
+    const outbox = createOutbox({ publish: createEventPublisher(nc, system.naming), log, collections: [payments] });
+    await outbox.insert(payments, { _id: 'pay_guard', status: 'PENDING' }, []);
+    const event = (id: string) => ({ id, type: 'payment.completed', occurredAt: new Date().toISOString(), data: {} });
+    const before = await messagesInStream();
+    const first = await outbox.update(payments, { _id: 'pay_guard', status: 'PENDING' }, { $set: { status: 'COMPLETED' } }, [event('evt_guardwins00001')]);
+    const second = await outbox.update(payments, { _id: 'pay_guard', status: 'PENDING' }, { $set: { status: 'FAILED' } }, [event('evt_guardloses0001')]);
+    expect(first).toMatchObject({ status: 'COMPLETED' });
+    expect(second).toBeNull();
+    expect(await messagesInStream()).toBe(before + 1);
+    await store.close();
+  });
+});
+
+describe('event consumers', () => {
+  it('delivers each event to a durable consumer and retries a failed handler later', async () => {
+    const publish = createEventPublisher(nc, system.naming);
+    const seen: ReceivedEvent[] = [];
+    let failOnce = true;
+    const consumer = await consumeEvents({
+      nc,
+      naming: system.naming,
+      durable: 'test-consumer',
+      types: ['order.*'],
+      log,
+      handle: async (event) => {
+        if (failOnce) {
+          failOnce = false;
+          return { retryInMs: 100 };
+        }
+        seen.push(event);
+      },
+    });
+    await publish({ id: 'evt_order00000001', type: 'order.created', occurredAt: new Date().toISOString(), data: { n: 1 } }, 'req_1');
+    await eventually(async () => seen.length === 1);
+    expect(seen[0]).toMatchObject({ id: 'evt_order00000001', requestId: 'req_1', redeliveries: 1, data: { n: 1 } });
+    await consumer.stop();
+  });
+});
