@@ -68,9 +68,11 @@
             window.location.assign(url.pathname + '?lang=' + data.lang);
             return;
           }
-          var field = json.errors && json.errors[0] && form.querySelector('[name="' + json.errors[0].field + '"]');
-          if (field) return setError(field, json.errors[0].message);
-          setError(null, LINK_ERRORS[json.code] || json.message || t.errorNetwork);
+          var first = (json.errors && json.errors[0]) || {};
+          if (first.field === 'link') return setError(null, LINK_ERRORS[first.message] || json.message);
+          var field = first.field && form.querySelector('[name="' + first.field + '"]');
+          if (field) return setError(field, first.message);
+          setError(null, json.message || t.errorNetwork);
         });
       })
       .catch(function () {

@@ -66,7 +66,8 @@ export function publicLinkOperations(deps: Deps): Record<string, Operation> {
       const body = parseBody(StartLinkBody, request.body);
       const now = deps.now();
       const unusable = whyUnusable(link, now);
-      if (unusable) throw appError('invalid_request', unusable.message, [{ field: 'shortCode', message: unusable.code }]);
+      // The catalog has no link codes; the reason travels as the field message for the page to translate.
+      if (unusable) throw appError('invalid_request', unusable.message, [{ field: 'link', message: unusable.code }]);
       const amount = chooseAmount(link, body.amount, { min: MIN_AMOUNT, max: MAX_AMOUNT });
       if (typeof amount !== 'number' || !isAmountInRange(amount)) {
         const message = typeof amount === 'number' ? 'amount is out of range.' : amount.message;
