@@ -9,7 +9,10 @@ export type Doc = { _id: string } & Record<string, unknown>;
 
 /**
  * The filter language both adapters understand: equality on (dotted) fields and these
- * operators. Nothing else is promised, so no service can depend on adapter quirks.
+ * operators. Nothing else is promised, so no service can depend on adapter quirks: both
+ * adapters reject any other operator, and an `undefined` value, with a TypeError.
+ * Equality on an array field matches any element; a dotted path reaches into arrays of
+ * sub-documents (`'lines.sku': 'x'`). A missing field equals null, as in MongoDB.
  */
 export type FieldCondition =
   | unknown
@@ -42,6 +45,7 @@ export type Update = {
   $pull?: Record<string, unknown>;
 };
 
+/** Keys apply in insertion order; add `_id` last for a stable order between pages. */
 export type Sort = Record<string, 1 | -1>;
 
 export type FindOptions = { sort?: Sort; skip?: number; limit?: number };
@@ -49,7 +53,11 @@ export type FindOptions = { sort?: Sort; skip?: number; limit?: number };
 export type IndexSpec = {
   fields: Record<string, 1 | -1>;
   unique?: boolean;
-  /** Documents expire this many seconds after the date in the (single) indexed field. */
+  /**
+   * Documents expire this many seconds after the date in the (single, top-level) indexed
+   * field. Removal is eventual: MongoDB sweeps every minute, the embedded store on the next
+   * read that meets the document.
+   */
   expireAfterSeconds?: number;
   /** Unique only among documents that have the fields (sparse). */
   sparse?: boolean;
@@ -72,13 +80,19 @@ export interface Collection<T extends Doc> {
   /**
    * Atomically applies `update` to the first document matching `filter` and returns the
    * document after the update, or null when nothing matched (the guard failed).
-   * With `upsert`, inserts `{...equality fields of filter, ...$set}` when nothing matches.
+   * With `upsert`, inserts `{...equality fields of filter, ...$set}` when nothing matches,
+   * with a random UUID as `_id` unless the filter gives one; a guard that fails on an
+   * existing `_id` is then a DuplicateKeyError.
    */
   findOneAndUpdate(filter: Filter, update: Update, options?: { upsert?: boolean }): Promise<T | null>;
-  /** Returns how many documents were modified. */
+  /** Returns how many documents matched (and were updated, even where nothing changed). */
   updateMany(filter: Filter, update: Update): Promise<number>;
   /** Returns how many documents were removed. */
   deleteMany(filter: Filter): Promise<number>;
+  /**
+   * Idempotent. Changing the options of an existing index is not: MongoDB refuses it and the
+   * embedded store keeps the old ones, so give a changed index a changed field list.
+   */
   ensureIndex(spec: IndexSpec): Promise<void>;
 }
 

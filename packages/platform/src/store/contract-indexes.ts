@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import type { ContractContext } from './contract.js';
+import { DuplicateKeyError, type Doc } from './port.js';
+
+type Account = Doc & { email?: string; project?: string; externalId?: string; phone?: string; expiresAt?: Date };
+
+export function describeIndexContract(context: ContractContext): void {
+  describe('indexes', () => {
+    it('enforces a unique index on insert and on update, and accepts it twice', async () => {
+      const accounts = context.fresh<Account>();
+      await accounts.ensureIndex({ fields: { email: 1 }, unique: true });
+      await accounts.ensureIndex({ fields: { email: 1 }, unique: true });
+      await accounts.insertOne({ _id: '1', email: 'a@x' });
+      await accounts.insertOne({ _id: '2', email: 'b@x' });
+      await expect(accounts.insertOne({ _id: '3', email: 'a@x' })).rejects.toBeInstanceOf(DuplicateKeyError);
+      await expect(accounts.findOneAndUpdate({ _id: '2' }, { $set: { email: 'a@x' } })).rejects.toBeInstanceOf(DuplicateKeyError);
+      await expect(accounts.updateMany({ _id: '2' }, { $set: { email: 'a@x' } })).rejects.toBeInstanceOf(DuplicateKeyError);
+      expect(await accounts.findOne({ _id: '2' })).toMatchObject({ email: 'b@x' });
+      expect(await accounts.count({})).toBe(2);
+    });
+
+    it('enforces a compound unique index on the combination only', async () => {
+      const customers = context.fresh<Account>();
+      await customers.ensureIndex({ fields: { project: 1, externalId: 1 }, unique: true });
+      await customers.insertOne({ _id: '1', project: 'p1', externalId: 'c1' });
+      await customers.insertOne({ _id: '2', project: 'p2', externalId: 'c1' });
+      await customers.insertOne({ _id: '3', project: 'p1', externalId: 'c2' });
+      await expect(customers.insertOne({ _id: '4', project: 'p1', externalId: 'c1' })).rejects.toBeInstanceOf(DuplicateKeyError);
+    });
+
+    it('lets a sparse unique index skip documents without the field', async () => {
+      const accounts = context.fresh<Account>();
+      await accounts.ensureIndex({ fields: { phone: 1 }, unique: true, sparse: true });
+      for (const id of ['1', '2', '3']) await accounts.insertOne({ _id: id });
+      await accounts.insertOne({ _id: '4', phone: '+256' });
+      await expect(accounts.insertOne({ _id: '5', phone: '+256' })).rejects.toBeInstanceOf(DuplicateKeyError);
+      expect(await accounts.count({})).toBe(4);
+    });
+
+    it('refuses to create a unique index over duplicates', async () => {
+      const accounts = context.fresh<Account>();
+      await accounts.insertOne({ _id: '1', email: 'a@x' });
+      await accounts.insertOne({ _id: '2', email: 'a@x' });
+      await expect(accounts.ensureIndex({ fields: { email: 1 }, unique: true })).rejects.toBeInstanceOf(DuplicateKeyError);
+    });
+
+    it('accepts a TTL index and keeps documents that have not expired', async () => {
+      const sessions = context.fresh<Account>();
+      await sessions.ensureIndex({ fields: { expiresAt: 1 }, expireAfterSeconds: 0 });
+      await sessions.ensureIndex({ fields: { expiresAt: 1 }, expireAfterSeconds: 0 });
+      await sessions.insertOne({ _id: 's1', expiresAt: new Date(Date.now() + 3_600_000) });
+      expect(await sessions.findOne({ _id: 's1' })).not.toBeNull();
+      await expect(sessions.ensureIndex({ fields: { expiresAt: 1, email: 1 }, expireAfterSeconds: 1 })).rejects.toThrow(TypeError);
+    });
+  });
+
+  describe('lifecycle', () => {
+    it('answers ping', async () => {
+      expect(await context.store().ping()).toBe(true);
+    });
+
+    it('keeps documents and unique indexes across close and reopen', async () => {
+      const before = context.fresh<Account>();
+      await before.ensureIndex({ fields: { email: 1 }, unique: true });
+      await before.insertOne({ _id: '1', email: 'a@x', expiresAt: new Date(Date.UTC(2030, 0, 1)) });
+      await before.findOneAndUpdate({ _id: '1' }, { $set: { project: 'p1' } });
+      await before.insertOne({ _id: '2', email: 'b@x' });
+      await before.deleteMany({ _id: '2' });
+
+      const store = await context.reopen();
+      const after = store.collection<Account>(before.name);
+      expect(await after.find({})).toEqual([{ _id: '1', email: 'a@x', project: 'p1', expiresAt: new Date(Date.UTC(2030, 0, 1)) }]);
+      await expect(after.insertOne({ _id: '3', email: 'a@x' })).rejects.toBeInstanceOf(DuplicateKeyError);
+      expect(await store.ping()).toBe(true);
+    });
+  });
+}
