@@ -1,5 +1,6 @@
 import { BaseEnv, consumeEvents, createOutbox, type Collection, type Doc, type ServiceDefinition } from '@mmp/platform';
 import { z } from 'zod';
+import { getDeliveries } from './handlers/deliveries.js';
 import { startExpiryLoop } from './handlers/expiry.js';
 import { receiveOrder } from './handlers/order-created.js';
 import { probeRail } from './handlers/probe.js';
@@ -63,6 +64,7 @@ export const providerDeliveryService: ServiceDefinition<Env> = {
         'orders.pull': pullOrders({ orders, outbox }),
         'orders.ack': ackOrder({ orders, outbox }),
         'orders.get': getOrder({ orders, outbox }),
+        'deliveries.get': getDeliveries(orders),
       },
       async stop() {
         await consumer.stop();

@@ -116,7 +116,8 @@ describe('pull transport: the order state table', () => {
 
   it('status other than pending or a limit outside 1..100 is 400 invalid_request; limit caps the batch', async () => {
     const provider = bus.asProvider('prv_limit');
-    for (const query of [{ status: 'acked' }, { limit: '0' }, { limit: '101' }, { limit: 'ten' }]) {
+    const queries: Record<string, string>[] = [{ status: 'acked' }, { limit: '0' }, { limit: '101' }, { limit: 'ten' }];
+    for (const query of queries) {
       expect(await failure(provider.pull(query))).toMatchObject({ status: 400, code: 'invalid_request' });
     }
     await pulledOrder('prv_limit');

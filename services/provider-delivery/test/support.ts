@@ -87,6 +87,7 @@ export async function connectBus(system: TestSystem, rails: Map<string, Rail>) {
         ack: (key: string, body: unknown) => client.call('provider-delivery', 'orders.ack', { params: { idempotencyKey: key }, body }, { actor }),
       };
     },
+    deliveries: (orderKey: string) => client.command<{ deliveries: DeliveryRecord[] }>('provider-delivery', 'deliveries.get', { orderKey }),
     probe: (body: { railId: string; endpoint: string; secret: string }) => client.command<ProbeReply>('provider-delivery', 'probe', body, { timeoutMs: 10_000 }),
     async close() {
       await observer.stop();
@@ -96,6 +97,7 @@ export async function connectBus(system: TestSystem, rails: Map<string, Rail>) {
   };
 }
 export type Bus = Awaited<ReturnType<typeof connectBus>>;
+export type DeliveryRecord = { railId: string; status: string; outcome: string | null; attempts: Record<string, unknown>[] };
 export type ProbeReply = { ok: boolean; httpStatus: number | null; reason: string | null; latencyMs: number };
 
 export function executeBody(orderKey: string, msisdn = '+237690000001') {
