@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { BaseEnv, type RunningService, type ServiceContext, type ServiceDefinition } from '@mmp/platform';
 import { createAccounts } from './handlers/accounts.js';
@@ -35,13 +36,22 @@ export const Env = BaseEnv.extend({
 });
 export type Env = typeof Env;
 
-const boundUrls = new WeakMap<object, string>();
+const started = new WeakMap<object, { url: string; app: FastifyInstance }>();
+
+function startedGateway(running: RunningService | ServiceContext<BaseEnv>) {
+  const gateway = started.get('context' in running ? running.context : running);
+  if (!gateway) throw new Error('this service is not a started gateway');
+  return gateway;
+}
 
 /** The URL the gateway of a running system listens on (useful with GATEWAY_PORT=0). */
 export function gatewayUrl(running: RunningService | ServiceContext<BaseEnv>): string {
-  const url = boundUrls.get('context' in running ? running.context : running);
-  if (!url) throw new Error('this service is not a started gateway');
-  return url;
+  return startedGateway(running).url;
+}
+
+/** The Fastify app of a running gateway: its served routes, or inject() for pure edge checks. */
+export function gatewayApp(running: RunningService | ServiceContext<BaseEnv>): FastifyInstance {
+  return startedGateway(running).app;
 }
 
 /** The gateway forwarding `routes` (every domain's, by default; tests pass their own). */
@@ -79,7 +89,7 @@ async function startGateway(context: ServiceContext<z.infer<Env>>, routes: Forwa
   await app.listen({ host: env.GATEWAY_HOST, port: env.GATEWAY_PORT });
   const { port } = app.server.address() as AddressInfo;
   const host = env.GATEWAY_HOST.includes(':') ? `[${env.GATEWAY_HOST}]` : env.GATEWAY_HOST;
-  boundUrls.set(context, `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`);
+  started.set(context, { url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`, app });
   context.log.info({ port }, 'gateway listening');
   return {
     operations: gatewayOperations(accounts),

@@ -7,7 +7,8 @@ export function registerHealth(
   app: FastifyInstance,
   deps: { services: ServiceClient; timeoutMs: number },
 ): void {
-  app.get('/v1/health', async (request, reply) => {
+  // Not rate-limited: start scripts and probes poll it, and each call costs a few NATS pings.
+  app.get('/v1/health', { config: { rateLimit: false } }, async (request, reply) => {
     const entries = await Promise.all(
       SERVICE_NAMES.map(async (name) => {
         if (name === 'gateway') return [name, 'ok'] as const;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ForwardedRoute } from './route.js';
+import { webhookEndpointsRoutes } from './webhook-endpoints.js';
 
 const admin = { auth: 'admin', errorForm: 'envelope' } as const;
 
@@ -7,89 +8,32 @@ const livemodeQuery = z.object({
   livemode: z.enum(['true', 'false']).optional().describe('Environment acted on; default false (sandbox)'),
 });
 const projectParams = z.object({ projectId: z.string() });
-const endpointParams = projectParams.extend({ endpointId: z.string() });
 
 /**
- * Admin acting for a project on its webhook endpoints: the payments service receives a
- * merchant actor of `:projectId` in the environment of `?livemode=` holding every scope.
+ * Admin acting for a project on its webhook endpoints: every merchant webhook-endpoint
+ * route again under `/v1/admin/projects/:projectId`, where the payments service receives a
+ * merchant actor of that project, in the environment of `?livemode=`, holding every scope.
  */
-const onBehalf = {
-  ...admin,
-  service: 'payments',
-  actAsProject: true,
-  tag: 'Admin: webhook endpoints',
-} as const;
+function onBehalfOfProject(route: ForwardedRoute): ForwardedRoute {
+  const { scope: _scope, schema, ...rest } = route;
+  const params =
+    schema?.params instanceof z.ZodObject ? projectParams.extend(schema.params.shape) : projectParams;
+  const query =
+    schema?.query instanceof z.ZodObject ? livemodeQuery.extend(schema.query.shape) : livemodeQuery;
+  return {
+    ...rest,
+    ...admin,
+    actAsProject: true,
+    url: route.url.replace(/^\/v1\//, '/v1/admin/projects/:projectId/'),
+    tag: 'Admin: webhook endpoints',
+    summary: `${route.summary} (for a project)`,
+    schema: { ...schema, params, query },
+  };
+}
 
 /** Admin routes forwarded to the owning services (accounts routes are the gateway's own). */
 export const adminRoutes: ForwardedRoute[] = [
-  {
-    ...onBehalf,
-    method: 'POST',
-    url: '/v1/admin/projects/:projectId/webhook-endpoints',
-    operation: 'webhook-endpoints.create',
-    summary: 'Create a webhook endpoint of the project; its whsec_ secret is returned once',
-    schema: {
-      params: projectParams,
-      query: livemodeQuery,
-      body: z.object({ url: z.url(), enabledEvents: z.array(z.string()).optional() }),
-    },
-  },
-  {
-    ...onBehalf,
-    method: 'GET',
-    url: '/v1/admin/projects/:projectId/webhook-endpoints',
-    operation: 'webhook-endpoints.list',
-    summary: "List the project's webhook endpoints (no secrets)",
-    schema: { params: projectParams, query: livemodeQuery },
-  },
-  {
-    ...onBehalf,
-    method: 'PATCH',
-    url: '/v1/admin/projects/:projectId/webhook-endpoints/:endpointId',
-    operation: 'webhook-endpoints.update',
-    summary: 'Update a webhook endpoint (url, enabled events, enabled)',
-    schema: {
-      params: endpointParams,
-      query: livemodeQuery,
-      body: z.object({
-        url: z.url().optional(),
-        enabledEvents: z.array(z.string()).optional(),
-        enabled: z.boolean().optional(),
-      }),
-    },
-  },
-  {
-    ...onBehalf,
-    method: 'POST',
-    url: '/v1/admin/projects/:projectId/webhook-endpoints/:endpointId/roll-secret',
-    operation: 'webhook-endpoints.roll-secret',
-    summary: 'Roll the signing secret of a webhook endpoint; the new secret is returned once',
-    schema: { params: endpointParams, query: livemodeQuery },
-  },
-  {
-    ...onBehalf,
-    method: 'DELETE',
-    url: '/v1/admin/projects/:projectId/webhook-endpoints/:endpointId',
-    operation: 'webhook-endpoints.delete',
-    summary: 'Delete a webhook endpoint',
-    schema: { params: endpointParams, query: livemodeQuery },
-  },
-  {
-    ...onBehalf,
-    method: 'GET',
-    url: '/v1/admin/projects/:projectId/webhook-endpoints/:endpointId/deliveries',
-    operation: 'webhook-endpoints.deliveries',
-    summary: 'Delivery attempts of a webhook endpoint',
-    schema: { params: endpointParams, query: livemodeQuery },
-  },
-  {
-    ...onBehalf,
-    method: 'POST',
-    url: '/v1/admin/projects/:projectId/webhook-endpoints/:endpointId/deliveries/:deliveryId/redeliver',
-    operation: 'webhook-endpoints.redeliver',
-    summary: 'Deliver an event again',
-    schema: { params: endpointParams.extend({ deliveryId: z.string() }), query: livemodeQuery },
-  },
+  ...webhookEndpointsRoutes.map(onBehalfOfProject),
   {
     ...admin,
     method: 'GET',
@@ -124,14 +68,5 @@ export const adminRoutes: ForwardedRoute[] = [
         livemode: z.enum(['true', 'false']).optional(),
       }),
     },
-  },
-  {
-    ...admin,
-    method: 'POST',
-    url: '/v1/admin/customers/rebuild',
-    service: 'customers',
-    operation: 'rebuild',
-    tag: 'Admin: customers',
-    summary: 'Rebuild the customer profiles from the event stream',
   },
 ];

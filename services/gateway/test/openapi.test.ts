@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { startService, type RunningService } from '@mmp/platform';
+import { createTestSystem } from '@mmp/platform/testing';
+import { gatewayApp, gatewayService, gatewayUrl } from '../src/service.js';
+import { openApiPath } from '../src/http/openapi.js';
+import { forwardedRoutes } from '../src/routes/index.js';
+import { ADMIN_TOKEN } from './support.js';
+
+const system = createTestSystem('gwdoc');
+let running: RunningService;
+let document: { openapi: string; paths: Record<string, Record<string, { security: unknown[] }>> };
+
+beforeAll(async () => {
+  running = (await startService(gatewayService, {
+    ...system.env,
+    ADMIN_TOKEN,
+    GATEWAY_PORT: '0',
+  })) as RunningService;
+  const response = await fetch(`${gatewayUrl(running)}/v1/openapi.json`);
+  expect(response.status).toBe(200);
+  document = (await response.json()) as typeof document;
+});
+
+afterAll(async () => {
+  await running?.stop();
+  await system.cleanup();
+});
+
+describe('OpenAPI document', () => {
+  it('is a valid OpenAPI 3.1 document', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(document as never);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+  });
+
+  it('covers every route the gateway serves, except pages and the reference page', () => {
+    const served = gatewayApp(running).servedRoutes.filter(
+      (route) => !route.page && route.method !== 'HEAD' && !route.url.startsWith('/docs'),
+    );
+    expect(served.length).toBeGreaterThan(15);
+    const missing = served.filter(
+      (route) => !document.paths[openApiPath(route.url)]?.[route.method.toLowerCase()],
+    );
+    expect(missing).toEqual([]);
+  });
+
+  it('documents the security of each route and gives every merchant route a scope', () => {
+    for (const route of forwardedRoutes.filter((r) => !r.page)) {
+      const operation = document.paths[openApiPath(route.url)]![route.method.toLowerCase()]!;
+      if (route.auth === 'merchant') {
+        expect(route.scope, `${route.method} ${route.url}`).toBeDefined();
+        expect(operation.security).toContainEqual({ secretKey: [route.scope] });
+      }
+      if (route.auth === 'public' || route.auth === 'signed') expect(operation.security).toEqual([]);
+    }
+  });
+
+  it('serves a readable reference page locally', async () => {
+    const response = await fetch(`${gatewayUrl(running)}/docs/`);
+    expect(response.status).toBe(200);
+    const html = await response.text();
+    expect(html).toContain('swagger-ui');
+    expect(html).not.toMatch(/https?:\/\/(?!127\.0\.0\.1)[a-z0-9.-]+\.(com|net|org|io)\/[^"']*\.(js|css)/);
+  });
+});
