@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PendingEvent } from '@mmp/platform';
 import { CustomerProfile, CustomerStats } from '@mmp/protocol';
-import { paymentLife, snapshot } from './fixtures.js';
+import { createPaymentProjector } from '../src/handlers/project-payment.js';
+import { createCustomerStore } from '../src/store/customers.js';
+import { paymentEvent, paymentLife, snapshot } from './fixtures.js';
 import { merchant, startHarness, type Harness } from './harness.js';
 
 const P = '11111111-1111-4111-8111-111111111111';
@@ -174,6 +176,30 @@ describe('projection of payment events', () => {
     const inOrder = await comparable(P);
     expect(await comparable(R)).toEqual(inOrder);
     expect(await comparable(S)).toEqual(inOrder);
+  });
+
+  it('completes a profile when a redelivery follows a crash between the two steps', async () => {
+    const T = '55555555-5555-4555-8555-555555555555';
+    const store = createCustomerStore(h.service.context.store);
+    const log = h.service.context.log;
+    const crashing = createPaymentProjector({
+      store: { ...store, touchCustomer: () => Promise.reject(new Error('process died')) },
+      log,
+    });
+    const payment = snapshot({ projectId: T, customerId: 'cust-crash', status: 'COMPLETED', amount: 4_200, completedAt: daysAgo(1) });
+    const event = paymentEvent('payment.completed', payment, daysAgo(1));
+    await expect(crashing.apply(event, { mustRefresh: false })).rejects.toThrow('process died');
+    const projector = createPaymentProjector({ store, log });
+    // A first delivery finding its own record would skip the profile; a redelivery must not.
+    await projector.apply(event, { mustRefresh: false });
+    await expect(h.call('retrieve', merchant(T), { params: { projectId: T, customerId: 'cust-crash' } })).rejects.toMatchObject({
+      code: 'resource_not_found',
+    });
+    await projector.apply(event, { mustRefresh: true });
+    expect(await h.call('retrieve', merchant(T), { params: { projectId: T, customerId: 'cust-crash' } })).toMatchObject({
+      totalTransactions: 1,
+      totalSpent: 4_200,
+    });
   });
 
   it('changes nothing when every event is delivered again', async () => {

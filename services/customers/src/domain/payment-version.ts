@@ -24,12 +24,13 @@ export type EventStamp = { eventId: string; occurredAt: string };
 
 /**
  * A total order over the events of one payment, as a string that sorts like the order:
- * status rank, then refunded amount (refunds only grow), then event time, then event id.
+ * status rank (and whether the operator is known), then refunded amount (refunds only grow), then event time, then event id.
  * The projection keeps, per payment, the snapshot of the greatest event it has seen, so
  * the result is the same whatever order events arrive in and however often.
  */
 export function paymentVersion(payment: PaymentSnapshot, stamp: EventStamp): string {
-  const rank = STATUS_RANK[payment.status] ?? 0;
+  // Within PENDING, initiation (the payer picked an operator) comes after creation.
+  const rank = `${STATUS_RANK[payment.status] ?? 0}${payment.paymentMethod === 'UNKNOWN' ? 0 : 1}`;
   const refunded = String(Math.max(0, payment.refundedAmount)).padStart(12, '0');
   const at = new Date(stamp.occurredAt).toISOString();
   return `${rank}|${refunded}|${at}|${stamp.eventId}`;

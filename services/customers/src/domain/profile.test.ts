@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PaymentSnapshot } from '@mmp/protocol';
+import type { PaymentSnapshot } from '@mmp/protocol';
 import { paymentLife, snapshot } from '../../test/fixtures.js';
 import { netSpent, paymentVersion } from './payment-version.js';
 import { customerIdFor, deriveProfile, type TransactionRecord } from './profile.js';
@@ -27,6 +27,14 @@ describe('paymentVersion', () => {
     );
     const processingOnward = versions.slice(2);
     expect([...processingOnward].sort()).toEqual(processingOnward);
+  });
+
+  it('puts initiation after creation even when both carry the same time', () => {
+    const p = snapshot();
+    const at = '2025-01-10T10:00:00.000Z';
+    const created = paymentVersion(p, { eventId: 'evt_z', occurredAt: at });
+    const initiated = paymentVersion({ ...p, paymentMethod: 'MTN_MOMO', payerPhone: '+237670000001' }, { eventId: 'evt_a', occurredAt: at });
+    expect(initiated > created).toBe(true);
   });
 
   it('puts a late COMPLETED after EXPIRED', () => {
