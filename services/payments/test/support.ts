@@ -70,7 +70,7 @@ export async function startPaymentsHarness(extraEnv: Record<string, string> = {}
       },
     },
   };
-  const handles = [];
+  const handles: Awaited<ReturnType<typeof serveOperations>>[] = [];
   for (const [name, operations] of Object.entries(peers)) {
     handles.push(
       await serveOperations({ nc, naming: system.naming, service: name as 'gateway', version: '0.0.1', log, operations }),
@@ -105,8 +105,8 @@ export async function startPaymentsHarness(extraEnv: Record<string, string> = {}
     handle: async (event) => void events.push(event),
   });
 
-  async function call(operation: string, request: Parameters<typeof client.call>[2], actor: unknown): Promise<ServiceReply> {
-    return client.call('payments', operation, request, { actor: actor as MerchantActor });
+  async function call(operation: string, request: Parameters<typeof client.call>[2], actor: unknown, timeoutMs?: number): Promise<ServiceReply> {
+    return client.call('payments', operation, request, { actor: actor as MerchantActor, ...(timeoutMs ? { timeoutMs } : {}) });
   }
 
   return {
