@@ -13,6 +13,14 @@ export async function findProvider(deps: RouterDeps, providerId: string): Promis
 /** Admin operations on providers, and a provider's read of itself. */
 export function providerOperations(deps: RouterDeps): Record<string, Operation> {
   const { db, box } = deps;
+  const setMapping: Operation = async (request, { actor }) => {
+    requireAdmin(actor);
+    const provider = await findProvider(deps, request.params.providerId ?? '');
+    const mapping = parseOrThrow(ProprietaryMapping, request.body ?? {});
+    await db.providers.findOneAndUpdate({ _id: provider._id }, { $set: { mapping, updatedAt: isoNow(deps) } });
+    return { status: 200, body: { providerId: provider._id, mapping } };
+  };
+
   return {
     // The gateway issues the provider's sk_ API key itself; we hold only the signing secret.
     'providers.create': async (request, { actor }) => {
@@ -55,12 +63,8 @@ export function providerOperations(deps: RouterDeps): Record<string, Operation> 
       const provider = await findProvider(deps, actingProviderId(actor, request.params));
       return { status: 200, body: { providerId: provider._id, mapping: provider.mapping } };
     },
-    'providers.set-mapping': async (request, { actor }) => {
-      requireAdmin(actor);
-      const provider = await findProvider(deps, request.params.providerId ?? '');
-      const mapping = parseOrThrow(ProprietaryMapping, request.body ?? {});
-      await db.providers.findOneAndUpdate({ _id: provider._id }, { $set: { mapping, updatedAt: isoNow(deps) } });
-      return { status: 200, body: { providerId: provider._id, mapping } };
-    },
+    'providers.set-mapping': setMapping,
+    // The name the gateway's admin route table uses for the same change.
+    'providers.mapping.set': setMapping,
   };
 }

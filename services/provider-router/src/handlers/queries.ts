@@ -16,6 +16,27 @@ const ReconcileQuery = z.object({
 
 export function queryOperations(deps: RouterDeps): Record<string, Operation> {
   const { db } = deps;
+  const reconcileReport: Operation = async (request, { actor }) => {
+    requireAdmin(actor);
+    const parsed = ReconcileQuery.safeParse(request.query);
+    if (!parsed.success) {
+      const fields = fieldErrors(parsed.error);
+      throw appError('invalid_request', validationMessage(fields), fields);
+    }
+    const { providerId, date } = parsed.data;
+    const livemode = parsed.data.livemode === 'true';
+    await findProvider(deps, providerId);
+    const { from, to } = dayBounds(date);
+    const day = { $gte: from, $lt: to };
+    const orders = await db.orders.find({ providerId, livemode, createdAt: day });
+    const orderKeys = orders.map((order) => order._id);
+    const settlementsOfOrders = orderKeys.length ? await db.settlements.find({ orderKey: { $in: orderKeys } }) : [];
+    const settlementsOfDay = await db.settlements.find({ providerId, receivedAt: day });
+    const mismatches = await db.mismatches.find({ providerId, livemode, receivedAt: day });
+    const report = reconcile({ providerId, date, livemode, orders, settlementsOfOrders, settlementsOfDay, mismatches });
+    return { status: 200, body: report };
+  };
+
   return {
     /** For payments' verify: the order of a payment and its latest final settlement. */
     'orders.status': async (request, { actor }) => {
@@ -40,26 +61,9 @@ export function queryOperations(deps: RouterDeps): Record<string, Operation> {
         : null;
       return { status: 200, body: { order: orderStatusView(order), settlement } };
     },
-    reconcile: async (request, { actor }) => {
-      requireAdmin(actor);
-      const parsed = ReconcileQuery.safeParse(request.query);
-      if (!parsed.success) {
-        const fields = fieldErrors(parsed.error);
-        throw appError('invalid_request', validationMessage(fields), fields);
-      }
-      const { providerId, date } = parsed.data;
-      const livemode = parsed.data.livemode === 'true';
-      await findProvider(deps, providerId);
-      const { from, to } = dayBounds(date);
-      const day = { $gte: from, $lt: to };
-      const orders = await db.orders.find({ providerId, livemode, createdAt: day });
-      const orderKeys = orders.map((order) => order._id);
-      const settlementsOfOrders = orderKeys.length ? await db.settlements.find({ orderKey: { $in: orderKeys } }) : [];
-      const settlementsOfDay = await db.settlements.find({ providerId, receivedAt: day });
-      const mismatches = await db.mismatches.find({ providerId, livemode, receivedAt: day });
-      const report = reconcile({ providerId, date, livemode, orders, settlementsOfOrders, settlementsOfDay, mismatches });
-      return { status: 200, body: report };
-    },
+    reconcile: reconcileReport,
+    // The name the gateway's admin route table uses for the same report.
+    'reconciliation.report': reconcileReport,
     /** The served JSON Schema is generated from the zod schema that validates settlements. */
     schema: async (_request, { actor }) => {
       if (actor.kind !== 'provider' && actor.kind !== 'admin') throw appError('insufficient_permissions', 'Only providers read the protocol schema.');
