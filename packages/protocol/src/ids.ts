@@ -1,0 +1,102 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { z } from 'zod';
+
+export const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+/** 62 * 4: bytes at or above it are dropped so that `byte % 62` is uniform (no modulo bias). */
+const UNBIASED_LIMIT = 248;
+
+export function randomBase62(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    // Ask for a little more than needed: about 3% of bytes are rejected.
+    for (const byte of randomBytes(Math.ceil((length - out.length) * 1.1) + 4)) {
+      if (byte >= UNBIASED_LIMIT) continue;
+      out += BASE62[byte % 62];
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}
+
+export function uuid(): string {
+  return randomUUID();
+}
+
+/** Identifiers: 24 base62 chars is ~143 bits, beyond guessing and collisions. */
+const ID_LENGTH = 24;
+/** Secrets and keys: 32 base62 chars, ~190 bits. */
+const SECRET_LENGTH = 32;
+
+export const ID_PREFIX = {
+  paymentToken: 'pay_',
+  checkoutSession: 'cs_',
+  event: 'evt_',
+  paymentOrder: 'pexec_',
+  payoutOrder: 'pexo_',
+  webhookSecret: 'whsec_',
+  providerApiKey: 'sk_',
+  request: 'req_',
+} as const;
+
+export const newPaymentToken = (): string => ID_PREFIX.paymentToken + randomBase62(ID_LENGTH);
+export const newCheckoutSessionId = (): string => ID_PREFIX.checkoutSession + randomBase62(ID_LENGTH);
+export const newEventId = (): string => ID_PREFIX.event + randomBase62(ID_LENGTH);
+export const newPaymentOrderKey = (): string => ID_PREFIX.paymentOrder + randomBase62(ID_LENGTH);
+export const newPayoutOrderKey = (): string => ID_PREFIX.payoutOrder + randomBase62(ID_LENGTH);
+export const newWebhookSecret = (): string => ID_PREFIX.webhookSecret + randomBase62(SECRET_LENGTH);
+export const newProviderApiKey = (): string => ID_PREFIX.providerApiKey + randomBase62(SECRET_LENGTH);
+export const newRequestId = (): string => ID_PREFIX.request + randomBase62(ID_LENGTH);
+
+export type ApiKeyKind = 'secret' | 'publishable';
+
+export function newApiKey(kind: ApiKeyKind, livemode: boolean): string {
+  return `svc_${livemode ? 'live' : 'test'}_${kind === 'secret' ? 'sk' : 'pk'}_${randomBase62(SECRET_LENGTH)}`;
+}
+
+/** Short codes of payment links: 8 base62 chars, 62^8 ≈ 2.2e14, unguessable by enumeration. */
+export function shortCode(): string {
+  return randomBase62(8);
+}
+
+const prefixed = (prefix: string, min: number) => new RegExp(`^${prefix}[A-Za-z0-9]{${min},}$`);
+
+export const PaymentToken = z.string().regex(prefixed('pay_', 16), 'must be a payment token (pay_…)');
+export type PaymentToken = z.infer<typeof PaymentToken>;
+export const CheckoutSessionId = z
+  .string()
+  .regex(prefixed('cs_', 16), 'must be a checkout session id (cs_…)');
+export type CheckoutSessionId = z.infer<typeof CheckoutSessionId>;
+export const EventId = z.string().regex(prefixed('evt_', 16), 'must be an event id (evt_…)');
+export type EventId = z.infer<typeof EventId>;
+export const PaymentOrderKey = z
+  .string()
+  .regex(prefixed('pexec_', 16), 'must be a payment order key (pexec_…)');
+export type PaymentOrderKey = z.infer<typeof PaymentOrderKey>;
+export const PayoutOrderKey = z.string().regex(prefixed('pexo_', 16), 'must be a payout order key (pexo_…)');
+export type PayoutOrderKey = z.infer<typeof PayoutOrderKey>;
+export const WebhookSecret = z.string().regex(prefixed('whsec_', 32), 'must be a webhook secret (whsec_…)');
+export type WebhookSecret = z.infer<typeof WebhookSecret>;
+export const ProviderApiKey = z.string().regex(prefixed('sk_', 32), 'must be a provider API key (sk_…)');
+export type ProviderApiKey = z.infer<typeof ProviderApiKey>;
+export const RequestId = z.string().regex(prefixed('req_', 16), 'must be a request id (req_…)');
+export type RequestId = z.infer<typeof RequestId>;
+export const ShortCode = z.string().regex(/^[A-Za-z0-9]{8}$/, 'must be 8 alphanumeric characters');
+export type ShortCode = z.infer<typeof ShortCode>;
+export const Uuid = z.uuid();
+export type Uuid = z.infer<typeof Uuid>;
+
+const API_KEY_PATTERN = /^svc_(test|live)_(sk|pk)_[A-Za-z0-9]{32,}$/;
+export const ApiKey = z.string().regex(API_KEY_PATTERN, 'must be an API key (svc_test_sk_…, svc_live_pk_…)');
+export type ApiKey = z.infer<typeof ApiKey>;
+
+export interface ApiKeyInfo {
+  kind: ApiKeyKind;
+  livemode: boolean;
+}
+
+/** What the prefix says; whether the key exists is the gateway's question. */
+export function parseApiKey(value: string): ApiKeyInfo | null {
+  const match = API_KEY_PATTERN.exec(value);
+  if (!match) return null;
+  return { kind: match[2] === 'sk' ? 'secret' : 'publishable', livemode: match[1] === 'live' };
+}

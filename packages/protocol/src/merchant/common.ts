@@ -1,0 +1,72 @@
+import { z } from 'zod';
+import { AMOUNT_RANGE_MESSAGE, MAX_AMOUNT, MIN_AMOUNT } from '../money.js';
+
+/** Timestamps we emit are UTC (`toISOString()`); inputs may carry any offset. */
+export const DateTime = z.iso.datetime({
+  offset: true,
+  error: 'must be an ISO 8601 date-time, e.g. 2025-01-31T12:00:00Z',
+});
+export type DateTime = z.infer<typeof DateTime>;
+
+export const HttpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).max(2048);
+export type HttpUrl = z.infer<typeof HttpUrl>;
+
+export const Email = z.email({ error: 'must be a valid e-mail address' }).max(254);
+
+export const METADATA_MAX_KEYS = 50;
+/** Flat on purpose: merchants search and display it; nested objects would make both harder. */
+export const Metadata = z
+  .record(z.string().min(1).max(40), z.union([z.string().max(500), z.number(), z.boolean()]))
+  .refine(
+    (value) => Object.keys(value).length <= METADATA_MAX_KEYS,
+    `metadata may have at most ${METADATA_MAX_KEYS} keys`,
+  );
+export type Metadata = z.infer<typeof Metadata>;
+
+/**
+ * An integer query parameter: arrives as a string over HTTP but as a number from
+ * internal callers. Plain z.coerce would turn '' into 0 and 'abc' into NaN silently.
+ */
+export function queryInt(name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
+  const message =
+    max === Number.MAX_SAFE_INTEGER
+      ? `${name} must be an integer of at least ${min}`
+      : `${name} must be an integer between ${min} and ${max}`;
+  return z
+    .union(
+      [
+        z.number(),
+        z
+          .string()
+          .regex(/^-?[0-9]{1,16}$/)
+          .transform(Number),
+      ],
+      { error: message },
+    )
+    .pipe(z.number().int(message).min(min, message).max(max, message));
+}
+
+/** `expand[]=a&expand[]=b`, `expand=a,b` or an array: all mean the same list. */
+export function listParam<T extends z.ZodType>(item: T) {
+  const split = (value: unknown): unknown => {
+    const list = typeof value === 'string' ? value.split(',') : value;
+    return Array.isArray(list)
+      ? list.map((v) => (typeof v === 'string' ? v.trim() : v)).filter((v) => v !== '')
+      : list;
+  };
+  return z.preprocess(split, z.array(item));
+}
+
+/** Message for a missing field, distinguishable by classifiers (see isMissingIssue). */
+export function requiredMessage(name: string): string {
+  return `${name} is required`;
+}
+
+/** Whole francs within the API's limits; messages name the limits. */
+export const ApiAmount = z
+  .number({
+    error: (issue) => (issue.input === undefined ? requiredMessage('amount') : AMOUNT_RANGE_MESSAGE),
+  })
+  .int(AMOUNT_RANGE_MESSAGE)
+  .min(MIN_AMOUNT, AMOUNT_RANGE_MESSAGE)
+  .max(MAX_AMOUNT, AMOUNT_RANGE_MESSAGE);

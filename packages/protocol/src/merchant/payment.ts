@@ -1,0 +1,127 @@
+import { z } from 'zod';
+import { PaymentToken, Uuid } from '../ids.js';
+import { Currency } from '../money.js';
+import { NETWORKS } from '../network.js';
+import { ApiAmount, DateTime, Email, HttpUrl, Metadata } from './common.js';
+
+export const PAYMENT_STATUSES = [
+  'PENDING',
+  'PROCESSING',
+  'COMPLETED',
+  'FAILED',
+  'CANCELLED',
+  'EXPIRED',
+  'REFUNDED',
+  'PARTIALLY_REFUNDED',
+] as const;
+export const PaymentStatus = z.enum(PAYMENT_STATUSES, {
+  error: `status must be one of ${PAYMENT_STATUSES.join(', ')}`,
+});
+export type PaymentStatus = z.infer<typeof PaymentStatus>;
+
+/** UNKNOWN until the payer picks an operator on the hosted page. */
+export const PAYMENT_METHODS = [...NETWORKS, 'UNKNOWN'] as const;
+export const PaymentMethod = z.enum(PAYMENT_METHODS, {
+  error: `paymentMethod must be one of ${PAYMENT_METHODS.join(', ')}`,
+});
+export type PaymentMethod = z.infer<typeof PaymentMethod>;
+
+export const PaymentCustomerInput = z
+  .object({
+    email: Email.optional(),
+    phone: z.string().min(1).max(32).optional(),
+    name: z.string().min(1).max(200).optional(),
+  })
+  .strict();
+export type PaymentCustomerInput = z.infer<typeof PaymentCustomerInput>;
+
+export const CreatePaymentBody = z
+  .object({
+    amount: ApiAmount,
+    currency: Currency.default('XAF'),
+    description: z.string().max(500, 'description must be at most 500 characters').optional(),
+    returnUrl: HttpUrl.optional(),
+    cancelUrl: HttpUrl.optional(),
+    userId: z.uuid('userId must be a uuid').optional(),
+    reference: z.string().min(1).max(100, 'reference must be 1 to 100 characters').optional(),
+    customerId: z.string().min(1).max(100, 'customerId must be 1 to 100 characters').optional(),
+    customer: PaymentCustomerInput.optional(),
+    metadata: Metadata.optional(),
+  })
+  .strict();
+export type CreatePaymentBody = z.infer<typeof CreatePaymentBody>;
+export type CreatePaymentInput = z.input<typeof CreatePaymentBody>;
+
+/** Exactly the fields the specification lists for the create response. */
+export const PaymentCreateResponse = z
+  .object({
+    id: Uuid,
+    token: PaymentToken,
+    projectId: Uuid,
+    amount: z.number().int(),
+    currency: Currency,
+    status: PaymentStatus,
+    paymentUrl: z.url().nullable(),
+    description: z.string().nullable(),
+    livemode: z.boolean(),
+    createdAt: DateTime,
+    completedAt: DateTime.nullable(),
+  })
+  .strict();
+export type PaymentCreateResponse = z.infer<typeof PaymentCreateResponse>;
+
+/**
+ * Shapes of the expansions are ours (the specification does not show them); they are
+ * present only when asked for with `expand`.
+ */
+export const PaymentExpandedProject = z.object({ id: Uuid, name: z.string() }).strict();
+export const PaymentExpandedRefund = z
+  .object({ id: z.string(), amount: z.number().int(), status: z.string(), createdAt: DateTime })
+  .strict();
+export const PaymentExpandedEvent = z
+  .object({ id: z.string(), type: z.string(), createdAt: DateTime })
+  .strict();
+
+export const Payment = PaymentCreateResponse.extend({
+  reference: z.string().nullable(),
+  paymentMethod: PaymentMethod,
+  payerPhone: z.string().nullable(),
+  payerName: z.string().nullable(),
+  payerEmail: z.string().nullable(),
+  // A loose record here: the customer profile schema lives beside the customers API.
+  customer: z.record(z.string(), z.unknown()).nullable().optional(),
+  project: PaymentExpandedProject.nullable().optional(),
+  refunds: z.array(PaymentExpandedRefund).optional(),
+  events: z.array(PaymentExpandedEvent).optional(),
+}).strict();
+export type Payment = z.infer<typeof Payment>;
+
+export const PaymentListItem = z
+  .object({
+    id: Uuid,
+    token: PaymentToken,
+    amount: z.number().int(),
+    currency: Currency,
+    status: PaymentStatus,
+    paymentMethod: PaymentMethod,
+    createdAt: DateTime,
+    completedAt: DateTime.nullable(),
+  })
+  .strict();
+export type PaymentListItem = z.infer<typeof PaymentListItem>;
+
+export const PaymentList = z
+  .object({
+    data: z.array(PaymentListItem),
+    has_more: z.boolean(),
+    meta: z
+      .object({
+        limit: z.number().int(),
+        total: z.number().int().nonnegative(),
+        /** Only in page mode (no cursor given). */
+        page: z.number().int().positive().optional(),
+      })
+      .strict(),
+  })
+  .strict();
+export type PaymentList = z.infer<typeof PaymentList>;

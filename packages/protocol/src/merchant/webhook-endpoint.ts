@@ -1,0 +1,57 @@
+import { z } from 'zod';
+import { Uuid, WebhookSecret } from '../ids.js';
+import { DateTime, HttpUrl } from './common.js';
+import { MerchantWebhookEventType } from './webhook-event.js';
+
+/** Either explicit event types or ['*'] for all, never a mix (a mix would be ambiguous). */
+export const EnabledEvents = z.union([z.tuple([z.literal('*')]), z.array(MerchantWebhookEventType).min(1)], {
+  error: "enabledEvents must be a non-empty list of event types, or ['*']",
+});
+export type EnabledEvents = z.infer<typeof EnabledEvents>;
+
+export const WebhookEndpointStatus = z.enum(['enabled', 'disabled']);
+export type WebhookEndpointStatus = z.infer<typeof WebhookEndpointStatus>;
+
+export const WebhookEndpoint = z
+  .object({
+    id: Uuid,
+    url: z.url(),
+    description: z.string().nullable(),
+    enabledEvents: EnabledEvents,
+    livemode: z.boolean(),
+    status: WebhookEndpointStatus,
+    /** The last four characters, so a merchant can tell which secret is configured. */
+    secretHint: z.string().optional(),
+    createdAt: DateTime,
+  })
+  .strict();
+export type WebhookEndpoint = z.infer<typeof WebhookEndpoint>;
+
+/** Create and roll answers carry the secret once; it is never readable again. */
+export const WebhookEndpointWithSecret = WebhookEndpoint.extend({ secret: WebhookSecret }).strict();
+export type WebhookEndpointWithSecret = z.infer<typeof WebhookEndpointWithSecret>;
+
+export const CreateWebhookEndpointBody = z
+  .object({
+    url: HttpUrl,
+    enabledEvents: EnabledEvents.default(['*']),
+    description: z.string().max(500).optional(),
+  })
+  .strict();
+export type CreateWebhookEndpointBody = z.infer<typeof CreateWebhookEndpointBody>;
+
+export const UpdateWebhookEndpointBody = z
+  .object({
+    url: HttpUrl,
+    enabledEvents: EnabledEvents,
+    description: z.string().max(500).nullable(),
+    status: WebhookEndpointStatus,
+  })
+  .partial()
+  .strict()
+  .refine((body) => Object.keys(body).length > 0, 'give at least one field to update');
+export type UpdateWebhookEndpointBody = z.infer<typeof UpdateWebhookEndpointBody>;
+
+export function subscribesTo(enabled: EnabledEvents, type: MerchantWebhookEventType): boolean {
+  return (enabled as readonly string[]).includes('*') || (enabled as readonly string[]).includes(type);
+}

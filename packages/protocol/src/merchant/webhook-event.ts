@@ -1,0 +1,44 @@
+import { z } from 'zod';
+import { EventId, PaymentToken } from '../ids.js';
+import { Currency } from '../money.js';
+import { DateTime } from './common.js';
+import { PaymentMethod, PaymentStatus } from './payment.js';
+
+export const MERCHANT_WEBHOOK_EVENT_TYPES = [
+  'transaction.completed',
+  'transaction.failed',
+  'transaction.expired',
+  'transaction.cancelled',
+  'transaction.refunded',
+] as const;
+export const MerchantWebhookEventType = z.enum(MERCHANT_WEBHOOK_EVENT_TYPES, {
+  error: `must be one of ${MERCHANT_WEBHOOK_EVENT_TYPES.join(', ')}`,
+});
+export type MerchantWebhookEventType = z.infer<typeof MerchantWebhookEventType>;
+
+/** The specification shows token, amount, currency and status; the rest lets a merchant reconcile without a call back. */
+export const MerchantWebhookEventData = z
+  .object({
+    token: PaymentToken,
+    amount: z.number().int(),
+    currency: Currency,
+    status: PaymentStatus,
+    reference: z.string().nullable(),
+    paymentMethod: PaymentMethod,
+    payerPhone: z.string().nullable(),
+    completedAt: DateTime.nullable(),
+    metadata: z.record(z.string(), z.unknown()),
+  })
+  .strict();
+export type MerchantWebhookEventData = z.infer<typeof MerchantWebhookEventData>;
+
+export const MerchantWebhookEvent = z
+  .object({
+    id: EventId,
+    type: MerchantWebhookEventType,
+    createdAt: DateTime,
+    livemode: z.boolean(),
+    data: MerchantWebhookEventData,
+  })
+  .strict();
+export type MerchantWebhookEvent = z.infer<typeof MerchantWebhookEvent>;

@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { isAppError, type AppError } from './errors.js';
+import { fieldErrors, parseOrThrow } from './zod-errors.js';
+
+const Schema = z
+  .object({
+    amount: z.number().int().min(100).max(1000),
+    customer: z.object({ email: z.email() }).strict(),
+    payee: z.object({ msisdn: z.string().regex(/^\+\d+$/) }).strict(),
+    name: z
+      .string()
+      .min(3)
+      .regex(/^[a-z]+$/),
+  })
+  .strict();
+
+describe('fieldErrors', () => {
+  it('joins nested paths and gives one entry per field', () => {
+    const result = Schema.safeParse({
+      amount: 5,
+      customer: { email: 'x' },
+      payee: { msisdn: '1' },
+      name: 'A',
+    });
+    const fields = fieldErrors(result.error!);
+    expect(fields.map((f) => f.field)).toEqual(['amount', 'customer.email', 'payee.msisdn', 'name']);
+  });
+
+  it('names each unknown key, nested ones with their path', () => {
+    const result = Schema.safeParse({
+      amount: 500,
+      customer: { email: 'a@b.co', x: 1 },
+      payee: { msisdn: '+1' },
+      name: 'abc',
+      foo: 1,
+      bar: 2,
+    });
+    expect(fieldErrors(result.error!)).toEqual([
+      { field: 'customer.x', message: 'unknown field' },
+      { field: 'foo', message: 'unknown field' },
+      { field: 'bar', message: 'unknown field' },
+    ]);
+  });
+
+  it('reports root issues as (root)', () => {
+    const result = Schema.safeParse('nope');
+    expect(fieldErrors(result.error!)).toEqual([{ field: '(root)', message: expect.any(String) }]);
+  });
+
+  it('uses array indexes in paths', () => {
+    const result = z
+      .object({ list: z.array(z.object({ key: z.string() })) })
+      .safeParse({ list: [{ key: 'a' }, { key: 1 }] });
+    expect(fieldErrors(result.error!).map((f) => f.field)).toEqual(['list.1.key']);
+  });
+});
+
+describe('parseOrThrow', () => {
+  it('returns parsed data', () => {
+    expect(parseOrThrow(z.object({ a: z.string().default('x') }), {})).toEqual({ a: 'x' });
+  });
+
+  it('throws a 422 validation_error naming every invalid field', () => {
+    try {
+      parseOrThrow(Schema, { amount: 'x' });
+      expect.unreachable();
+    } catch (error) {
+      expect(isAppError(error)).toBe(true);
+      const err = error as AppError;
+      expect(err.code).toBe('validation_error');
+      expect(err.status).toBe(422);
+      expect(err.message).toBe('Invalid fields: amount, customer, payee, name.');
+      expect(err.fields).toHaveLength(4);
+    }
+  });
+});

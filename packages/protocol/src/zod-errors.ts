@@ -1,0 +1,43 @@
+import type { z } from 'zod';
+import { appError, type FieldError } from './errors.js';
+
+export const ROOT_FIELD = '(root)';
+
+function joinPath(path: readonly PropertyKey[]): string {
+  return path.length === 0 ? ROOT_FIELD : path.map(String).join('.');
+}
+
+/**
+ * One entry per invalid field, in the order zod found them. Several checks failing on one
+ * field (too short and bad pattern) keep only the first message: a merchant or a provider
+ * fixes a field, not a check. Unknown keys are named one by one, because "remove `foo`"
+ * is the actionable message.
+ */
+export function fieldErrors(error: z.ZodError): FieldError[] {
+  const byField = new Map<string, string>();
+  for (const issue of error.issues) {
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) {
+        const field = joinPath([...issue.path, key]);
+        if (!byField.has(field)) byField.set(field, 'unknown field');
+      }
+      continue;
+    }
+    const field = joinPath(issue.path);
+    if (!byField.has(field)) byField.set(field, issue.message);
+  }
+  return [...byField].map(([field, message]) => ({ field, message }));
+}
+
+export function validationMessage(fields: readonly FieldError[]): string {
+  const names = fields.map((f) => f.field).join(', ');
+  return fields.length === 1 ? `Invalid field: ${names}.` : `Invalid fields: ${names}.`;
+}
+
+/** Parses or throws a 422 `validation_error` whose message names every invalid field. */
+export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const fields = fieldErrors(result.error);
+  throw appError('validation_error', validationMessage(fields), fields);
+}
