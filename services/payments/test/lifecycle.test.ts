@@ -182,6 +182,50 @@ describe('lifecycle events', () => {
   });
 });
 
+describe('internal operations for checkout', () => {
+  const sessionBody = (checkoutSessionId: string) => ({
+    checkoutSessionId,
+    projectId: actor.projectId,
+    livemode: false,
+    amount: 1500,
+    currency: 'XAF',
+    description: 'Link payment',
+    returnUrl: 'https://shop.example/ok',
+    cancelUrl: null,
+    paymentUrl: `http://localhost:3000/checkout/${checkoutSessionId}`,
+    customer: { email: 'a@example.com', phone: null },
+    metadata: { size: 'M' },
+  });
+
+  it('creates one payment per checkout session and reads it back by token or id', async () => {
+    const sessionId = `cs_${Math.random().toString(36).slice(2)}`;
+    const first = await h.call('create-for-session', { body: sessionBody(sessionId) }, SERVICE_ACTOR);
+    expect(first.status).toBe(201);
+    const again = await h.call('create-for-session', { body: sessionBody(sessionId) }, SERVICE_ACTOR);
+    expect(again.status).toBe(200);
+    const snapshot = first.body as { id: string; token: string; checkoutSessionId: string; status: string };
+    expect(again.body).toMatchObject({ id: snapshot.id });
+    expect(snapshot).toMatchObject({ checkoutSessionId: sessionId, status: 'PENDING', amount: 1500, payerEmail: 'a@example.com' });
+    for (const body of [{ token: snapshot.token }, { id: snapshot.id }]) {
+      const read = await h.call('retrieve-internal', { body }, SERVICE_ACTOR);
+      expect(read.body).toMatchObject({ id: snapshot.id, paymentUrl: `http://localhost:3000/checkout/${sessionId}` });
+    }
+    expect((await h.callError('retrieve-internal', { body: { token: 'pay_none' } }, SERVICE_ACTOR)).code).toBe('resource_not_found');
+    expect((await h.callError('create-for-session', { body: { ...sessionBody('cs_x'), amount: 10 } }, SERVICE_ACTOR)).code).toBe('invalid_amount');
+    expect((await h.callError('create-for-session', { body: sessionBody('cs_y') }, actor)).code).toBe('insufficient_permissions');
+  });
+
+  it('cancels for the payer while open, even once initiated, and refuses afterwards', async () => {
+    const payment = await initiated();
+    const reply = await h.call('cancel-for-session', { body: { token: payment.token } }, SERVICE_ACTOR);
+    expect(reply.body).toMatchObject({ status: 'CANCELLED', failureCode: 'payment_cancelled' });
+    expect((await h.callError('cancel-for-session', { body: { token: payment.token } }, SERVICE_ACTOR)).code).toBe('invalid_state');
+    expect((await h.callError('cancel-for-session', { body: { token: payment.token, checkoutSessionId: 'cs_other' } }, SERVICE_ACTOR)).code).toBe(
+      'resource_not_found',
+    );
+  });
+});
+
 describe('verify', () => {
   it('applies a settlement provider-router knows of and returns the full payment', async () => {
     await h.serveRouter();

@@ -8,6 +8,7 @@ import {
   onExecutionFailed,
   onExpiry,
   onMerchantCancel,
+  onPayerCancel,
   onSettlement,
   type Decision,
   type PaymentStatus,
@@ -44,6 +45,7 @@ describe('payment lifecycle', () => {
         onExecutionAccepted(from),
         onExecutionFailed(from),
         onMerchantCancel(from),
+        onPayerCancel(from),
         onExpiry(from, '2000-01-01T00:00:00.000Z', new Date()),
         ...settlements.map((s) => onSettlement(from, s)),
       ];
@@ -99,6 +101,13 @@ describe('payment lifecycle', () => {
     expect(to(onMerchantCancel('PENDING'))).toBe('CANCELLED');
     expect(to(onMerchantCancel('PROCESSING'))).toBeNull();
     expect(to(onMerchantCancel('COMPLETED'))).toBeNull();
+  });
+
+  it('lets the payer cancel open payments only', () => {
+    expect(to(onPayerCancel('PENDING'))).toBe('CANCELLED');
+    expect(to(onPayerCancel('PROCESSING'))).toBe('CANCELLED');
+    expect(to(onPayerCancel('COMPLETED'))).toBeNull();
+    expect(to(onPayerCancel('EXPIRED'))).toBeNull();
   });
 
   it('names the event of each state', () => {

@@ -111,6 +111,11 @@ export function onMerchantCancel(status: PaymentStatus): Decision {
   return status === 'PENDING' ? move('CANCELLED') : none(`cannot cancel a ${status} payment`);
 }
 
+/** The payer abandons the hosted page: anything not settled yet may be cancelled. */
+export function onPayerCancel(status: PaymentStatus): Decision {
+  return OPEN_STATUSES.includes(status) ? move('CANCELLED') : none(`cannot cancel a ${status} payment`);
+}
+
 export function isPaymentStatus(value: string): value is PaymentStatus {
   return (PAYMENT_STATUSES as readonly string[]).includes(value);
 }

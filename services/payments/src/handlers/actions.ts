@@ -11,7 +11,7 @@ import {
   phoneMatchesNetwork,
   type ServiceReply,
 } from '@mmp/protocol';
-import { OPEN_STATUSES, onMerchantCancel } from '../domain/lifecycle.js';
+import { OPEN_STATUSES, onMerchantCancel, onPayerCancel } from '../domain/lifecycle.js';
 import { toFullPayment, toSnapshot, type Payment, type TimelineEntry } from '../domain/payment.js';
 import { findPaymentById, findPaymentByToken } from '../store/payments.js';
 import { idempotencyKeyOf, requireMerchant, requireService, type Deps } from './deps.js';
@@ -25,6 +25,8 @@ const InitiatePaymentBody = z.object({
   paymentMethod: Network,
   phone: z.string().min(1).max(32),
 });
+
+const CancelForSessionBody = z.object({ token: z.string().min(1), checkoutSessionId: z.string().min(1).optional() });
 
 type OrderStatus = { order: unknown; settlement: unknown };
 
@@ -112,6 +114,26 @@ export function actionOperations(deps: Deps): Record<string, Operation> {
         }
         return { status: 200, body: toFullPayment(result.payment) } satisfies ServiceReply;
       });
+    },
+
+    /** The payer cancelled the hosted checkout session of this payment. */
+    async 'cancel-for-session'(request, { actor, requestId }) {
+      requireService(actor);
+      const body = parseOrThrow(CancelForSessionBody, request.body ?? {});
+      const payment = await findPaymentByToken(deps.db, body.token);
+      if (!payment || (body.checkoutSessionId && payment.checkoutSessionId !== body.checkoutSessionId)) throw paymentNotFound();
+      const result = await transition(
+        deps,
+        payment.id,
+        (current) => ({
+          decision: onPayerCancel(current.status),
+          set: { failureCode: 'payment_cancelled', failureReason: 'Cancelled by the payer.' },
+        }),
+        requestId,
+      );
+      if (result.outcome === 'missing') throw paymentNotFound();
+      if (result.outcome === 'unchanged') throw appError('invalid_state', `This payment cannot be cancelled (${result.reason}).`);
+      return { status: 200, body: toSnapshot(result.payment) };
     },
 
     async verify(request, { actor, requestId, log }) {
