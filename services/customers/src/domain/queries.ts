@@ -9,6 +9,6 @@ export function parseQuery<S extends z.ZodType>(schema: S, raw: Record<string, s
   const result = schema.safeParse(raw);
   if (result.success) return result.data;
   const fields = fieldErrors(result.error);
-  const detail = fields.map((f) => `'${f.field}' ${f.message}`).join('; ');
+  const detail = fields.map((f) => (f.message.startsWith(f.field) ? f.message : `${f.field}: ${f.message}`)).join('; ');
   throw appError('invalid_request', `Invalid query parameter${fields.length > 1 ? 's' : ''}: ${detail}.`, fields);
 }
