@@ -1,0 +1,97 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger, SecretBox } from '@mmp/platform';
+import { ServiceCallError } from '@mmp/provider-kit';
+import type { Registration, SandboxStore } from '../store/sandbox.js';
+import { callGateway } from './gateway-client.js';
+
+export type Credentials = { providerId: string; apiKey: string; signingSecret: string; railId: string };
+
+type RegistrationDeps = { store: SandboxStore; box: SecretBox; baseUrl: string; adminToken: string; log: Logger };
+
+/** The sandbox rail serves every network of the sandbox countries, in both currencies. */
+export const SANDBOX_RAIL = {
+  transport: 'pull',
+  environment: 'sandbox',
+  networks: ['ORANGE_MONEY', 'MTN_MOMO', 'WAVE', 'MOOV_MONEY'],
+  countries: ['CM', 'CI', 'SN'],
+  currencies: ['XAF', 'XOF'],
+  priority: 1000,
+} as const;
+
+async function createProvider(deps: RegistrationDeps): Promise<Registration> {
+  const created = await callGateway<{ id: string; apiKey: string; signingSecret: string }>(deps.baseUrl, deps.adminToken, 'POST', '/admin/providers', {
+    name: 'sandbox',
+  });
+  const registration: Registration = {
+    _id: 'sandbox',
+    providerId: created.id,
+    sealedApiKey: deps.box.seal(created.apiKey),
+    sealedSigningSecret: deps.box.seal(created.signingSecret),
+    railId: null,
+    createdAt: new Date(),
+  };
+  await deps.store.registrations.deleteMany({ _id: 'sandbox' });
+  await deps.store.registrations.insertOne(registration);
+  deps.log.info({ providerId: created.id }, 'sandbox provider registered');
+  return registration;
+}
+
+/** Stored credentials, or null when they cannot be read back (another SERVICE_SECRET_KEY). */
+function openCredentials(deps: RegistrationDeps, registration: Registration) {
+  try {
+    return { apiKey: deps.box.open(registration.sealedApiKey), signingSecret: deps.box.open(registration.sealedSigningSecret) };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Registers once and reuses the credentials on every restart: the provider, then its pull
+ * rail, tested and activated (both idempotent on the router's side). Lost credentials
+ * (unreadable, or a key the gateway no longer accepts) mean a new provider: nobody can
+ * recover a secret that was shown once.
+ */
+export async function ensureRegistered(deps: RegistrationDeps): Promise<Credentials> {
+  let registration = (await deps.store.registrations.findOne({ _id: 'sandbox' })) ?? (await createProvider(deps));
+  let secrets = openCredentials(deps, registration);
+  if (!secrets) {
+    registration = await createProvider(deps);
+    secrets = openCredentials(deps, registration)!;
+  }
+  try {
+    return await ensureRail(deps, registration, secrets);
+  } catch (error) {
+    if (!(error instanceof ServiceCallError) || error.status !== 401) throw error;
+    deps.log.warn({ providerId: registration.providerId }, 'stored provider key refused; registering a new sandbox provider');
+    registration = await createProvider(deps);
+    return ensureRail(deps, registration, openCredentials(deps, registration)!);
+  }
+}
+
+async function ensureRail(deps: RegistrationDeps, registration: Registration, secrets: { apiKey: string; signingSecret: string }): Promise<Credentials> {
+  let railId = registration.railId;
+  if (!railId) {
+    const rail = await callGateway<{ id: string }>(deps.baseUrl, secrets.apiKey, 'POST', '/provider/rails', SANDBOX_RAIL);
+    railId = rail.id;
+    await deps.store.registrations.findOneAndUpdate({ _id: 'sandbox' }, { $set: { railId } });
+  }
+  await callGateway(deps.baseUrl, secrets.apiKey, 'POST', `/provider/rails/${railId}/test`);
+  const active = await callGateway<{ status: string }>(deps.baseUrl, secrets.apiKey, 'POST', `/provider/rails/${railId}/activate`);
+  deps.log.info({ providerId: registration.providerId, railId, status: active.status }, 'sandbox rail ready');
+  return { providerId: registration.providerId, railId, ...secrets };
+}
+
+/** Retries until the gateway answers (it may start after us), backing off up to 10 s. */
+export async function registerWithRetry(deps: RegistrationDeps, signal: AbortSignal): Promise<Credentials | null> {
+  let delay = 500;
+  while (!signal.aborted) {
+    try {
+      return await ensureRegistered(deps);
+    } catch (error) {
+      deps.log.warn({ err: error instanceof ServiceCallError ? { status: error.status, code: error.code } : error, retryInMs: delay }, 'sandbox registration failed; retrying');
+      await sleep(delay, undefined, { signal }).catch(() => undefined);
+      delay = Math.min(delay * 2, 10_000);
+    }
+  }
+  return null;
+}

@@ -1,0 +1,135 @@
+import { DuplicateKeyError, type Logger } from '@mmp/platform';
+import { paymentAck, pushSettlement, ServiceCallError, type ExecutionOrder, type PullClient, type PullOrder } from '@mmp/provider-kit';
+import { planFor } from '../domain/wallets.js';
+import type { Execution, Executions } from '../store/sandbox.js';
+import type { Credentials } from './registration.js';
+
+export type WorkerDeps = {
+  executions: Executions;
+  pull: PullClient;
+  credentials: Credentials;
+  baseUrl: string;
+  delayMs: number;
+  log: Logger;
+};
+
+/** Decides an order once; a repeated key finds the stored decision (handler duty 6). */
+async function recordExecution(executions: Executions, order: ExecutionOrder, delayMs: number): Promise<Execution> {
+  const plan = planFor(order, delayMs);
+  const now = new Date();
+  const execution: Execution = {
+    _id: order.idempotency_key,
+    order,
+    ack: paymentAck(order, plan.ack, plan.ack === 'REJECTED' ? plan.reason : undefined),
+    settlement: plan.ack === 'ACCEPTED' ? plan.settlement : null,
+    delayMs: plan.ack === 'ACCEPTED' && plan.settlement ? plan.delayMs : 0,
+    status: 'NEW',
+    settleAt: null,
+    outcome: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  try {
+    await executions.insertOne(execution);
+    return execution;
+  } catch (error) {
+    if (!(error instanceof DuplicateKeyError)) throw error;
+    return (await executions.findOne({ _id: order.idempotency_key }))!;
+  }
+}
+
+/** Acks one pulled order with its stored decision; the settlement clock starts once the ack is taken. */
+async function handleOrder(deps: WorkerDeps, entry: PullOrder): Promise<void> {
+  const execution = await recordExecution(deps.executions, entry.payload, deps.delayMs);
+  try {
+    await deps.pull.ack(execution.ack);
+  } catch (error) {
+    if (error instanceof ServiceCallError && error.status === 410) {
+      await finish(deps.executions, execution._id, 'NEW', 'order expired before the ack');
+      return;
+    }
+    throw error;
+  }
+  if (execution.status !== 'NEW') return;
+  if (execution.settlement) {
+    await deps.executions.findOneAndUpdate(
+      { _id: execution._id, status: 'NEW' },
+      { $set: { status: 'WAITING', settleAt: new Date(Date.now() + execution.delayMs), updatedAt: new Date() } },
+    );
+  } else {
+    await finish(deps.executions, execution._id, 'NEW', execution.ack.status === 'REJECTED' ? `rejected: ${execution.ack.reason}` : 'awaiting a confirmation that never comes');
+  }
+}
+
+function finish(executions: Executions, id: string, from: Execution['status'], outcome: string) {
+  return executions.findOneAndUpdate({ _id: id, status: from }, { $set: { status: 'DONE', outcome, updatedAt: new Date() } });
+}
+
+/** Pushes due settlements; 200 and 409 (already received) both mean delivered. */
+async function settleDue(deps: WorkerDeps): Promise<void> {
+  const due = await deps.executions.find({ status: 'WAITING', settleAt: { $lte: new Date() } }, { sort: { settleAt: 1 }, limit: 50 });
+  for (const execution of due) {
+    await pushOne(deps, execution).catch((error: unknown) =>
+      deps.log.warn({ orderKey: execution._id, err: error }, 'settlement push failed; will retry'),
+    );
+  }
+}
+
+async function pushOne(deps: WorkerDeps, execution: Execution): Promise<void> {
+  {
+    const { order } = execution;
+    const result = await pushSettlement({
+      baseUrl: deps.baseUrl,
+      providerId: deps.credentials.providerId,
+      signingSecret: deps.credentials.signingSecret,
+      event: {
+        protocol_version: '1',
+        idempotency_key: order.idempotency_key,
+        transaction_ref: order.transaction_ref,
+        amount: order.amount,
+        currency: order.currency,
+        status: execution.settlement!,
+        network: order.network,
+        settled_at: new Date().toISOString(),
+      },
+    });
+    if (result.status === 200 || result.status === 409) {
+      await finish(deps.executions, execution._id, 'WAITING', `settled ${execution.settlement}`);
+    } else if (result.status >= 400 && result.status < 500 && result.status !== 429) {
+      deps.log.error({ orderKey: order.idempotency_key, status: result.status, body: result.body }, 'settlement refused');
+      await finish(deps.executions, execution._id, 'WAITING', `settlement refused with HTTP ${result.status}`);
+    } else {
+      deps.log.warn({ orderKey: order.idempotency_key, status: result.status }, 'settlement push failed; will retry');
+    }
+  }
+}
+
+/** One round: fetch and ack pending orders, then push what is due. */
+export async function workOnce(deps: WorkerDeps): Promise<void> {
+  for (const entry of await deps.pull.pending(50)) {
+    await handleOrder(deps, entry).catch((error: unknown) =>
+      deps.log.warn({ orderKey: entry.idempotency_key, err: error }, 'order not acked; it stays pending'),
+    );
+  }
+  await settleDue(deps);
+}
+
+export function startWorker(deps: WorkerDeps, intervalMs: number) {
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<unknown> = Promise.resolve();
+  const tick = () => {
+    running = workOnce(deps)
+      .catch((error: unknown) => deps.log.warn({ err: error }, 'sandbox round failed'))
+      .finally(() => {
+        if (timer) timer = setTimeout(tick, intervalMs);
+      });
+  };
+  timer = setTimeout(tick, 0);
+  return {
+    async stop() {
+      clearTimeout(timer);
+      timer = undefined;
+      await running;
+    },
+  };
+}

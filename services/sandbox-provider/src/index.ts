@@ -1,0 +1,1 @@
+export { sandboxProviderService } from './service.js';

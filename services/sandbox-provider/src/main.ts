@@ -1,0 +1,4 @@
+import { runService } from '@mmp/platform';
+import { sandboxProviderService } from './service.js';
+
+runService(sandboxProviderService);
