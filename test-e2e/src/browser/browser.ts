@@ -1,0 +1,91 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const hasChromium = existsSync(CHROMIUM);
+export const SCREENSHOTS = fileURLToPath(new URL('../../screenshots/', import.meta.url));
+export const AXE_PATH = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+/** Debian's Chromium, headless, with nothing phoning home; Playwright gives each launch a fresh profile. */
+export async function launchChromium(): Promise<Browser> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+export type Lang = 'fr' | 'en';
+
+export type Watched = { context: BrowserContext; page: Page; foreignRequests: string[]; cspViolations: string[] };
+
+/**
+ * A phone-sized browser speaking `lang`, recording every request that leaves the
+ * system's origin and every CSP violation the console reports.
+ */
+export async function openPhone(browser: Browser, lang: Lang, origin: string, options: { bypassCSP?: boolean; allowed?: string[] } = {}): Promise<Watched> {
+  const context = await browser.newContext({
+    locale: lang === 'fr' ? 'fr-FR' : 'en-US',
+    extraHTTPHeaders: { 'accept-language': lang === 'fr' ? 'fr-FR,fr;q=0.9' : 'en-US,en;q=0.9' },
+    viewport: { width: 390, height: 844 },
+    deviceScaleFactor: 1,
+    isMobile: true,
+    hasTouch: true,
+    bypassCSP: options.bypassCSP ?? false,
+  });
+  const page = await context.newPage();
+  const foreignRequests: string[] = [];
+  const cspViolations: string[] = [];
+  const allowed = [origin, ...(options.allowed ?? [])];
+  page.on('request', (request) => {
+    const url = request.url();
+    if (!allowed.some((prefix) => url.startsWith(prefix)) && !url.startsWith('data:')) foreignRequests.push(url);
+  });
+  page.on('console', (message) => {
+    if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
+  });
+  return { context, page, foreignRequests, cspViolations };
+}
+
+export type AxeViolation = { id: string; impact: string | null; help: string; nodes: unknown[] };
+
+/** axe-core inside the page (the context must bypass CSP to inject it); serious and critical only. */
+export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
+  await page.addScriptTag({ path: AXE_PATH });
+  const violations = await page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: AxeViolation[] }> } }).axe;
+    const result = await axe.run();
+    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3) }));
+  });
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
+
+/** The merchant's shop: where the page sends the payer back. Records the paths it served. */
+export async function startShop(): Promise<{ url: string; visits: string[]; close(): Promise<void> }> {
+  const visits: string[] = [];
+  const server: Server = createServer((request, response) => {
+    visits.push(request.url ?? '/');
+    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    response.end('<!doctype html><html lang="en"><title>Shop</title><h1>Back at the shop</h1></html>');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    visits,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}

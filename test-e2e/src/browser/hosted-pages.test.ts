@@ -1,0 +1,227 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { startSystem, type ProjectKeys, type RunningSystem } from '../support/system.js';
+import { api } from '../support/http.js';
+import { SCREENSHOTS, hasChromium, launchChromium, openPhone, seriousViolations, startShop, type Lang } from './browser.js';
+
+const TEXT = {
+  fr: {
+    success: 'Paiement reçu',
+    failed: 'Paiement échoué',
+    insufficient: 'solde mobile money est insuffisant',
+    waiting: 'Confirmez sur votre téléphone',
+    pay: /^Payer/,
+    cancel: 'Annuler le paiement',
+    continue: 'Continuer vers le paiement',
+    amount: /Montant/,
+    name: 'Nom complet',
+    expired: 'Ce lien de paiement a expiré.',
+    phone: 'Numéro mobile money',
+    toggle: 'English',
+  },
+  en: {
+    success: 'Payment received',
+    failed: 'Payment failed',
+    insufficient: 'mobile money balance is too low',
+    waiting: 'Confirm on your phone',
+    pay: /^Pay/,
+    cancel: 'Cancel payment',
+    continue: 'Continue to payment',
+    amount: /Amount/,
+    name: 'Full name',
+    expired: 'This payment link has expired.',
+    phone: 'Mobile money number',
+    toggle: 'Français',
+  },
+} as const;
+
+let system: RunningSystem;
+let project: ProjectKeys;
+let browser: Browser;
+let shop: Awaited<ReturnType<typeof startShop>>;
+
+const run = hasChromium ? describe : describe.skip;
+if (!hasChromium) console.warn('browser tests skipped: no Chromium at /usr/bin/chromium (apt-get install -y chromium)');
+
+beforeAll(async () => {
+  if (!hasChromium) return;
+  // The page polls every 2 s and a test runs many payers from one IP: lift the public limit.
+  system = await startSystem({ env: { RATE_LIMIT_IP_MAX: '100000' } });
+  project = await system.createProject('Boutique Akwa');
+  shop = await startShop();
+  browser = await launchChromium();
+}, 90_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await shop?.close();
+  await system?.stop();
+});
+
+async function createPayment(amount = 5000) {
+  const merchant = api(system.baseUrl, project.testSecretKey);
+  const created = await merchant<{ paymentUrl: string }>('POST', '/v1/payments', {
+    amount,
+    currency: 'XAF',
+    description: 'Panier T-shirt',
+    returnUrl: `${shop.url}/ok`,
+    cancelUrl: `${shop.url}/ko`,
+  });
+  expect(created.status).toBe(201);
+  return created.body.paymentUrl;
+}
+
+async function payOnPage(page: Page, lang: Lang, phone: string) {
+  await page.getByLabel('Orange Money').check();
+  await page.getByLabel(TEXT[lang].phone).fill(phone);
+  await page.getByRole('button', { name: TEXT[lang].pay }).click();
+  await expect.poll(() => page.getByRole('heading', { name: TEXT[lang].waiting }).isVisible().catch(() => false)).toBe(true);
+}
+
+async function shot(page: Page, name: string) {
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+/** Waits for a final screen; on timeout, says where the session stood (for a readable failure). */
+async function headingVisible(page: Page, name: string, timeout = 20_000) {
+  try {
+    await page.getByRole('heading', { name }).waitFor({ state: 'visible', timeout });
+  } catch (error) {
+    const id = new URL(page.url()).pathname.split('/').pop();
+    const status = await fetch(`${system.baseUrl}/v1/checkout/sessions/${id}/status`).then((r) => r.text());
+    throw new Error(`"${name}" not shown; session ${id}: ${status}`, { cause: error });
+  }
+}
+
+for (const lang of ['fr', 'en'] as const) {
+  run(`hosted pages in ${lang === 'fr' ? 'French' : 'English'}`, () => {
+    it('completes a sandbox payment with the success number and returns to the shop', async () => {
+      const watched = await openPhone(browser, lang, system.baseUrl, { allowed: [shop.url] });
+      const { page } = watched;
+      try {
+        await page.goto(await createPayment());
+        await expect.poll(() => page.locator('html').getAttribute('lang')).toBe(lang);
+        expect(await page.locator('.sandbox').isVisible()).toBe(true);
+        await payOnPage(page, lang, '+237690000001');
+        await headingVisible(page, TEXT[lang].success);
+        await shot(page, `checkout-success-${lang}`);
+        await page.waitForURL(`${shop.url}/ok`, { timeout: 10_000 });
+        expect(watched.foreignRequests).toEqual([]);
+        expect(watched.cspViolations).toEqual([]);
+      } finally {
+        await watched.context.close();
+      }
+    });
+
+    it('shows the insufficient-balance failure with its reason', async () => {
+      const watched = await openPhone(browser, lang, system.baseUrl);
+      const { page } = watched;
+      try {
+        await page.goto(await createPayment());
+        await payOnPage(page, lang, '+237690000002');
+        await headingVisible(page, TEXT[lang].failed);
+        expect(await page.locator('#failure-reason').textContent()).toContain(TEXT[lang].insufficient);
+        await shot(page, `checkout-insufficient-balance-${lang}`);
+        expect(watched.cspViolations).toEqual([]);
+      } finally {
+        await watched.context.close();
+      }
+    });
+
+    it('cancels and lands on the cancelUrl', async () => {
+      const watched = await openPhone(browser, lang, system.baseUrl, { allowed: [shop.url] });
+      const { page } = watched;
+      try {
+        await page.goto(await createPayment());
+        await page.getByRole('button', { name: TEXT[lang].cancel }).click();
+        await page.waitForURL(`${shop.url}/ko`, { timeout: 10_000 });
+        await shot(page, `checkout-cancelled-${lang}`);
+      } finally {
+        await watched.context.close();
+      }
+    });
+
+    it('pays a variable-amount link', async () => {
+      const merchant = api(system.baseUrl, project.testSecretKey);
+      const link = await merchant<{ url: string }>('POST', '/v1/payment-links', { name: 'Don libre', minAmount: 500, maxAmount: 20000, collectName: true });
+      expect(link.status).toBe(201);
+      const watched = await openPhone(browser, lang, system.baseUrl);
+      const { page } = watched;
+      try {
+        await page.goto(link.body.url);
+        await page.getByLabel(TEXT[lang].amount).fill('2500');
+        await page.getByLabel(TEXT[lang].name).fill('Awa Ndiaye');
+        await page.getByRole('button', { name: TEXT[lang].continue }).click();
+        await page.waitForURL(/\/checkout\/cs_/);
+        expect(await page.locator('h1.amount').textContent()).toMatch(/2[\s,.\u202f\u00a0]?500/u);
+        await payOnPage(page, lang, '+237690000001');
+        await headingVisible(page, TEXT[lang].success);
+        await shot(page, `link-variable-success-${lang}`);
+        expect(watched.cspViolations).toEqual([]);
+      } finally {
+        await watched.context.close();
+      }
+    });
+
+    it("explains an expired link's state", async () => {
+      const merchant = api(system.baseUrl, project.testSecretKey);
+      const link = await merchant<{ url: string }>('POST', '/v1/payment-links', {
+        name: 'Promo flash',
+        amount: 1000,
+        expiresAt: new Date(Date.now() + 1000).toISOString(),
+      });
+      expect(link.status).toBe(201);
+      await new Promise((resolve) => setTimeout(resolve, 1200));
+      const watched = await openPhone(browser, lang, system.baseUrl);
+      try {
+        await watched.page.goto(link.body.url);
+        await expect.poll(() => watched.page.getByText(TEXT[lang].expired).isVisible()).toBe(true);
+        expect(await watched.page.locator('form').count()).toBe(0);
+        await shot(watched.page, `link-expired-${lang}`);
+      } finally {
+        await watched.context.close();
+      }
+    });
+
+    it('switches language with the visible toggle', async () => {
+      const watched = await openPhone(browser, lang, system.baseUrl);
+      try {
+        await watched.page.goto(await createPayment());
+        await watched.page.getByRole('link', { name: TEXT[lang].toggle }).click();
+        await expect.poll(() => watched.page.locator('html').getAttribute('lang')).toBe(lang === 'fr' ? 'en' : 'fr');
+      } finally {
+        await watched.context.close();
+      }
+    });
+
+    it('passes axe-core with no serious or critical violations', async () => {
+      const merchant = api(system.baseUrl, project.testSecretKey);
+      const link = await merchant<{ url: string }>('POST', '/v1/payment-links', { name: 'Cotisation', minAmount: 100, maxAmount: 5000, collectEmail: true, collectPhone: true });
+      for (const url of [await createPayment(), link.body.url]) {
+        const watched = await openPhone(browser, lang, system.baseUrl, { bypassCSP: true });
+        try {
+          await watched.page.goto(url);
+          expect(await seriousViolations(watched.page)).toEqual([]);
+        } finally {
+          await watched.context.close();
+        }
+      }
+    });
+  });
+}
+
+run('size budget', () => {
+  it('keeps each page under 50 KB of HTML, CSS and JS before images', async () => {
+    const merchant = api(system.baseUrl, project.testSecretKey);
+    const link = await merchant<{ url: string }>('POST', '/v1/payment-links', { name: 'Budget', minAmount: 100, maxAmount: 5000, collectName: true });
+    for (const url of [await createPayment(), link.body.url]) {
+      const html = await (await fetch(url)).text();
+      const assets = [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1]!);
+      expect(assets.length).toBeGreaterThanOrEqual(2);
+      const sizes = await Promise.all(assets.map(async (path) => (await (await fetch(`${system.baseUrl}${path}`)).arrayBuffer()).byteLength));
+      const total = Buffer.byteLength(html) + sizes.reduce((a, b) => a + b, 0);
+      expect(total).toBeLessThan(50 * 1024);
+    }
+  });
+});
