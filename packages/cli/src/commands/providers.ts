@@ -1,0 +1,105 @@
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { CliError } from '../client.js';
+import { emit } from '../output.js';
+import { wantsJson, type Context } from '../context.js';
+
+function readJsonFile(path: string): unknown {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new CliError(`cannot read ${path} as JSON: ${(error as Error).message}`);
+  }
+}
+
+const show = (value: unknown) => JSON.stringify(value, null, 2);
+
+/** Providers, their mappings, reconciliation and the customers projection: operator commands. */
+export function registerProviderCommands(program: Command, ctx: Context): void {
+  const provider = program.command('provider').description('Providers (operators, banks, aggregators)');
+
+  provider
+    .command('create')
+    .description('Create a provider; prints its API key and signing secret once')
+    .requiredOption('--name <name>', 'provider name')
+    .action(async (options: { name: string }, command: Command) => {
+      const created = await ctx.admin.request<{
+        id: string;
+        name: string;
+        apiKey: string;
+        signingSecret: string;
+      }>('POST', '/v1/admin/providers', { body: { name: options.name } });
+      emit(wantsJson(command), created, () =>
+        [
+          `Provider ${created.id} (${created.name}), shown this once:`,
+          `  API key         ${created.apiKey}`,
+          `  signing secret  ${created.signingSecret}`,
+        ].join('\n'),
+      );
+    });
+
+  provider
+    .command('list')
+    .description('List providers')
+    .action(async (_options: unknown, command: Command) => {
+      const result = await ctx.admin.request('GET', '/v1/admin/providers');
+      emit(wantsJson(command), result, () => show(result));
+    });
+
+  provider
+    .command('roll-key')
+    .description("Roll a provider's API key; the old one stops working at once")
+    .requiredOption('--provider <id>', 'provider id')
+    .action(async (options: { provider: string }, command: Command) => {
+      const rolled = await ctx.admin.request<{ apiKey: string }>(
+        'POST',
+        `/v1/admin/providers/${encodeURIComponent(options.provider)}/keys/roll`,
+      );
+      emit(wantsJson(command), rolled, () => `New API key (shown this once): ${rolled.apiKey}`);
+    });
+
+  provider
+    .command('mapping')
+    .description('Proprietary payload mappings')
+    .command('set')
+    .description("Set a provider's mapping from a JSON file")
+    .requiredOption('--provider <id>', 'provider id')
+    .requiredOption('--file <path>', 'mapping.json')
+    .action(async (options: { provider: string; file: string }, command: Command) => {
+      const result = await ctx.admin.request(
+        'PUT',
+        `/v1/admin/providers/${encodeURIComponent(options.provider)}/mapping`,
+        {
+          body: readJsonFile(options.file),
+        },
+      );
+      emit(wantsJson(command), result, () => `Mapping of ${options.provider} set.`);
+    });
+
+  program
+    .command('reconcile')
+    .description('Orders against settlements of one provider, environment and day')
+    .requiredOption('--provider <id>', 'provider id')
+    .requiredOption('--date <YYYY-MM-DD>', 'day (UTC)')
+    .option('--live', 'live environment (default: sandbox)')
+    .action(async (options: { provider: string; date: string; live?: boolean }, command: Command) => {
+      const result = await ctx.admin.request('GET', '/v1/admin/reconciliation', {
+        query: {
+          providerId: options.provider,
+          date: options.date,
+          livemode: options.live ? 'true' : 'false',
+        },
+      });
+      emit(wantsJson(command), result, () => show(result));
+    });
+
+  program
+    .command('customers')
+    .description('Customer profiles')
+    .command('rebuild')
+    .description('Rebuild the customer profiles from the event stream')
+    .action(async (_options: unknown, command: Command) => {
+      const result = await ctx.admin.request('POST', '/v1/admin/customers/rebuild');
+      emit(wantsJson(command), result, () => show(result));
+    });
+}

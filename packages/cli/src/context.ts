@@ -1,0 +1,35 @@
+import type { Command } from 'commander';
+import { createClient, type Client } from './client.js';
+import type { CliConfig } from './config.js';
+
+export type Context = {
+  admin: Client;
+  provider(key?: string): Client;
+};
+
+export function createContext(config: CliConfig): Context {
+  return {
+    admin: createClient(
+      config.url,
+      config.adminToken,
+      'no admin token: set ADMIN_TOKEN, or run from the folder where `pnpm start` wrote .data/admin-token (or set DATA_DIR).',
+    ),
+    provider: (key) =>
+      createClient(
+        config.url,
+        key ?? config.providerKey,
+        'no provider key: pass --provider-key or set MMP_PROVIDER_KEY.',
+      ),
+  };
+}
+
+/** The `--json` flag, declared once on the root program and accepted after any command. */
+export function wantsJson(command: Command): boolean {
+  return command.optsWithGlobals<{ json?: boolean }>().json === true;
+}
+
+export const list = (value: string): string[] =>
+  value
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);

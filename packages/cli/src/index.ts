@@ -1,0 +1,3 @@
+export { buildProgram } from './program.js';
+export { loadConfig, type CliConfig } from './config.js';
+export { CliError } from './client.js';
