@@ -82,6 +82,20 @@ describe('create', () => {
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
   });
 
+  it('answers 503 service_unavailable and stores nothing while links-checkout is down', async () => {
+    const actor = merchant();
+    await h.stopPeer('links-checkout');
+    try {
+      const error = await h.callError('create', { body: { amount: 5000, reference: 'DOWN-1' } }, actor);
+      expect(error.code).toBe('service_unavailable');
+      expect(error.status).toBe(503);
+    } finally {
+      await h.servePeer('links-checkout');
+    }
+    expect(((await h.call('list', { query: {} }, actor)).body as { meta: { total: number } }).meta.total).toBe(0);
+    await createPayment(h, actor, { reference: 'DOWN-1' });
+  });
+
   it('refuses callers that are not merchants', async () => {
     const error = await h.callError('create', { body: { amount: 5000 } }, { kind: 'public' });
     expect(error.code).toBe('insufficient_permissions');
@@ -128,6 +142,12 @@ describe('Idempotency-Key', () => {
     expect(ids.size).toBe(1);
     const list = await h.call('list', { query: {} }, actor);
     expect((list.body as { data: unknown[] }).data).toHaveLength(1);
+  });
+
+  it('refuses an Idempotency-Key longer than 255 characters', async () => {
+    const error = await h.callError('create', { body: { amount: 5000 }, headers: { 'idempotency-key': 'k'.repeat(256) } }, merchant());
+    expect(error.code).toBe('invalid_request');
+    expect(error.status).toBe(400);
   });
 
   it('lets a failed request be retried with the same key', async () => {

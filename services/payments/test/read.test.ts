@@ -52,6 +52,18 @@ describe('retrieve', () => {
     expect(plain.body).not.toHaveProperty('events');
   });
 
+  it('answers 503 when the project expansion cannot be read', async () => {
+    const actor = merchant();
+    const created = await createPayment(h, actor);
+    await h.stopPeer('gateway');
+    try {
+      const error = await h.callError('retrieve', { params: { token: created.token }, query: { expand: 'project' } }, actor);
+      expect(error.code).toBe('service_unavailable');
+    } finally {
+      await h.servePeer('gateway');
+    }
+  });
+
   it('answers 400 invalid_request for an unknown expansion', async () => {
     const actor = merchant();
     const created = await createPayment(h, actor);

@@ -70,12 +70,12 @@ export async function startPaymentsHarness(extraEnv: Record<string, string> = {}
       },
     },
   };
-  const handles: Awaited<ReturnType<typeof serveOperations>>[] = [];
-  for (const [name, operations] of Object.entries(peers)) {
-    handles.push(
-      await serveOperations({ nc, naming: system.naming, service: name as 'gateway', version: '0.0.1', log, operations }),
-    );
+  const handles = new Map<string, Awaited<ReturnType<typeof serveOperations>>>();
+  async function servePeer(name: string) {
+    const operations = peers[name] ?? {};
+    handles.set(name, await serveOperations({ nc, naming: system.naming, service: name as 'gateway', version: '0.0.1', log, operations }));
   }
+  for (const name of Object.keys(peers)) await servePeer(name);
   let router: Awaited<ReturnType<typeof serveOperations>> | undefined;
   async function serveRouter() {
     router = await serveOperations({
@@ -139,6 +139,11 @@ export async function startPaymentsHarness(extraEnv: Record<string, string> = {}
       );
     },
     serveRouter,
+    servePeer,
+    async stopPeer(name: 'links-checkout' | 'gateway') {
+      await handles.get(name)?.stop();
+      handles.delete(name);
+    },
     async stopRouter() {
       await router?.stop();
       router = undefined;
@@ -150,7 +155,7 @@ export async function startPaymentsHarness(extraEnv: Record<string, string> = {}
     async close() {
       await observer.stop();
       await service.stop();
-      for (const handle of handles) await handle.stop();
+      for (const handle of handles.values()) await handle.stop();
       await router?.stop();
       await nc.drain();
       await system.cleanup();

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MerchantActor } from '@mmp/protocol';
 import { createPayment, eventually, merchant, startPaymentsHarness, type PaymentsHarness } from './support.js';
@@ -56,6 +58,14 @@ describe('webhook endpoints', () => {
     const rolled = (await h.call('webhook-endpoints.roll-secret', { params: { id: created.id } }, actor)).body as Endpoint;
     expect(rolled.secret).toMatch(/^whsec_/);
     expect(rolled.secret).not.toBe(created.secret);
+  });
+
+  it('stores the secret sealed, never in clear', async () => {
+    const created = await addEndpoint(merchant(), { url: 'http://127.0.0.1:9/sealed' });
+    const dir = join(h.system.dataDir, 'payments');
+    const stored = readdirSync(dir).map((file) => readFileSync(join(dir, file), 'utf8')).join('\n');
+    expect(stored).toContain(created.id);
+    expect(stored).not.toContain(created.secret!.slice(6));
   });
 
   it('updates and deletes, and hides endpoints of other projects and environments', async () => {

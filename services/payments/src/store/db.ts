@@ -23,8 +23,9 @@ export async function ensureIndexes(db: PaymentsDb): Promise<void> {
   await db.payments.ensureIndex({ fields: { projectId: 1, livemode: 1, createdAt: -1, id: -1 } });
   await db.payments.ensureIndex({ fields: { userId: 1, createdAt: -1 } });
   await db.payments.ensureIndex({ fields: { idempotencyId: 1 } });
-  // The expiry loop asks for open payments past their deadline through this index.
-  await db.payments.ensureIndex({ fields: { expiresAt: 1 } });
+  // The expiry loop asks for open payments past their deadline through this index, so
+  // settled payments with old deadlines are never visited again.
+  await db.payments.ensureIndex({ fields: { status: 1, expiresAt: 1 } });
   await ensureOutboxIndex(db.payments as unknown as Collection<Doc>);
   await db.idempotency.ensureIndex({ fields: { createdAt: 1 }, expireAfterSeconds: DAY_SECONDS });
   await db.endpoints.ensureIndex({ fields: { projectId: 1, livemode: 1 } });
