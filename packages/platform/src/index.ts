@@ -8,5 +8,4 @@ export * from './idempotent.js';
 export * from './secrets.js';
 export * from './ops-server.js';
 export * from './service.js';
-export * from './request-id.js';
 export * from './store/index.js';

@@ -8,12 +8,12 @@ import {
   ServiceReply,
   ServiceRequest,
   isAppError,
+  newRequestId,
   serviceSubject,
   type ServiceName,
 } from '@mmp/protocol';
 import type { Logger } from './logger.js';
 import type { Naming } from './nats.js';
-import { newRequestId } from './request-id.js';
 
 export type RequestContext = {
   requestId: string;
