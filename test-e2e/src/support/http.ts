@@ -1,0 +1,53 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+
+/** Calls the gateway like a merchant backend or the hosted page would. */
+export function api(baseUrl: string, key?: string) {
+  return async function request<T = Record<string, unknown>>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number; body: T; headers: Headers }> {
+    const response = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers: {
+        ...(key ? { authorization: `Bearer ${key}` } : {}),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // pages and assets are not JSON
+    }
+    return { status: response.status, body: parsed as T, headers: response.headers };
+  };
+}
+
+export type ReceivedWebhook = { headers: IncomingMessage['headers']; rawBody: string };
+
+/** A merchant's webhook receiver: a real HTTP server that records what it is sent. */
+export async function startWebhookReceiver(): Promise<{ url: string; received: ReceivedWebhook[]; close(): Promise<void> }> {
+  const received: ReceivedWebhook[] = [];
+  const server: Server = createServer((request, response) => {
+    let rawBody = '';
+    request.setEncoding('utf8');
+    request.on('data', (chunk: string) => (rawBody += chunk));
+    request.on('end', () => {
+      received.push({ headers: request.headers, rawBody });
+      response.writeHead(200).end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}/webhooks`,
+    received,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}

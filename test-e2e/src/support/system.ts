@@ -1,0 +1,124 @@
+import { createServer } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { startService, type RunningService, type ServiceDefinition } from '@mmp/platform';
+import { createTestSystem, eventually } from '@mmp/platform/testing';
+import { gatewayService } from '@mmp/gateway';
+import { paymentsService } from '@mmp/payments';
+import { linksCheckoutService } from '@mmp/links-checkout';
+import { customersService } from '@mmp/customers';
+import { providerRouterService } from '@mmp/provider-router';
+import { providerDeliveryService } from '@mmp/provider-delivery';
+import { certificationRunnerService } from '@mmp/certification-runner';
+import { sandboxProviderService } from '@mmp/sandbox-provider';
+
+export type ProjectKeys = {
+  id: string;
+  testSecretKey: string;
+  testPublishableKey: string;
+  liveSecretKey: string;
+  livePublishableKey: string;
+};
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * The whole system in this process, as `pnpm start` runs it but isolated: its own NATS
+ * prefix, data folder and gateway port. Core services start first, the gateway next, and
+ * the sandbox provider last, since it registers itself through the gateway's public API.
+ */
+export async function startSystem(options: { env?: Record<string, string> } = {}) {
+  const system = createTestSystem('e2e');
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const adminToken = `adm_${randomBytes(16).toString('hex')}`;
+  const env: Record<string, string> = {
+    ...system.env,
+    ADMIN_TOKEN: adminToken,
+    GATEWAY_PORT: String(port),
+    GATEWAY_HOST: '127.0.0.1',
+    PUBLIC_URL: baseUrl,
+    GATEWAY_URL: baseUrl,
+    ALLOW_HTTP_LOOPBACK: 'true',
+    ALLOW_HTTP_LOOPBACK_ENDPOINTS: 'true',
+    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    SANDBOX_POLL_MS: '200',
+    SANDBOX_DELAY_MS: '200',
+    // Tests poll fast; the limits themselves are tested in the gateway's own suite.
+    RATE_LIMIT_KEY_MAX: '100000',
+    RATE_LIMIT_IP_MAX: '100000',
+    ...options.env,
+  };
+  const running: RunningService[] = [];
+  const start = async (definition: ServiceDefinition<never>) => {
+    running.push((await startService(definition, env)) as RunningService);
+  };
+  try {
+    for (const definition of [
+      paymentsService,
+      linksCheckoutService,
+      customersService,
+      providerRouterService,
+      providerDeliveryService,
+      certificationRunnerService,
+      gatewayService,
+      sandboxProviderService,
+    ]) {
+      await start(definition as unknown as ServiceDefinition<never>);
+    }
+    await eventually(async () => {
+      const response = await fetch(`${baseUrl}/v1/health`);
+      return response.ok;
+    }, 20_000);
+  } catch (error) {
+    await Promise.allSettled(running.reverse().map((service) => service.stop()));
+    await system.cleanup();
+    throw error;
+  }
+
+  async function admin<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const response = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${adminToken}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+    return (await response.json()) as T;
+  }
+
+  return {
+    baseUrl,
+    adminToken,
+    system,
+    admin,
+    async createProject(name = 'Shop'): Promise<ProjectKeys> {
+      const project = await admin<{
+        id: string;
+        keys: { kind: 'secret' | 'publishable'; livemode: boolean; key: string }[];
+      }>('POST', '/v1/admin/projects', { name, displayName: name });
+      const key = (kind: string, livemode: boolean) =>
+        project.keys.find((k) => k.kind === kind && k.livemode === livemode)?.key ?? '';
+      return {
+        id: project.id,
+        testSecretKey: key('secret', false),
+        testPublishableKey: key('publishable', false),
+        liveSecretKey: key('secret', true),
+        livePublishableKey: key('publishable', true),
+      };
+    },
+    async stop() {
+      for (const service of running.reverse()) await service.stop().catch(() => undefined);
+      await system.cleanup();
+    },
+  };
+}
+export type RunningSystem = Awaited<ReturnType<typeof startSystem>>;
