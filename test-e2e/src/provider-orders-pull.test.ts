@@ -1,0 +1,203 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  connectNats,
+  consumeEvents,
+  createEventPublisher,
+  createLogger,
+  openStore,
+  startService,
+  type EventConsumer,
+  type NatsConnection,
+  type ReceivedEvent,
+} from '@mmp/platform';
+import { createTestSystem, eventually } from '@mmp/platform/testing';
+import { newEventId, newPaymentOrderKey, type DeliveryOutcomeData, type OrderCreatedData } from '@mmp/protocol';
+import { createPullClient, paymentAck, ServiceCallError } from '@mmp/provider-kit';
+import { sandboxProviderService } from '@mmp/sandbox-provider';
+import { startSystem, type RunningSystem } from './support/system.js';
+import { api } from './support/http.js';
+
+/**
+ * The pull transport over the gateway's real HTTP routes, with @mmp/provider-kit's pull
+ * client as the provider, and the sandbox provider as a real pulling adapter that keeps
+ * its registration across restarts and never executes a repeated key twice.
+ */
+let system: RunningSystem;
+let nc: NatsConnection;
+let observer: EventConsumer;
+const outcomes: ReceivedEvent[] = [];
+let publish: ReturnType<typeof createEventPublisher>;
+
+beforeAll(async () => {
+  system = await startSystem();
+  const log = createLogger({ service: 'test', level: 'silent' });
+  nc = await connectNats({ url: system.system.env.NATS_URL!, name: 'test', log });
+  publish = createEventPublisher(nc, system.system.naming);
+  observer = await consumeEvents({
+    nc,
+    naming: system.system.naming,
+    durable: 'pull-test-observer',
+    types: ['delivery.*'],
+    log,
+    handle: async (event) => {
+      outcomes.push(event);
+    },
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await observer?.stop();
+  await nc?.drain();
+  await system?.stop();
+});
+
+const outcomesOf = (orderKey: string) =>
+  outcomes.filter((event) => (event.data as DeliveryOutcomeData).orderKey === orderKey).map((event) => ({ type: event.type, ...(event.data as DeliveryOutcomeData) }));
+
+/** What provider-router announces when it hands an order to a pull rail. */
+async function announceOrder(providerId: string, options: { msisdn?: string; orderKey?: string; railId?: string; ttlMs?: number } = {}) {
+  const orderKey = options.orderKey ?? newPaymentOrderKey();
+  const data: OrderCreatedData = {
+    orderKey,
+    paymentId: `pmt_${orderKey.slice(6)}`,
+    railId: options.railId ?? 'rail_pull',
+    providerId,
+    transport: 'pull',
+    payload: {
+      protocol_version: '1',
+      type: 'payment.execute',
+      idempotency_key: orderKey,
+      amount: '5000',
+      currency: 'XAF',
+      network: 'ORANGE_MONEY',
+      country: 'CM',
+      payee: { msisdn: options.msisdn ?? '+237690000001' },
+      transaction_ref: `pay_${orderKey.slice(6)}`,
+      timestamp: Math.floor(Date.now() / 1000),
+    },
+    expiresAt: new Date(Date.now() + (options.ttlMs ?? 15 * 60_000)).toISOString(),
+  };
+  await publish({ id: newEventId(), type: 'order.created', occurredAt: new Date().toISOString(), data });
+  return data;
+}
+
+async function newProvider(name: string) {
+  return system.admin<{ id: string; apiKey: string; signingSecret: string }>('POST', '/v1/admin/providers', { name });
+}
+
+async function failure(promise: Promise<unknown>) {
+  const error = await promise.then(() => undefined, (e: unknown) => e);
+  if (!(error instanceof ServiceCallError)) throw new Error(`expected a ServiceCallError, got ${String(error)}`);
+  return { status: error.status, code: error.code, body: error.body as { error: Record<string, unknown> } };
+}
+
+describe('pull routes over HTTP with the provider kit', () => {
+  it('walks the order state table', async () => {
+    const provider = await newProvider('puller');
+    const client = createPullClient({ baseUrl: `${system.baseUrl}/v1`, apiKey: provider.apiKey });
+    const order = await announceOrder(provider.id);
+    const pending = await eventually(async () => (await client.get(order.orderKey).catch(() => null)) ?? undefined);
+    expect(pending).toMatchObject({ status: 'pending', delivery_count: 0 });
+
+    const [first] = await client.pending();
+    expect(first).toMatchObject({ idempotency_key: order.orderKey, payload: order.payload, status: 'DELIVERED', delivery_count: 1 });
+    const [again] = await client.pending(10);
+    expect(again).toMatchObject({ idempotency_key: order.orderKey, status: 'DELIVERED', delivery_count: 2 });
+
+    const unknownKey = await failure(client.ack({ ...paymentAck(order.payload as never, 'ACCEPTED'), idempotency_key: 'pexec_other' }).then(() => undefined));
+    expect(unknownKey).toMatchObject({ status: 404, code: 'resource_not_found' });
+    const mismatch = await api(system.baseUrl, provider.apiKey)('POST', `/v1/provider/orders/${order.orderKey}/ack`, {
+      type: 'payment.ack',
+      idempotency_key: 'pexec_other',
+      status: 'ACCEPTED',
+    });
+    expect(mismatch.status).toBe(422);
+    expect(mismatch.body).toMatchObject({
+      error: { code: 'validation_error', http_status: 422, type: 'invalid_request_error', errors: [{ field: 'idempotency_key' }] },
+    });
+
+    const ack = paymentAck({ type: 'payment.execute', idempotency_key: order.orderKey }, 'ACCEPTED');
+    expect(await client.ack(ack)).toEqual(ack);
+    expect(await client.ack(ack)).toEqual(ack);
+    expect(await failure(client.ack({ ...ack, status: 'REJECTED', reason: 'insufficient_balance' }))).toMatchObject({ status: 409, code: 'invalid_state' });
+    expect(await client.get(order.orderKey)).toMatchObject({ status: 'acked', ack });
+    expect((await client.pending()).map((entry) => entry.idempotency_key)).not.toContain(order.orderKey);
+    await eventually(async () => outcomesOf(order.orderKey).length === 1);
+    expect(outcomesOf(order.orderKey)[0]).toMatchObject({ type: 'delivery.accepted', classification: 'ACCEPTED' });
+
+    expect(await failure(client.get('pexec_unknown'))).toMatchObject({ status: 404, code: 'resource_not_found' });
+    const stranger = createPullClient({ baseUrl: `${system.baseUrl}/v1`, apiKey: (await newProvider('stranger')).apiKey });
+    expect(await failure(stranger.get(order.orderKey))).toMatchObject({ status: 404 });
+    expect(await stranger.pending()).toEqual([]);
+  });
+
+  it('expired orders answer 410; bad queries 400; a missing key 401', async () => {
+    const provider = await newProvider('late');
+    const client = createPullClient({ baseUrl: `${system.baseUrl}/v1`, apiKey: provider.apiKey });
+    const order = await announceOrder(provider.id, { ttlMs: 300 });
+    await eventually(async () => outcomesOf(order.orderKey).some((outcome) => outcome.type === 'delivery.expired'), 15_000);
+    expect(await client.get(order.orderKey)).toMatchObject({ status: 'expired' });
+    expect(await failure(client.ack(paymentAck({ type: 'payment.execute', idempotency_key: order.orderKey }, 'ACCEPTED')))).toMatchObject({
+      status: 410,
+      code: 'order_expired',
+    });
+    expect(await failure(client.pending(101))).toMatchObject({ status: 400, code: 'invalid_request' });
+    const anonymous = await api(system.baseUrl)('GET', '/v1/provider/orders');
+    expect(anonymous.status).toBe(401);
+  });
+});
+
+describe('the sandbox provider as a real pull client', () => {
+  it('keeps its registration across restarts and acks a repeated key without executing it twice', async () => {
+    const own = createTestSystem('sbx');
+    const dataDir = mkdtempSync(join(tmpdir(), 'mmp-sandbox-'));
+    const env = {
+      ...own.env,
+      DATA_DIR: dataDir,
+      GATEWAY_URL: system.baseUrl,
+      ADMIN_TOKEN: system.adminToken,
+      SANDBOX_POLL_MS: '100',
+      SANDBOX_DELAY_MS: '100',
+    };
+    const status = async (running: Awaited<ReturnType<typeof startService>>) => {
+      const reply = await running.context.services.command<{ registered: boolean; providerId?: string; railId?: string }>('sandbox-provider', 'status', {});
+      return reply.registered ? reply : undefined;
+    };
+    try {
+      const providers = async () => (await system.admin<{ data: { id: string }[] }>('GET', '/v1/admin/providers')).data.length;
+      let sandbox = await startService(sandboxProviderService, env);
+      const first = await eventually(() => status(sandbox), 15_000);
+      const registered = await providers();
+      await sandbox.stop();
+      sandbox = await startService(sandboxProviderService, env);
+      const second = await eventually(() => status(sandbox), 15_000);
+      expect(second).toEqual(first);
+      expect(await providers()).toBe(registered);
+
+      const order = await announceOrder(first.providerId!, { railId: first.railId! });
+      await eventually(async () => outcomesOf(order.orderKey).length === 1, 15_000);
+      await announceOrder(first.providerId!, { orderKey: order.orderKey, railId: 'rail_failover' });
+      await eventually(async () => outcomesOf(order.orderKey).length === 2, 15_000);
+      expect(outcomesOf(order.orderKey).map((outcome) => [outcome.type, outcome.railId])).toEqual([
+        ['delivery.accepted', first.railId],
+        ['delivery.accepted', 'rail_failover'],
+      ]);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await sandbox.stop();
+
+      const store = await openStore({ dataDir, service: 'sandbox-provider' });
+      try {
+        const executions = await store.collection('executions').find({});
+        expect(executions).toEqual([expect.objectContaining({ _id: order.orderKey, status: 'DONE', outcome: 'settled COMPLETED' })]);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await own.cleanup();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
