@@ -80,6 +80,8 @@ describe('provider routes over HTTP', () => {
     const list = await admin<{ data: { id: string }[] }>('GET', '/v1/admin/providers');
     expect(list.body.data.map((p) => p.id)).toContain(created.body.id);
     expect(JSON.stringify(list.body)).not.toContain(created.body.signingSecret);
+    const rails = await admin<{ data: { status: string }[] }>('GET', `/v1/admin/providers/${created.body.id}/rails`);
+    expect(rails.body.data).toMatchObject([{ status: 'ACTIVE' }]);
     const mapping = {
       fields: { idempotency_key: 'key', transaction_ref: 'ref', amount: 'amt', currency: 'ccy', status: 'st', network: 'net', settled_at: 'at' },
       statusMap: { OK: 'COMPLETED' },

@@ -1,7 +1,21 @@
 import { z } from 'zod';
 import type { ForwardedRoute } from './route.js';
+import { providerPortalRoutes } from './provider-portal.js';
 
 const providerParams = z.object({ providerId: z.string() });
+
+/** The portal's rail routes again under `/v1/admin/providers/:providerId`, for the `mmp` command. */
+function forProvider(route: ForwardedRoute): ForwardedRoute {
+  const params = route.schema?.params instanceof z.ZodObject ? providerParams.extend(route.schema.params.shape) : providerParams;
+  return {
+    ...route,
+    auth: 'admin',
+    url: route.url.replace(/^\/v1\/provider\//, '/v1/admin/providers/:providerId/'),
+    tag: 'Admin: providers',
+    summary: `${route.summary} (for a provider)`,
+    schema: { ...route.schema, params },
+  };
+}
 
 /**
  * The settlement webhook (signed by the provider over the exact raw body, verified by
@@ -56,4 +70,5 @@ export const providerSettlementsRoutes: ForwardedRoute[] = [
     summary: "Roll the provider's settlement signing secret; the new secret is returned once",
     schema: { params: providerParams },
   },
+  ...providerPortalRoutes.filter((route) => route.url.startsWith('/v1/provider/rails')).map(forProvider),
 ];

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { appError, newEventId, verifyHexHmac, type SettlementEvent } from '@mmp/protocol';
 import { DuplicateKeyError, type Operation, type PendingEvent } from '@mmp/platform';
 import { newSettlementId } from '../domain/provider.js';
@@ -60,9 +61,9 @@ export function settlementOperations(deps: RouterDeps): Record<string, Operation
       const rawBody = request.rawBody ?? '';
       const signature = request.headers[SIGNATURE_HEADER] ?? '';
       const provider = providerId ? await db.providers.findOne({ _id: providerId }) : null;
-      if (!provider || !signature || !verifyHexHmac(deps.box.open(provider.sealedSigningSecret), rawBody, signature)) {
-        throw signatureInvalid();
-      }
+      // An unknown provider costs the same HMAC as a known one: the answer reveals nothing.
+      const secret = provider ? deps.box.open(provider.sealedSigningSecret) : randomBytes(32).toString('hex');
+      if (!verifyHexHmac(secret, rawBody, signature) || !provider) throw signatureInvalid();
       const { event, format, failureCode } = parseSettlement(parseJsonBody(rawBody), provider.mapping);
       if (await db.settlements.findOne({ providerId, idempotencyKey: event.idempotency_key })) throw duplicate();
       const order = await correlate(deps, providerId, event);
