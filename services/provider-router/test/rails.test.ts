@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { appError } from '@mmp/protocol';
 import { ADMIN, SERVICE, providerActor, startRouter, webhookRail } from './harness.js';
 
 const h = await startRouter();
@@ -169,5 +170,33 @@ describe('rail states (specification table)', () => {
     const tested = await h.call('rails.test', { params: { railId: rail.id } }, providerActor(provider.id));
     expect(tested.body).toMatchObject({ status: 'TESTED', transport: 'pull', endpoint: null });
     expect(called).toBe(false);
+  });
+});
+
+describe('bad input is a clear error, never a 500', () => {
+  it('answers 422, 404 or 403 for malformed bodies, unknown ids and wrong callers', async () => {
+    const provider = await h.createProvider();
+    const actor = providerActor(provider.id);
+    expect(await h.failure('rails.create', { body: 'rail please' }, actor)).toMatchObject({ status: 422 });
+    expect(await h.failure('rails.create', { body: [webhookRail()] }, actor)).toMatchObject({ status: 422 });
+    expect(await h.failure('rails.create', { body: webhookRail() }, providerActor('prv_gone'))).toMatchObject({ status: 404 });
+    expect(await h.failure('rails.create', { body: webhookRail() }, { kind: 'public' })).toMatchObject({ status: 403 });
+    expect(await h.failure('rails.activate', { params: { railId: 'rail_nope' } }, actor)).toMatchObject({ status: 404 });
+    expect(await h.failure('providers.get', { params: { providerId: 'prv_gone' } }, ADMIN)).toMatchObject({ status: 404 });
+    expect(await h.failure('providers.set-mapping', { params: { providerId: provider.id }, body: [] }, ADMIN)).toMatchObject({ status: 422 });
+    expect(await h.failure('providers.set-mapping', { params: { providerId: provider.id }, body: {} }, actor)).toMatchObject({ status: 403 });
+    expect(await h.failure('orders.status', { body: {} }, SERVICE)).toMatchObject({ status: 422 });
+    expect(await h.failure('orders.status', { body: { paymentId: 'x' } }, actor)).toMatchObject({ status: 403 });
+  });
+
+  it('a rail test while provider-delivery cannot probe is 503 and leaves the rail untouched', async () => {
+    const provider = await h.createProvider();
+    const rail = await h.createRail(provider.id, webhookRail());
+    h.onProbe(async () => {
+      throw appError('service_unavailable', 'down');
+    });
+    expect(await h.failure('rails.test', { params: { railId: rail.id } }, providerActor(provider.id))).toMatchObject({ status: 503 });
+    const got = await h.call('rails.get', { params: { railId: rail.id } }, providerActor(provider.id));
+    expect(got.body).toMatchObject({ status: 'PENDING', lastTest: null });
   });
 });

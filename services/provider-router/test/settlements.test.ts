@@ -101,6 +101,9 @@ describe('settlement responses', () => {
   it('400 for a correctly signed body that is not JSON', async () => {
     const error = await h.settleFailure(provider.id, provider.signingSecret, undefined, { raw: '{"protocol_version": "1",' });
     expect(error).toMatchObject({ status: 400, code: 'invalid_request' });
+    for (const raw of ['[]', 'null', '"COMPLETED"', '42']) {
+      expect(await h.settleFailure(provider.id, provider.signingSecret, undefined, { raw })).toMatchObject({ status: 422, fields: [{ field: 'protocol_version' }] });
+    }
   });
 
   it('422 lists every invalid field at once, unknown fields included', async () => {
