@@ -73,7 +73,9 @@ async function main(): Promise<number> {
   const outcomes: ScenarioOutcome[] = [];
   try {
     const { baseUrl, testSecretKey, provider } = ready;
-    outcomes.push(await runScenario('baseline', async () => baselineScenario(ready.baselineUrl)));
+    outcomes.push(
+      await runScenario('baseline (before)', async () => baselineScenario(ready.baselineUrl, 'before')),
+    );
     outcomes.push(
       await runScenario('payment create', async () => createPaymentScenario(baseUrl, testSecretKey)),
     );
@@ -91,6 +93,9 @@ async function main(): Promise<number> {
         if ('error' in provider) throw new Error(`creating the provider: ${provider.error}`);
         return settlementScenario(baseUrl, provider.id, provider.signingSecret);
       }),
+    );
+    outcomes.push(
+      await runScenario('baseline (after)', async () => baselineScenario(ready.baselineUrl, 'after')),
     );
   } finally {
     await stopTarget(child);

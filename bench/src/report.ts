@@ -20,9 +20,18 @@ function pad(text: string, width: number, right = false): string {
   return right ? text.padStart(width) : text.padEnd(width);
 }
 
+/**
+ * The baseline's 2xx/s: the mean of its runs before and after the system's scenarios, so
+ * that a machine getting busier or quieter during the run shows as a gap between the two.
+ */
+export function baselineRate(outcomes: ScenarioOutcome[]): number | undefined {
+  const runs = outcomes.filter((o): o is ScenarioResult => !isFailed(o) && o.name.startsWith('baseline'));
+  return runs.length ? runs.reduce((sum, o) => sum + o.requestsPerSecond, 0) / runs.length : undefined;
+}
+
 /** The table printed at the end: throughput, latency and failures, each next to the baseline. */
 export function formatTable(outcomes: ScenarioOutcome[]): string {
-  const baseline = outcomes.find((o): o is ScenarioResult => !isFailed(o) && o.name.startsWith('baseline'));
+  const baseline = baselineRate(outcomes);
   const header = ['scenario', '2xx/s', 'p50 ms', 'p99 ms', 'errors', 'non-2xx', 'vs baseline'];
   const rows = outcomes.map((o) =>
     isFailed(o)
@@ -34,7 +43,7 @@ export function formatTable(outcomes: ScenarioOutcome[]): string {
           milliseconds(o.latencyMs.p99),
           String(o.errors),
           String(o.non2xx),
-          baseline ? `${((o.requestsPerSecond / baseline.requestsPerSecond) * 100).toFixed(1)} %` : 'n/a',
+          baseline ? `${((o.requestsPerSecond / baseline) * 100).toFixed(1)} %` : 'n/a',
         ],
   );
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));

@@ -6,9 +6,9 @@ const JSON_HEADERS = { 'content-type': 'application/json' };
 /** A short id for this run, so references and idempotency keys never collide across runs. */
 export const runId = randomBytes(4).toString('hex');
 
-export function baselineScenario(url: string): Scenario {
+export function baselineScenario(url: string, when: 'before' | 'after'): Scenario {
   return {
-    name: 'baseline: bare Fastify GET /',
+    name: `baseline (${when}): bare Fastify GET /`,
     measures: 'the ceiling of one Node HTTP server on this machine',
     url,
     nextRequest: () => ({ method: 'GET', path: '/' }),
