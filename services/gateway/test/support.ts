@@ -27,6 +27,14 @@ export function captureLogs() {
   return { stream, text: () => chunks.join('') };
 }
 
+export type HttpResult = {
+  status: number;
+  headers: Headers;
+  text: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- bodies are asserted field by field
+  json: any;
+};
+
 /** A gateway started in-process on a random port, with its own NATS prefix and data folder. */
 export async function startTestGateway(options: {
   routes: ForwardedRoute[];
@@ -69,7 +77,7 @@ export async function startTestGateway(options: {
       method: string,
       path: string,
       init: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {},
-    ) {
+    ): Promise<HttpResult> {
       const headers: Record<string, string> = { ...init.headers };
       if (init.token) headers.authorization = `Bearer ${init.token}`;
       let body: string | undefined = init.raw;
@@ -88,7 +96,7 @@ export async function startTestGateway(options: {
       }
       return { status: response.status, headers: response.headers, text, json };
     },
-    async admin(method: string, path: string, body?: unknown) {
+    async admin(method: string, path: string, body?: unknown): Promise<HttpResult> {
       return this.http(method, path, { token: ADMIN_TOKEN, body });
     },
     async stop() {
@@ -107,7 +115,7 @@ export async function createProject(gateway: TestGateway, name = 'Shop') {
   if (response.status !== 201) throw new Error(`project create failed: ${response.status} ${response.text}`);
   const project = response.json as {
     id: string;
-    keys: { id: string; kind: string; livemode: boolean; key: string }[];
+    keys: { id: string; kind: string; livemode: boolean; key: string; scopes: string[] }[];
   };
   const key = (livemode: boolean, kind: string) =>
     project.keys.find((k) => k.livemode === livemode && k.kind === kind)!;
