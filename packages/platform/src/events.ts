@@ -93,6 +93,12 @@ export async function consumeEvents(options: {
   /** Start from the first event in the stream (rebuilds) rather than only new ones. */
   deliverAll?: boolean;
   maxAckPendingMs?: number;
+  /**
+   * Events handled at once (default 1, in stream order). More suits handlers that wait on
+   * the network per event and need no ordering, so that one slow peer does not hold up
+   * every other event behind it.
+   */
+  concurrency?: number;
 }): Promise<EventConsumer> {
   const { nc, naming, log } = options;
   const jsm = await jetstreamManager(nc);
@@ -115,12 +121,22 @@ export async function consumeEvents(options: {
   }
   const consumer = await jetstream(nc).consumers.get(stream, durable);
   const messages = await consumer.consume({ max_messages: 64 });
+  const concurrency = Math.max(1, options.concurrency ?? 1);
+  const inFlight = new Set<Promise<void>>();
   const done = (async () => {
     for await (const msg of messages) {
       // Only when the server could not filter on every subject (see consumerFilter).
-      if (!subjects.some((pattern) => subjectMatches(pattern, msg.subject))) msg.ack();
-      else await handleOne(msg, options.handle, log);
+      if (!subjects.some((pattern) => subjectMatches(pattern, msg.subject))) {
+        msg.ack();
+        continue;
+      }
+      const work: Promise<void> = handleOne(msg, options.handle, log)
+        .catch((error: unknown) => log.error({ err: error, seq: msg.seq }, 'event left unacknowledged; JetStream will redeliver it'))
+        .finally(() => inFlight.delete(work));
+      inFlight.add(work);
+      if (inFlight.size >= concurrency) await Promise.race(inFlight);
     }
+    await Promise.all(inFlight);
   })();
   return {
     async stop() {
