@@ -57,6 +57,14 @@ describe('create', () => {
     expect(error.status).toBe(status);
   });
 
+  it('answers 400 invalid_request for a body that is not an object', async () => {
+    for (const body of ['amount=5000', [5000], 42]) {
+      const error = await h.callError('create', { body }, merchant());
+      expect(error.code).toBe('invalid_request');
+      expect(error.status).toBe(400);
+    }
+  });
+
   it('names the limits in the invalid_amount message', async () => {
     const error = await h.callError('create', { body: { amount: 50 } }, merchant());
     expect(error.message).toContain('100');
