@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appError } from '@mmp/protocol';
 import type { ForwardedRoute } from '../src/routes/route.js';
+import { adminRoutes } from '../src/routes/admin.js';
 import { createProject, startTestGateway, type TestGateway } from './support.js';
 
 const meta = { summary: 'test route', tag: 'Test' };
 const routes: ForwardedRoute[] = [
+  ...adminRoutes,
   {
     ...meta,
     method: 'POST',
@@ -164,6 +166,19 @@ beforeAll(async () => {
       await new Promise((resolve) => setTimeout(resolve, 1500));
       return { status: 200, body: {} };
     },
+    'webhook-endpoints.create': async (request, { actor }) => ({
+      status: 201,
+      body: {
+        id: 'we_1',
+        url: (request.body as { url: string }).url,
+        secret: 'whsec_abcdefghijklmnopqrstuvwxyz012345',
+        actor,
+      },
+    }),
+    'webhook-endpoints.list': async (request, { actor }) => ({
+      status: 200,
+      body: { actor, query: request.query },
+    }),
     broken: async () => {
       throw new Error('database password is hunter2 at /srv/secret/path');
     },
@@ -449,6 +464,62 @@ describe('forwarding', () => {
   });
 });
 
+describe('admin', () => {
+  it('creates a project with a sandbox webhook endpoint and returns its secret once', async () => {
+    const response = await gw.admin('POST', '/v1/admin/projects', {
+      name: 'Hooked',
+      webhookUrl: 'https://shop.example/hooks',
+    });
+    expect(response.status).toBe(201);
+    expect(response.json.keys).toHaveLength(4);
+    expect(response.json.webhookEndpoint).toMatchObject({
+      id: 'we_1',
+      secret: expect.stringMatching(/^whsec_/),
+    });
+    expect(response.json.webhookEndpoint.actor).toMatchObject({
+      kind: 'merchant',
+      projectId: response.json.id,
+      livemode: false,
+      keyId: 'admin',
+    });
+    const listed = await gw.admin('GET', `/v1/admin/projects/${response.json.id}/keys`);
+    expect(listed.json.data).toHaveLength(4);
+    expect(JSON.stringify(listed.json)).not.toMatch(/svc_(test|live)_(sk|pk)_[A-Za-z0-9]{8,}/);
+  });
+
+  it('acts for a project on its webhook endpoints in the chosen environment', async () => {
+    const live = await gw.admin('GET', `/v1/admin/projects/${shop.id}/webhook-endpoints?livemode=true`);
+    expect(live.status).toBe(200);
+    expect(live.json.actor).toMatchObject({
+      kind: 'merchant',
+      projectId: shop.id,
+      livemode: true,
+      keyId: 'admin',
+    });
+    expect(live.json.query.livemode).toBeUndefined();
+    const sandbox = await gw.admin('GET', `/v1/admin/projects/${shop.id}/webhook-endpoints`);
+    expect(sandbox.json.actor.livemode).toBe(false);
+    const unknown = await gw.admin(
+      'GET',
+      '/v1/admin/projects/00000000-0000-4000-8000-000000000000/webhook-endpoints',
+    );
+    expect(unknown.status).toBe(404);
+    expect(unknown.json.error.code).toBe('resource_not_found');
+  });
+
+  it('validates admin input with one 422 entry per field', async () => {
+    const response = await gw.admin('POST', `/v1/admin/projects/${shop.id}/keys`, {
+      kind: 'root',
+      livemode: 'yes',
+    });
+    expect(response.status).toBe(422);
+    expect(response.json.error.errors.map((e: { field: string }) => e.field).sort()).toEqual([
+      'kind',
+      'livemode',
+    ]);
+  });
+});
+
 describe('error forms', () => {
   it('422 lists one entry per invalid field', async () => {
     const response = await gw.http('POST', '/v1/payments/pay_x/invalid', {
@@ -554,6 +625,7 @@ describe('logs', () => {
     expect(text).not.toMatch(/svc_(test|live)_(sk|pk)_[A-Za-z0-9]{8,}/);
     expect(text).not.toMatch(/\bsk_[A-Za-z0-9]{8,}/);
     expect(text).not.toContain('sig_secret_value');
+    expect(text).not.toMatch(/whsec_[A-Za-z0-9]{8,}/);
     expect(text).not.toContain('adm_test_token');
   });
 });
