@@ -57,6 +57,8 @@ export const providerDeliveryService: ServiceDefinition<Env> = {
       handle: (event) => receiveOrder(webhook, event),
       // An attempt may take the whole delivery timeout; JetStream must not redeliver meanwhile.
       maxAckPendingMs: env.DELIVERY_TIMEOUT_MS + 20_000,
+      // Orders need no ordering, and a silent provider must not delay every other provider's orders.
+      concurrency: 16,
     });
     return {
       operations: {

@@ -18,9 +18,13 @@ beforeAll(async () => {
     secret,
     behaviours: {
       '/flaky': (request, n) => (n === 1 ? { status: 503, body: '' } : ackWith('ACCEPTED')(request, n)),
+      '/silent': () => 'silence',
+      '/ok': ackWith('ACCEPTED'),
     },
   });
   rails.set('rail_flaky', { endpoint: endpoint.url('/flaky'), secret });
+  rails.set('rail_silent', { endpoint: endpoint.url('/silent'), secret });
+  rails.set('rail_ok', { endpoint: endpoint.url('/ok'), secret });
   bus = await connectBus(system, rails);
 });
 afterAll(async () => {
@@ -72,5 +76,14 @@ describe('a restart of provider-delivery in the middle of retries', () => {
       ['rail_unknown', 'FAILED'],
       ['rail_second', 'ACKED'],
     ]);
+  });
+
+  it('a silent provider does not hold up another provider’s orders', async () => {
+    service ??= await startService(providerDeliveryService, env);
+    const slow = await bus.publishOrder({ railId: 'rail_silent' });
+    await eventually(async () => endpoint.requestsTo('/silent').some((request) => request.body.includes(slow.orderKey)));
+    const quick = await bus.publishOrder({ railId: 'rail_ok' });
+    await eventually(async () => bus.outcomesOf(quick.orderKey).length === 1, 900);
+    expect(bus.outcomesOf(slow.orderKey)).toEqual([]);
   });
 });
