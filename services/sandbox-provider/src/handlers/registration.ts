@@ -15,7 +15,8 @@ export const SANDBOX_RAIL = {
   networks: ['ORANGE_MONEY', 'MTN_MOMO', 'WAVE', 'MOOV_MONEY'],
   countries: ['CM', 'CI', 'SN'],
   currencies: ['XAF', 'XOF'],
-  priority: 1000,
+  // Most preferred (0): sandbox payments must behave as the documented test numbers say.
+  priority: 0,
 } as const;
 
 async function createProvider(deps: RegistrationDeps): Promise<Registration> {
