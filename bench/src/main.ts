@@ -1,7 +1,8 @@
-import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import type { BaselineReady } from './baseline.js';
 import { readConfig } from './config.js';
 import { measure, type Scenario } from './load.js';
+import { startChild, stopChild } from './processes.js';
 import { formatTable, writeResults, type ScenarioOutcome } from './report.js';
 import {
   baselineScenario,
@@ -10,43 +11,7 @@ import {
   settlementScenario,
 } from './scenarios.js';
 import { createPayments, probe } from './setup.js';
-import type { TargetFailed, TargetReady } from './target.js';
-
-const TARGET_START_TIMEOUT_MS = 120_000;
-
-function startTarget(): Promise<{ child: ChildProcess; ready: TargetReady }> {
-  const child = fork(fileURLToPath(new URL('./target.ts', import.meta.url)), [], {
-    execArgv: process.execArgv,
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill();
-      reject(new Error(`the system did not start within ${TARGET_START_TIMEOUT_MS} ms`));
-    }, TARGET_START_TIMEOUT_MS);
-    child.once('message', (message: TargetReady | TargetFailed) => {
-      clearTimeout(timer);
-      if (message.kind === 'ready') resolve({ child, ready: message });
-      else reject(new Error(`the system failed to start:\n${message.error}`));
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the system process exited with code ${code} before it was ready`));
-    });
-  });
-}
-
-function stopTarget(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.send('stop');
-  });
-}
+import type { TargetReady } from './target.js';
 
 /** Probes, then measures; a scenario whose route does not answer 2xx is reported as failed, not measured. */
 async function runScenario(name: string, build: () => Promise<Scenario>): Promise<ScenarioOutcome> {
@@ -69,7 +34,12 @@ async function main(): Promise<number> {
   const config = readConfig();
   const startedAt = new Date();
   process.stdout.write(`starting the system (${config.connections} connections per scenario)\n`);
-  const { child, ready } = await startTarget();
+  const baseline = await startChild<BaselineReady>('./baseline.ts');
+  const target = await startChild<TargetReady>('./target.ts').catch(async (error: unknown) => {
+    await stopChild(baseline.child);
+    throw error;
+  });
+  const ready = { ...target.ready, baselineUrl: baseline.ready.url };
   const outcomes: ScenarioOutcome[] = [];
   try {
     const { baseUrl, testSecretKey, provider } = ready;
@@ -98,7 +68,7 @@ async function main(): Promise<number> {
       await runScenario('baseline (after)', async () => baselineScenario(ready.baselineUrl, 'after')),
     );
   } finally {
-    await stopTarget(child);
+    await Promise.all([stopChild(target.child), stopChild(baseline.child)]);
   }
   process.stdout.write(`\n${formatTable(outcomes)}\n\n`);
   for (const outcome of outcomes)
