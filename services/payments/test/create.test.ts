@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openPaymentsDb } from '../src/store/db.js';
 import { createPayment, eventually, merchant, startPaymentsHarness, type PaymentsHarness } from './support.js';
 
 let h: PaymentsHarness;
@@ -166,5 +167,22 @@ describe('Idempotency-Key', () => {
     expect(error.code).toBe('duplicate_transaction');
     const again = await h.callError('create', { body: { amount: 5000, reference: 'TAKEN' }, headers: { 'idempotency-key': key } }, actor);
     expect(again.code).toBe('duplicate_transaction');
+  });
+
+  it('after a crash between storing the payment and answering, a retry answers that payment', async () => {
+    const actor = merchant();
+    const key = randomUUID();
+    const first = await h.call('create', { body: { amount: 3100 }, headers: { 'idempotency-key': key } }, actor);
+    // Put the key back the way a crash leaves it: claimed long ago, no answer stored.
+    const db = openPaymentsDb(h.service.context.store);
+    const reopened = await db.idempotency.findOneAndUpdate(
+      { _id: `create:${actor.projectId}:test:${key}` },
+      { $set: { state: 'pending', claimedAt: new Date(Date.now() - 3_600_000).toISOString() }, $unset: { status: true, body: true } },
+    );
+    expect(reopened).not.toBeNull();
+    const retried = await h.call('create', { body: { amount: 3100 }, headers: { 'idempotency-key': key } }, actor);
+    expect(retried.status).toBe(201);
+    expect(retried.body).toEqual(first.body);
+    expect(((await h.call('list', { query: {} }, actor)).body as { meta: { total: number } }).meta.total).toBe(1);
   });
 });

@@ -55,6 +55,10 @@ function checkPhone(phone: string, network: Network, currency: string) {
   return normalized;
 }
 
+function cancelledByMerchant(payment: Payment): boolean {
+  return payment.status === 'CANCELLED' && payment.timeline.some((entry) => entry.type === 'payment.cancelled' && entry.detail?.by === 'merchant');
+}
+
 export function actionOperations(deps: Deps): Record<string, Operation> {
   return {
     async initiate(request, { actor, requestId }) {
@@ -94,8 +98,10 @@ export function actionOperations(deps: Deps): Record<string, Operation> {
       const scope = { projectId: merchant.projectId, livemode: merchant.livemode };
       const token = request.params.token;
       const key = idempotencyKeyOf(request.headers);
-      return deps.idempotency.run({ operation: 'cancel', ...scope }, key, { token, body: request.body ?? null }, async () => {
+      return deps.idempotency.run({ operation: 'cancel', ...scope }, key, { token, body: request.body ?? null }, async (_id, recovering) => {
         const payment = await merchantPayment(deps, token, scope);
+        // The holder of this key crashed after cancelling but before answering: answer now.
+        if (recovering && cancelledByMerchant(payment)) return { status: 200, body: toFullPayment(payment) };
         const result = await transition(
           deps,
           payment.id,
@@ -105,6 +111,7 @@ export function actionOperations(deps: Deps): Record<string, Operation> {
               ? { kind: 'none', reason: 'the payer already initiated this payment' }
               : onMerchantCancel(current.status),
             set: { failureCode: 'payment_cancelled', failureReason: 'Cancelled by the merchant.' },
+            detail: { by: 'merchant' },
           }),
           requestId,
         );
