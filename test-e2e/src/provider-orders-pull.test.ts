@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +18,7 @@ import { createTestSystem, eventually } from '@mmp/platform/testing';
 import { newEventId, newPaymentOrderKey, type DeliveryOutcomeData, type OrderCreatedData } from '@mmp/protocol';
 import { createPullClient, paymentAck, ServiceCallError } from '@mmp/provider-kit';
 import { sandboxProviderService } from '@mmp/sandbox-provider';
+import { startExampleAdapter } from '@mmp/provider-kit/example';
 import { startSystem, type RunningSystem } from './support/system.js';
 import { api } from './support/http.js';
 
@@ -58,14 +60,17 @@ const outcomesOf = (orderKey: string) =>
   outcomes.filter((event) => (event.data as DeliveryOutcomeData).orderKey === orderKey).map((event) => ({ type: event.type, ...(event.data as DeliveryOutcomeData) }));
 
 /** What provider-router announces when it hands an order to a pull rail. */
-async function announceOrder(providerId: string, options: { msisdn?: string; orderKey?: string; railId?: string; ttlMs?: number } = {}) {
+async function announceOrder(
+  providerId: string,
+  options: { msisdn?: string; orderKey?: string; railId?: string; ttlMs?: number; transport?: 'pull' | 'webhook' } = {},
+) {
   const orderKey = options.orderKey ?? newPaymentOrderKey();
   const data: OrderCreatedData = {
     orderKey,
     paymentId: `pmt_${orderKey.slice(6)}`,
     railId: options.railId ?? 'rail_pull',
     providerId,
-    transport: 'pull',
+    transport: options.transport ?? 'pull',
     payload: {
       protocol_version: '1',
       type: 'payment.execute',
@@ -82,6 +87,15 @@ async function announceOrder(providerId: string, options: { msisdn?: string; ord
   };
   await publish({ id: newEventId(), type: 'order.created', occurredAt: new Date().toISOString(), data });
   return data;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }
 
 async function newProvider(name: string) {
@@ -198,6 +212,43 @@ describe('the sandbox provider as a real pull client', () => {
     } finally {
       await own.cleanup();
       rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a webhook rail served by the provider kit example adapter', () => {
+  it('passes its rail test through provider-delivery only once the adapter answers, then takes an order by signed webhook', async () => {
+    const provider = await newProvider('webhooker');
+    const portal = api(system.baseUrl, provider.apiKey);
+    const port = await freePort();
+    const rail = await portal<{ id: string; secret: string }>('POST', '/v1/provider/rails', {
+      transport: 'webhook',
+      endpoint: `http://127.0.0.1:${port}/`,
+      environment: 'sandbox',
+      networks: ['WAVE'],
+      countries: ['SN'],
+      currencies: ['XOF'],
+    });
+    expect(rail.status).toBe(201);
+    const unanswered = await portal('POST', `/v1/provider/rails/${rail.body.id}/test`);
+    expect(unanswered.body).toMatchObject({ status: 'PENDING', lastTest: { ok: false } });
+
+    const adapter = await startExampleAdapter({
+      railSecret: rail.body.secret,
+      providerId: provider.id,
+      signingSecret: provider.signingSecret,
+      serviceUrl: `${system.baseUrl}/v1`,
+      port,
+      executionDelayMs: 50,
+    });
+    try {
+      const tested = await portal('POST', `/v1/provider/rails/${rail.body.id}/test`);
+      expect(tested.body).toMatchObject({ status: 'TESTED', lastTest: { ok: true, httpStatus: 200 } });
+      const order = await announceOrder(provider.id, { railId: rail.body.id, transport: 'webhook' });
+      await eventually(async () => outcomesOf(order.orderKey).length === 1);
+      expect(outcomesOf(order.orderKey)[0]).toMatchObject({ type: 'delivery.accepted', railId: rail.body.id, attempts: 1 });
+    } finally {
+      await adapter.close();
     }
   });
 });
