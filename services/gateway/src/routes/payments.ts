@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { CreatePaymentBody, Payment, PaymentCreateResponse, PaymentList, PaymentListQuery, PaymentRetrieveQuery } from '@mmp/protocol';
+import {
+  CreatePaymentBody,
+  Payment,
+  PaymentCreateResponse,
+  PaymentList,
+  PaymentListQuery,
+  PaymentRetrieveQuery,
+} from '@mmp/protocol';
 import type { ForwardedRoute } from './route.js';
 
 const tokenParams = z.object({ token: z.string().describe('Payment token (pay_…)') });
