@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -216,6 +216,33 @@ describe('the sandbox provider as a real pull client', () => {
   });
 });
 
+describe('the sandbox provider before the gateway is up', () => {
+  it('keeps retrying its registration until the gateway answers', async () => {
+    const own = createTestSystem('sbxlate');
+    const port = await freePort();
+    const gatewayPort = Number(new URL(system.baseUrl).port);
+    const sandbox = await startService(sandboxProviderService, {
+      ...own.env,
+      GATEWAY_URL: `http://127.0.0.1:${port}`,
+      ADMIN_TOKEN: system.adminToken,
+      SANDBOX_POLL_MS: '100',
+    });
+    const status = () => sandbox.context.services.command<{ registered: boolean }>('sandbox-provider', 'status', {});
+    // The gateway "starts" late: a plain TCP relay to it opens on the sandbox's port.
+    const relay = createServer((socket) => socket.pipe(connect(gatewayPort, '127.0.0.1')).pipe(socket));
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 1200));
+      expect(await status()).toEqual({ registered: false });
+      await new Promise<void>((resolve) => relay.listen(port, '127.0.0.1', resolve));
+      await eventually(async () => (await status()).registered, 20_000);
+    } finally {
+      await sandbox.stop();
+      relay.close();
+      await own.cleanup();
+    }
+  });
+});
+
 describe('a webhook rail served by the provider kit example adapter', () => {
   it('passes its rail test through provider-delivery only once the adapter answers, then takes an order by signed webhook', async () => {
     const provider = await newProvider('webhooker');
@@ -247,6 +274,8 @@ describe('a webhook rail served by the provider kit example adapter', () => {
       const order = await announceOrder(provider.id, { railId: rail.body.id, transport: 'webhook' });
       await eventually(async () => outcomesOf(order.orderKey).length === 1);
       expect(outcomesOf(order.orderKey)[0]).toMatchObject({ type: 'delivery.accepted', railId: rail.body.id, attempts: 1 });
+      // Let the adapter push its settlement (50 ms later) before the system stops.
+      await new Promise((resolve) => setTimeout(resolve, 300));
     } finally {
       await adapter.close();
     }
