@@ -24,10 +24,17 @@ export const Env = BaseEnv.extend({
     .int()
     .positive()
     .default(1024 * 1024),
-  /** Requests per window for each API key, provider key or the admin token. */
-  RATE_LIMIT_KEY_MAX: z.coerce.number().int().positive().default(100),
-  /** Requests per window for each client IP on public routes (and failed authentications). */
-  RATE_LIMIT_IP_MAX: z.coerce.number().int().positive().default(60),
+  /**
+   * Requests per window for each API key, provider key or the admin token: 100 per second,
+   * enough for a busy merchant backend and a pull provider polling several times a second.
+   */
+  RATE_LIMIT_KEY_MAX: z.coerce.number().int().positive().default(6000),
+  /**
+   * Requests per window for each client IP on public routes (and failed authentications).
+   * Mobile operators put many shoppers behind one carrier-grade NAT address, each hosted
+   * page polling its status every 2 s, so this is per address, not per person.
+   */
+  RATE_LIMIT_IP_MAX: z.coerce.number().int().positive().default(1200),
   RATE_LIMIT_WINDOW_MS: z.coerce.number().int().positive().default(60_000),
   /** Trust X-Forwarded-For from the ingress, so per-IP limits see the client, not the proxy. */
   TRUST_PROXY: z.stringbool().default(false),
