@@ -1,7 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { appError } from '@mmp/protocol';
-import { newRequestId } from '@mmp/platform';
+import { appError, newRequestId } from '@mmp/protocol';
 
 declare module 'fastify' {
   interface FastifyRequest {

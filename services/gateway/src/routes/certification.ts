@@ -1,0 +1,3 @@
+import type { ForwardedRoute } from './route.js';
+
+export const certificationRoutes: ForwardedRoute[] = [];
