@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { PAYMENT_STATUSES, type PaymentStatus } from '@mmp/protocol';
 import {
-  PAYMENT_STATUSES,
   TRANSITIONS,
   canTransition,
   eventTypeFor,
@@ -11,7 +11,6 @@ import {
   onPayerCancel,
   onSettlement,
   type Decision,
-  type PaymentStatus,
 } from './lifecycle.js';
 
 const to = (decision: Decision) => (decision.kind === 'move' ? decision.move.to : null);

@@ -4,17 +4,7 @@
  * compare-and-set guarded on the state they read.
  */
 
-export const PAYMENT_STATUSES = [
-  'PENDING',
-  'PROCESSING',
-  'COMPLETED',
-  'FAILED',
-  'CANCELLED',
-  'EXPIRED',
-  'REFUNDED',
-  'PARTIALLY_REFUNDED',
-] as const;
-export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
+import { PAYMENT_STATUSES, type PaymentStatus } from '@mmp/protocol';
 
 /** Every allowed move. Anything absent is refused. */
 export const TRANSITIONS: Record<PaymentStatus, readonly PaymentStatus[]> = {

@@ -1,5 +1,5 @@
 import type { PaymentSnapshot } from '@mmp/protocol';
-import type { PaymentStatus } from './lifecycle.js';
+import type { PaymentStatus } from '@mmp/protocol';
 
 /** One entry of a payment's timeline (the `events` expansion). */
 export type TimelineEntry = {

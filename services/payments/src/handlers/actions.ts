@@ -10,11 +10,12 @@ import {
   parseOrThrow,
   phoneMatchesNetwork,
   type ServiceReply,
+  requireActor,
 } from '@mmp/protocol';
 import { OPEN_STATUSES, onMerchantCancel, onPayerCancel } from '../domain/lifecycle.js';
 import { toFullPayment, toSnapshot, type Payment, type TimelineEntry } from '../domain/payment.js';
 import { findPaymentById, findPaymentByToken } from '../store/payments.js';
-import { idempotencyKeyOf, requireMerchant, requireService, type Deps } from './deps.js';
+import { idempotencyKeyOf, type Deps } from './deps.js';
 import { applySettlement } from './lifecycle-consumer.js';
 import { expirePayment } from './expiry.js';
 import { merchantPayment, paymentNotFound } from './read.js';
@@ -26,7 +27,10 @@ const InitiatePaymentBody = z.object({
   phone: z.string().min(1).max(32),
 });
 
-const CancelForSessionBody = z.object({ token: z.string().min(1), checkoutSessionId: z.string().min(1).optional() });
+const CancelForSessionBody = z.object({
+  token: z.string().min(1),
+  checkoutSessionId: z.string().min(1).optional(),
+});
 
 type OrderStatus = { order: unknown; settlement: unknown };
 
@@ -39,37 +43,56 @@ async function refuseUnlessInitiable(deps: Deps, payment: Payment, requestId: st
     throw appError('payment_expired', 'This payment has expired.');
   }
   if (payment.status !== 'PENDING' || payment.initiatedAt) {
-    throw appError('invalid_state', `This payment is already ${payment.initiatedAt && payment.status === 'PENDING' ? 'being executed' : payment.status}; it cannot be initiated again.`);
+    throw appError(
+      'invalid_state',
+      `This payment is already ${payment.initiatedAt && payment.status === 'PENDING' ? 'being executed' : payment.status}; it cannot be initiated again.`,
+    );
   }
 }
 
 function checkPhone(phone: string, network: Network, currency: string) {
   const normalized = normalizePhone(phone, currency === 'XAF' ? 'CM' : undefined);
-  if (!normalized) throw appError('invalid_phone', 'The phone number is not valid; use the international format, e.g. +237690000001.');
+  if (!normalized)
+    throw appError(
+      'invalid_phone',
+      'The phone number is not valid; use the international format, e.g. +237690000001.',
+    );
   if (!phoneMatchesNetwork(normalized.e164, network)) {
     throw appError('invalid_phone', `The phone number ${normalized.e164} does not belong to ${network}.`);
   }
   if (!networksFor(normalized.country, currency).includes(network)) {
-    throw appError('invalid_phone', `${network} payments in ${currency} are not available for numbers of ${normalized.country}.`);
+    throw appError(
+      'invalid_phone',
+      `${network} payments in ${currency} are not available for numbers of ${normalized.country}.`,
+    );
   }
   return normalized;
 }
 
 function cancelledByMerchant(payment: Payment): boolean {
-  return payment.status === 'CANCELLED' && payment.timeline.some((entry) => entry.type === 'payment.cancelled' && entry.detail?.by === 'merchant');
+  return (
+    payment.status === 'CANCELLED' &&
+    payment.timeline.some((entry) => entry.type === 'payment.cancelled' && entry.detail?.by === 'merchant')
+  );
 }
 
 export function actionOperations(deps: Deps): Record<string, Operation> {
   return {
     async initiate(request, { actor, requestId }) {
-      requireService(actor);
+      requireActor(actor, ['service']);
       const body = parseOrThrow(InitiatePaymentBody, request.body ?? {});
       const payment = await findPaymentByToken(deps.db, body.token);
       if (!payment) throw paymentNotFound();
       await refuseUnlessInitiable(deps, payment, requestId);
       const phone = checkPhone(body.phone, body.paymentMethod, payment.currency);
       const at = deps.now().toISOString();
-      const next: Payment = { ...payment, payerPhone: phone.e164, paymentMethod: body.paymentMethod, initiatedAt: at, updatedAt: at };
+      const next: Payment = {
+        ...payment,
+        payerPhone: phone.e164,
+        paymentMethod: body.paymentMethod,
+        initiatedAt: at,
+        updatedAt: at,
+      };
       const execution = { network: body.paymentMethod, phone: phone.e164, country: phone.country };
       const event = paymentEvent('payment.initiated', next, at, { execution });
       const entry: TimelineEntry = { id: event.id, type: event.type, status: 'PENDING', at };
@@ -88,47 +111,60 @@ export function actionOperations(deps: Deps): Record<string, Operation> {
       if (!updated) {
         const current = await findPaymentById(deps.db, payment.id);
         if (current) await refuseUnlessInitiable(deps, current, requestId);
-        throw appError('invalid_state', 'This payment changed while it was being initiated; it cannot be initiated again.');
+        throw appError(
+          'invalid_state',
+          'This payment changed while it was being initiated; it cannot be initiated again.',
+        );
       }
       return { status: 200, body: { payment: toSnapshot(updated) } };
     },
 
     async cancel(request, { actor, requestId }) {
-      const merchant = requireMerchant(actor);
+      const merchant = requireActor(actor, ['merchant']);
       const scope = { projectId: merchant.projectId, livemode: merchant.livemode };
       const token = request.params.token;
       const key = idempotencyKeyOf(request.headers);
-      return deps.idempotency.run({ operation: 'cancel', ...scope }, key, { token, body: request.body ?? null }, async (_id, recovering) => {
-        const payment = await merchantPayment(deps, token, scope);
-        // The holder of this key crashed after cancelling but before answering: answer now.
-        if (recovering && cancelledByMerchant(payment)) return { status: 200, body: toFullPayment(payment) };
-        const result = await transition(
-          deps,
-          payment.id,
-          (current) => ({
-            // Once the payer initiated, an order may be executing: only the settlement decides.
-            decision: current.initiatedAt
-              ? { kind: 'none', reason: 'the payer already initiated this payment' }
-              : onMerchantCancel(current.status),
-            set: { failureCode: 'payment_cancelled', failureReason: 'Cancelled by the merchant.' },
-            detail: { by: 'merchant' },
-          }),
-          requestId,
-        );
-        if (result.outcome === 'missing') throw paymentNotFound();
-        if (result.outcome === 'unchanged') {
-          throw appError('invalid_state', `Only PENDING payments not yet initiated can be cancelled; this one cannot (${result.reason}).`);
-        }
-        return { status: 200, body: toFullPayment(result.payment) } satisfies ServiceReply;
-      });
+      return deps.idempotency.run(
+        { operation: 'cancel', ...scope },
+        key,
+        { token, body: request.body ?? null },
+        async (_id, recovering) => {
+          const payment = await merchantPayment(deps, token, scope);
+          // The holder of this key crashed after cancelling but before answering: answer now.
+          if (recovering && cancelledByMerchant(payment))
+            return { status: 200, body: toFullPayment(payment) };
+          const result = await transition(
+            deps,
+            payment.id,
+            (current) => ({
+              // Once the payer initiated, an order may be executing: only the settlement decides.
+              decision: current.initiatedAt
+                ? { kind: 'none', reason: 'the payer already initiated this payment' }
+                : onMerchantCancel(current.status),
+              set: { failureCode: 'payment_cancelled', failureReason: 'Cancelled by the merchant.' },
+              detail: { by: 'merchant' },
+            }),
+            requestId,
+          );
+          if (result.outcome === 'missing') throw paymentNotFound();
+          if (result.outcome === 'unchanged') {
+            throw appError(
+              'invalid_state',
+              `Only PENDING payments not yet initiated can be cancelled; this one cannot (${result.reason}).`,
+            );
+          }
+          return { status: 200, body: toFullPayment(result.payment) } satisfies ServiceReply;
+        },
+      );
     },
 
     /** The payer cancelled the hosted checkout session of this payment. */
     async 'cancel-for-session'(request, { actor, requestId }) {
-      requireService(actor);
+      requireActor(actor, ['service']);
       const body = parseOrThrow(CancelForSessionBody, request.body ?? {});
       const payment = await findPaymentByToken(deps.db, body.token);
-      if (!payment || (body.checkoutSessionId && payment.checkoutSessionId !== body.checkoutSessionId)) throw paymentNotFound();
+      if (!payment || (body.checkoutSessionId && payment.checkoutSessionId !== body.checkoutSessionId))
+        throw paymentNotFound();
       const result = await transition(
         deps,
         payment.id,
@@ -139,21 +175,30 @@ export function actionOperations(deps: Deps): Record<string, Operation> {
         requestId,
       );
       if (result.outcome === 'missing') throw paymentNotFound();
-      if (result.outcome === 'unchanged') throw appError('invalid_state', `This payment cannot be cancelled (${result.reason}).`);
+      if (result.outcome === 'unchanged')
+        throw appError('invalid_state', `This payment cannot be cancelled (${result.reason}).`);
       return { status: 200, body: toSnapshot(result.payment) };
     },
 
     async verify(request, { actor, requestId, log }) {
-      const merchant = requireMerchant(actor);
+      const merchant = requireActor(actor, ['merchant']);
       const payment = await merchantPayment(deps, request.params.token, merchant);
       try {
-        const status = await deps.services.command<OrderStatus>('provider-router', 'orders.status', { paymentId: payment.id }, { requestId });
+        const status = await deps.services.command<OrderStatus>(
+          'provider-router',
+          'orders.status',
+          { paymentId: payment.id },
+          { requestId },
+        );
         const settlement = SettlementReceivedData.safeParse(status?.settlement);
         if (settlement.success) await applySettlement(deps, settlement.data, requestId);
       } catch (error) {
         // Verify answers with what we know: the stored state stays true until a settlement says otherwise.
         if (!isAppError(error)) throw error;
-        log.warn({ code: error.code, paymentId: payment.id }, 'provider-router unavailable during verify; answering stored state');
+        log.warn(
+          { code: error.code, paymentId: payment.id },
+          'provider-router unavailable during verify; answering stored state',
+        );
       }
       const current = (await findPaymentById(deps.db, payment.id)) ?? payment;
       if (OPEN_STATUSES.includes(current.status) && new Date(current.expiresAt) <= deps.now()) {

@@ -12,10 +12,11 @@ import {
   parseOrThrow,
   uuid,
   type CreatePaymentBody,
+  requireActor,
 } from '@mmp/protocol';
 import { toCreateResponse, toSnapshot, type Payment, type PaymentCustomer } from '../domain/payment.js';
 import { referenceKeyOf, type Scope } from '../store/payments.js';
-import { idempotencyKeyOf, requireMerchant, requireService, type Deps } from './deps.js';
+import { idempotencyKeyOf, type Deps } from './deps.js';
 import { paymentEvent } from './transition.js';
 
 /** What links-checkout sends when a shopper pays a link or a merchant-created session. */
@@ -30,7 +31,11 @@ const CreateForSessionBody = z.object({
   cancelUrl: HttpUrl.nullable().optional(),
   paymentUrl: z.string().nullable().optional(),
   customer: z
-    .object({ email: z.string().nullable().optional(), phone: z.string().nullable().optional(), name: z.string().nullable().optional() })
+    .object({
+      email: z.string().nullable().optional(),
+      phone: z.string().nullable().optional(),
+      name: z.string().nullable().optional(),
+    })
     .nullable()
     .optional(),
   customerId: z.string().nullable().optional(),
@@ -49,7 +54,9 @@ type NewPayment = {
   idempotencyId: string | null;
 };
 
-function customerOf(input: CreatePaymentBody['customer'] | CreateForSessionBody['customer']): PaymentCustomer | null {
+function customerOf(
+  input: CreatePaymentBody['customer'] | CreateForSessionBody['customer'],
+): PaymentCustomer | null {
   if (!input) return null;
   return { email: input.email ?? null, phone: input.phone ?? null, name: input.name ?? null };
 }
@@ -103,14 +110,28 @@ function buildPayment(deps: Deps, input: NewPayment): Payment {
 /** Stores the payment with its `payment.created` event in one write. */
 async function insertPayment(deps: Deps, draft: Payment, requestId: string): Promise<Payment> {
   const event = paymentEvent('payment.created', draft, draft.createdAt);
-  const payment: Payment = { ...draft, timeline: [{ id: event.id, type: event.type, status: 'PENDING', at: draft.createdAt }] };
+  const payment: Payment = {
+    ...draft,
+    timeline: [{ id: event.id, type: event.type, status: 'PENDING', at: draft.createdAt }],
+  };
   await deps.outbox.insert(deps.db.payments, payment, [event], requestId);
   return payment;
 }
 
-async function createMerchantPayment(deps: Deps, scope: Scope, body: CreatePaymentBody, idempotencyId: string | null, requestId: string) {
-  const duplicate = () => appError('duplicate_transaction', `A payment with reference '${body.reference}' already exists.`);
-  if (body.reference && (await deps.db.payments.findOne({ referenceKey: referenceKeyOf(scope, body.reference) }))) throw duplicate();
+async function createMerchantPayment(
+  deps: Deps,
+  scope: Scope,
+  body: CreatePaymentBody,
+  idempotencyId: string | null,
+  requestId: string,
+) {
+  const duplicate = () =>
+    appError('duplicate_transaction', `A payment with reference '${body.reference}' already exists.`);
+  if (
+    body.reference &&
+    (await deps.db.payments.findOne({ referenceKey: referenceKeyOf(scope, body.reference) }))
+  )
+    throw duplicate();
   const id = uuid();
   const token = newPaymentToken();
   const expiresAt = new Date(deps.now().getTime() + deps.settings.paymentTtlSeconds * 1000).toISOString();
@@ -134,7 +155,15 @@ async function createMerchantPayment(deps: Deps, scope: Scope, body: CreatePayme
     },
     { requestId },
   );
-  const draft = buildPayment(deps, { id, token, scope, body, checkoutSessionId: session.id, paymentUrl: session.url, idempotencyId });
+  const draft = buildPayment(deps, {
+    id,
+    token,
+    scope,
+    body,
+    checkoutSessionId: session.id,
+    paymentUrl: session.url,
+    idempotencyId,
+  });
   try {
     return await insertPayment(deps, draft, requestId);
   } catch (error) {
@@ -146,21 +175,27 @@ async function createMerchantPayment(deps: Deps, scope: Scope, body: CreatePayme
 export function createOperations(deps: Deps): Record<string, Operation> {
   return {
     async create(request, { actor, requestId }) {
-      const merchant = requireMerchant(actor);
+      const merchant = requireActor(actor, ['merchant']);
       const parsed = parseCreatePaymentBody(request.body ?? {});
       if (!parsed.ok) throw parsed.error;
       const scope = { projectId: merchant.projectId, livemode: merchant.livemode };
       const key = idempotencyKeyOf(request.headers);
-      return deps.idempotency.run({ operation: 'create', ...scope }, key, request.body, async (idempotencyId, recovering) => {
-        // A holder of this key crashed after storing the payment but before its reply.
-        const earlier = recovering ? await deps.db.payments.findOne({ idempotencyId }) : null;
-        const payment = earlier ?? (await createMerchantPayment(deps, scope, parsed.value, idempotencyId, requestId));
-        return { status: 201, body: toCreateResponse(payment) };
-      });
+      return deps.idempotency.run(
+        { operation: 'create', ...scope },
+        key,
+        request.body,
+        async (idempotencyId, recovering) => {
+          // A holder of this key crashed after storing the payment but before its reply.
+          const earlier = recovering ? await deps.db.payments.findOne({ idempotencyId }) : null;
+          const payment =
+            earlier ?? (await createMerchantPayment(deps, scope, parsed.value, idempotencyId, requestId));
+          return { status: 201, body: toCreateResponse(payment) };
+        },
+      );
     },
 
     async 'create-for-session'(request, { actor, requestId }) {
-      requireService(actor);
+      requireActor(actor, ['service']);
       const body = parseOrThrow(CreateForSessionBody, request.body ?? {});
       if (!isAmountInRange(body.amount)) throw appError('invalid_amount', AMOUNT_RANGE_MESSAGE);
       const sessionKey = body.checkoutSessionId;
@@ -179,7 +214,11 @@ export function createOperations(deps: Deps): Record<string, Operation> {
           customerId: body.customerId ?? undefined,
           metadata: body.metadata as CreatePaymentBody['metadata'],
           customer: body.customer
-            ? { email: body.customer.email ?? undefined, phone: body.customer.phone ?? undefined, name: body.customer.name ?? undefined }
+            ? {
+                email: body.customer.email ?? undefined,
+                phone: body.customer.phone ?? undefined,
+                name: body.customer.name ?? undefined,
+              }
             : undefined,
         },
         checkoutSessionId: body.checkoutSessionId,

@@ -1,5 +1,5 @@
 import type { Logger, Outbox, SecretBox, ServiceClient } from '@mmp/platform';
-import { appError, type Actor, type MerchantActor } from '@mmp/protocol';
+import { appError } from '@mmp/protocol';
 import type { PaymentsDb } from '../store/db.js';
 import type { Idempotency } from '../store/idempotency.js';
 
@@ -22,15 +22,6 @@ export type Deps = {
   settings: PaymentsSettings;
   now: () => Date;
 };
-
-export function requireMerchant(actor: Actor): MerchantActor {
-  if (actor.kind !== 'merchant') throw appError('insufficient_permissions', 'This operation needs a merchant API key.');
-  return actor;
-}
-
-export function requireService(actor: Actor): void {
-  if (actor.kind !== 'service') throw appError('insufficient_permissions', 'This operation is internal to the system.');
-}
 
 /** The idempotency-key header, whatever case the caller used. */
 export function idempotencyKeyOf(headers: Record<string, string>): string | undefined {

@@ -12,7 +12,11 @@ export function settlementPlan(settlement: SettlementReceivedData) {
       return { decision: { kind: 'none', reason: 'settlement already applied' } };
     }
     const decision = onSettlement(payment.status, settlement.status);
-    const detail = { settlementId: settlement.settlementId, orderKey: settlement.orderKey, settlementStatus: settlement.status };
+    const detail = {
+      settlementId: settlement.settlementId,
+      orderKey: settlement.orderKey,
+      settlementStatus: settlement.status,
+    };
     const set: Partial<Payment> = {};
     if (payment.paymentMethod === 'UNKNOWN') set.paymentMethod = settlement.network;
     if (decision.kind === 'move' && decision.move.to === 'FAILED') {
@@ -24,7 +28,11 @@ export function settlementPlan(settlement: SettlementReceivedData) {
   };
 }
 
-export function applySettlement(deps: Deps, settlement: SettlementReceivedData, requestId?: string): Promise<TransitionResult> {
+export function applySettlement(
+  deps: Deps,
+  settlement: SettlementReceivedData,
+  requestId?: string,
+): Promise<TransitionResult> {
   return transition(deps, settlement.paymentId, settlementPlan(settlement), requestId);
 }
 
@@ -39,7 +47,8 @@ async function handle(deps: Deps, event: ReceivedEvent): Promise<void> {
     if (!parsed.success) return dropMalformed(deps, event);
     const settlement = parsed.data;
     const result = await applySettlement(deps, settlement, event.requestId);
-    if (result.outcome === 'missing') deps.log.warn({ paymentId: settlement.paymentId }, 'settlement for an unknown payment');
+    if (result.outcome === 'missing')
+      deps.log.warn({ paymentId: settlement.paymentId }, 'settlement for an unknown payment');
     return;
   }
   const parsed = ExecutionOutcomeData.safeParse(event.data);
@@ -50,7 +59,8 @@ async function handle(deps: Deps, event: ReceivedEvent): Promise<void> {
     outcome.paymentId,
     (payment): Plan => {
       const detail = { orderKey: outcome.orderKey, railId: outcome.railId };
-      if (event.type === 'execution.accepted') return { decision: onExecutionAccepted(payment.status), detail };
+      if (event.type === 'execution.accepted')
+        return { decision: onExecutionAccepted(payment.status), detail };
       return {
         decision: onExecutionFailed(payment.status),
         detail: { ...detail, code: outcome.code },
@@ -59,7 +69,11 @@ async function handle(deps: Deps, event: ReceivedEvent): Promise<void> {
     },
     event.requestId,
   );
-  if (result.outcome === 'missing') deps.log.warn({ paymentId: outcome.paymentId, type: event.type }, 'execution outcome for an unknown payment');
+  if (result.outcome === 'missing')
+    deps.log.warn(
+      { paymentId: outcome.paymentId, type: event.type },
+      'execution outcome for an unknown payment',
+    );
 }
 
 /**

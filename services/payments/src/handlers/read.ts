@@ -7,6 +7,7 @@ import {
   appError,
   fieldErrors,
   type PaymentExpand,
+  requireActor,
 } from '@mmp/protocol';
 import { toFullPayment, toListItem, toSnapshot, toTimelineView, type Payment } from '../domain/payment.js';
 import {
@@ -17,7 +18,7 @@ import {
   type PaymentListFilter,
   type Scope,
 } from '../store/payments.js';
-import { requireMerchant, requireService, type Deps } from './deps.js';
+import { type Deps } from './deps.js';
 
 /** Bad query parameters are the client's mistake: 400 naming each of them. */
 function parseQuery<S extends z.ZodType>(schema: S, query: unknown): z.output<S> {
@@ -54,7 +55,12 @@ function createExpander(deps: Deps, expand: PaymentExpand[], requestId: string) 
     if (expand.includes('customer')) {
       extra.customer =
         payment.customerId || payment.customer
-          ? { id: payment.customerId, email: payment.customer?.email ?? null, phone: payment.customer?.phone ?? null, name: payment.customer?.name ?? null }
+          ? {
+              id: payment.customerId,
+              email: payment.customer?.email ?? null,
+              phone: payment.customer?.phone ?? null,
+              name: payment.customer?.name ?? null,
+            }
           : null;
     }
     if (expand.includes('project')) extra.project = await loadProject(payment.projectId);
@@ -67,8 +73,10 @@ function createExpander(deps: Deps, expand: PaymentExpand[], requestId: string) 
 
 /** Query dates may be plain days; an end day includes the whole day. */
 function toFilter(query: PaymentListQuery): PaymentListFilter {
-  const start = query.startDate && (query.startDate.length === 10 ? `${query.startDate}T00:00:00.000Z` : query.startDate);
-  const end = query.endDate && (query.endDate.length === 10 ? `${query.endDate}T23:59:59.999Z` : query.endDate);
+  const start =
+    query.startDate && (query.startDate.length === 10 ? `${query.startDate}T00:00:00.000Z` : query.startDate);
+  const end =
+    query.endDate && (query.endDate.length === 10 ? `${query.endDate}T23:59:59.999Z` : query.endDate);
   return {
     limit: query.limit,
     page: query.page,
@@ -83,7 +91,12 @@ function toFilter(query: PaymentListQuery): PaymentListFilter {
   };
 }
 
-async function cursorPayment(deps: Deps, id: string | undefined, scope: Scope, name: string): Promise<Payment | undefined> {
+async function cursorPayment(
+  deps: Deps,
+  id: string | undefined,
+  scope: Scope,
+  name: string,
+): Promise<Payment | undefined> {
   if (!id) return undefined;
   const payment = await findPaymentById(deps.db, id);
   if (!payment || payment.projectId !== scope.projectId || payment.livemode !== scope.livemode) {
@@ -97,7 +110,7 @@ async function cursorPayment(deps: Deps, id: string | undefined, scope: Scope, n
 export function readOperations(deps: Deps): Record<string, Operation> {
   return {
     async retrieve(request, { actor, requestId }) {
-      const merchant = requireMerchant(actor);
+      const merchant = requireActor(actor, ['merchant']);
       const { expand } = parseQuery(PaymentRetrieveQuery, request.query);
       const payment = await merchantPayment(deps, request.params.token, merchant);
       const expandOne = createExpander(deps, expand, requestId);
@@ -105,7 +118,7 @@ export function readOperations(deps: Deps): Record<string, Operation> {
     },
 
     async list(request, { actor, requestId }) {
-      const merchant = requireMerchant(actor);
+      const merchant = requireActor(actor, ['merchant']);
       const query = parseQuery(PaymentListQuery, request.query);
       const after = await cursorPayment(deps, query.starting_after, merchant, 'starting_after');
       const before = await cursorPayment(deps, query.ending_before, merchant, 'ending_before');
@@ -115,15 +128,21 @@ export function readOperations(deps: Deps): Record<string, Operation> {
       const pageMode = !after && !before;
       return {
         status: 200,
-        body: { data, has_more: page.hasMore, meta: { limit: query.limit, total: page.total, ...(pageMode ? { page: query.page } : {}) } },
+        body: {
+          data,
+          has_more: page.hasMore,
+          meta: { limit: query.limit, total: page.total, ...(pageMode ? { page: query.page } : {}) },
+        },
       };
     },
 
     async 'list-by-user'(request, { actor }) {
-      const merchant = requireMerchant(actor);
+      const merchant = requireActor(actor, ['merchant']);
       const userId = request.params.userId ?? '';
       if (!UUID_PATTERN.test(userId)) {
-        throw appError('invalid_request', 'userId must be a uuid.', [{ field: 'userId', message: 'must be a uuid' }]);
+        throw appError('invalid_request', 'userId must be a uuid.', [
+          { field: 'userId', message: 'must be a uuid' },
+        ]);
       }
       const { limit } = parseQuery(UserPaymentsQuery, request.query);
       const payments = await findPaymentsOfUser(deps.db, merchant, userId.toLowerCase(), limit);
@@ -131,7 +150,7 @@ export function readOperations(deps: Deps): Record<string, Operation> {
     },
 
     async 'retrieve-internal'(request, { actor }) {
-      requireService(actor);
+      requireActor(actor, ['service']);
       const body = (request.body ?? {}) as { token?: unknown; id?: unknown };
       const payment =
         typeof body.token === 'string'
@@ -140,7 +159,10 @@ export function readOperations(deps: Deps): Record<string, Operation> {
             ? await findPaymentById(deps.db, body.id)
             : null;
       if (!payment) throw paymentNotFound();
-      return { status: 200, body: { ...toSnapshot(payment), paymentUrl: payment.paymentUrl, expiresAt: payment.expiresAt } };
+      return {
+        status: 200,
+        body: { ...toSnapshot(payment), paymentUrl: payment.paymentUrl, expiresAt: payment.expiresAt },
+      };
     },
   };
 }

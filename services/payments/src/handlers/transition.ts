@@ -19,7 +19,12 @@ export type TransitionResult =
   | { outcome: 'unchanged'; payment: Payment; reason: string }
   | { outcome: 'missing' };
 
-export function paymentEvent(type: string, payment: Payment, at: string, extra: Record<string, unknown> = {}): PendingEvent {
+export function paymentEvent(
+  type: string,
+  payment: Payment,
+  at: string,
+  extra: Record<string, unknown> = {},
+): PendingEvent {
   return {
     id: newEventId(),
     type,
@@ -30,23 +35,43 @@ export function paymentEvent(type: string, payment: Payment, at: string, extra: 
   };
 }
 
-function anomalyEntry(anomaly: string, payment: Payment, at: string, detail?: Record<string, unknown>): TimelineEntry {
-  return { id: `tl_${randomBase62(20)}`, type: 'reconciliation.anomaly', status: payment.status, at, detail: { anomaly, ...detail } };
+function anomalyEntry(
+  anomaly: string,
+  payment: Payment,
+  at: string,
+  detail?: Record<string, unknown>,
+): TimelineEntry {
+  return {
+    id: `tl_${randomBase62(20)}`,
+    type: 'reconciliation.anomaly',
+    status: payment.status,
+    at,
+    detail: { anomaly, ...detail },
+  };
 }
 
 /**
  * Writes one move as a compare-and-set on the status read, with its `payment.*` event and
  * timeline entries in the same write. Null when the payment moved meanwhile.
  */
-export async function writeMove(deps: Deps, payment: Payment, move: Move, plan: Plan, requestId?: string): Promise<Payment | null> {
+export async function writeMove(
+  deps: Deps,
+  payment: Payment,
+  move: Move,
+  plan: Plan,
+  requestId?: string,
+): Promise<Payment | null> {
   const at = deps.now().toISOString();
   const set: Partial<Payment> = { status: move.to, updatedAt: at, ...plan.set };
   if (plan.settlementId) set.appliedSettlements = [...payment.appliedSettlements, plan.settlementId];
   if (move.to === 'COMPLETED' && !payment.completedAt) set.completedAt = at;
   const next: Payment = { ...payment, ...set };
   const event = paymentEvent(eventTypeFor(move.to), next, at);
-  const entries: TimelineEntry[] = [{ id: event.id, type: event.type, status: move.to, at, ...(plan.detail ? { detail: plan.detail } : {}) }];
-  if (move.anomaly) entries.push(anomalyEntry(move.anomaly, next, at, { from: payment.status, ...plan.detail }));
+  const entries: TimelineEntry[] = [
+    { id: event.id, type: event.type, status: move.to, at, ...(plan.detail ? { detail: plan.detail } : {}) },
+  ];
+  if (move.anomaly)
+    entries.push(anomalyEntry(move.anomaly, next, at, { from: payment.status, ...plan.detail }));
   return deps.outbox.update(
     deps.db.payments,
     { _id: payment._id, status: payment.status, version: payment.version },
@@ -84,10 +109,16 @@ export async function transition(
 /** A contradiction that changes no state (e.g. FAILED after COMPLETED) still goes on the timeline. */
 async function recordAnomaly(deps: Deps, payment: Payment, anomaly: string, plan: Plan): Promise<boolean> {
   const entry = anomalyEntry(anomaly, payment, deps.now().toISOString(), plan.detail);
-  const set = plan.settlementId ? { appliedSettlements: [...payment.appliedSettlements, plan.settlementId] } : {};
+  const set = plan.settlementId
+    ? { appliedSettlements: [...payment.appliedSettlements, plan.settlementId] }
+    : {};
   const written = await deps.db.payments.findOneAndUpdate(
     { _id: payment._id, status: payment.status, version: payment.version },
-    { $set: { ...set, updatedAt: deps.now().toISOString() }, $push: { timeline: { $each: [entry] } }, $inc: { version: 1 } },
+    {
+      $set: { ...set, updatedAt: deps.now().toISOString() },
+      $push: { timeline: { $each: [entry] } },
+      $inc: { version: 1 },
+    },
   );
   if (written) deps.log.warn({ paymentId: payment.id, anomaly }, 'reconciliation anomaly recorded');
   return written !== null;

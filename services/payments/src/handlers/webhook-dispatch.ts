@@ -1,6 +1,12 @@
 import { consumeEvents, type NatsConnection, type Naming, type ReceivedEvent } from '@mmp/platform';
 import { PaymentEventData, randomBase62 } from '@mmp/protocol';
-import { MERCHANT_EVENT_TYPES, buildMerchantEvent, merchantEventTypeFor, subscribes, type WebhookDelivery } from '../domain/webhooks.js';
+import {
+  MERCHANT_EVENT_TYPES,
+  buildMerchantEvent,
+  merchantEventTypeFor,
+  subscribes,
+  type WebhookDelivery,
+} from '../domain/webhooks.js';
 import { enabledEndpoints, insertDelivery } from '../store/webhooks.js';
 import type { Deps } from './deps.js';
 
@@ -19,7 +25,10 @@ export async function dispatchPaymentEvent(deps: Deps, event: ReceivedEvent): Pr
   const payment = parsed.data.payment;
   const body = buildMerchantEvent({ eventId: event.id, type, occurredAt: event.occurredAt, payment });
   const payload = JSON.stringify(body);
-  const endpoints = await enabledEndpoints(deps.db, { projectId: payment.projectId, livemode: payment.livemode });
+  const endpoints = await enabledEndpoints(deps.db, {
+    projectId: payment.projectId,
+    livemode: payment.livemode,
+  });
   const at = deps.now().toISOString();
   let created = 0;
   for (const endpoint of endpoints.filter((candidate) => subscribes(candidate, type))) {
@@ -46,7 +55,12 @@ export async function dispatchPaymentEvent(deps: Deps, event: ReceivedEvent): Pr
   return created;
 }
 
-export function consumeWebhookEvents(deps: Deps, nc: NatsConnection, naming: Naming, onDispatched: () => void) {
+export function consumeWebhookEvents(
+  deps: Deps,
+  nc: NatsConnection,
+  naming: Naming,
+  onDispatched: () => void,
+) {
   return consumeEvents({
     nc,
     naming,

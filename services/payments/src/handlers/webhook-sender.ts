@@ -1,7 +1,13 @@
 import { request } from 'undici';
 import { signPayload } from '@mmp/protocol';
 import { nextRetryDelay, type DeliveryAttempt, type WebhookDelivery } from '../domain/webhooks.js';
-import { claimDelivery, findDueDeliveries, findEndpoint, recordAttempt, type AttemptOutcome } from '../store/webhooks.js';
+import {
+  claimDelivery,
+  findDueDeliveries,
+  findEndpoint,
+  recordAttempt,
+  type AttemptOutcome,
+} from '../store/webhooks.js';
 import { checkWebhookUrl } from './webhook-url.js';
 import type { Deps } from './deps.js';
 
@@ -13,7 +19,10 @@ async function post(deps: Deps, delivery: WebhookDelivery): Promise<PostResult> 
   if (endpoint.status !== 'enabled') return { statusCode: null, error: 'endpoint disabled' };
   try {
     // Checked again at send time: DNS may have changed since the endpoint was saved.
-    await checkWebhookUrl(endpoint.url, { livemode: endpoint.livemode, allowPrivate: deps.settings.webhookAllowPrivateUrls });
+    await checkWebhookUrl(endpoint.url, {
+      livemode: endpoint.livemode,
+      allowPrivate: deps.settings.webhookAllowPrivateUrls,
+    });
   } catch {
     return { statusCode: null, error: 'endpoint URL refused (not https or private address)' };
   }
@@ -41,7 +50,12 @@ async function post(deps: Deps, delivery: WebhookDelivery): Promise<PostResult> 
   } catch (error) {
     const name = error instanceof Error ? error.name : '';
     const timedOut = name === 'TimeoutError' || name === 'HeadersTimeoutError' || name === 'BodyTimeoutError';
-    return { statusCode: null, error: timedOut ? `timeout after ${timeout} ms` : `unreachable: ${error instanceof Error ? error.message : 'error'}` };
+    return {
+      statusCode: null,
+      error: timedOut
+        ? `timeout after ${timeout} ms`
+        : `unreachable: ${error instanceof Error ? error.message : 'error'}`,
+    };
   }
 }
 
@@ -88,7 +102,9 @@ export function startWebhookSender(deps: Deps, options: { intervalMs: number; co
       const claimed = await claimDelivery(deps.db, delivery, claimedUntil);
       if (!claimed) continue;
       const sending: Promise<void> = sendOne(deps, claimed)
-        .catch((error) => deps.log.warn({ err: error, deliveryId: claimed.id }, 'webhook attempt not recorded'))
+        .catch((error) =>
+          deps.log.warn({ err: error, deliveryId: claimed.id }, 'webhook attempt not recorded'),
+        )
         .finally(() => {
           inFlight.delete(sending);
           kick();

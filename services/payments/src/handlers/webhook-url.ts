@@ -40,14 +40,18 @@ export function isPrivateAddress(address: string): boolean {
   return blocked.check(address, 'ipv4');
 }
 
-const invalidUrl = (message: string) => appError('validation_error', `Invalid field: url.`, [{ field: 'url', message }]);
+const invalidUrl = (message: string) =>
+  appError('validation_error', `Invalid field: url.`, [{ field: 'url', message }]);
 
 /**
  * Live endpoints must be https and resolve only to public addresses, so a merchant key can
  * never make the service call into its own network. Test endpoints may use http and any
  * address, so a developer can receive sandbox events on their machine.
  */
-export async function checkWebhookUrl(url: string, options: { livemode: boolean; allowPrivate: boolean }): Promise<void> {
+export async function checkWebhookUrl(
+  url: string,
+  options: { livemode: boolean; allowPrivate: boolean },
+): Promise<void> {
   const parsed = new URL(url);
   if (parsed.username || parsed.password) throw invalidUrl('must not contain credentials');
   if (!options.livemode) return;
