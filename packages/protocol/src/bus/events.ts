@@ -106,7 +106,12 @@ export const DeliveryOutcomeData = z.object({
   attempts: z.number().int(),
 });
 export type DeliveryOutcomeData = z.infer<typeof DeliveryOutcomeData>;
-export const DELIVERY_EVENT_TYPES = ['delivery.accepted', 'delivery.rejected', 'delivery.failed', 'delivery.expired'] as const;
+export const DELIVERY_EVENT_TYPES = [
+  'delivery.accepted',
+  'delivery.rejected',
+  'delivery.failed',
+  'delivery.expired',
+] as const;
 
 /** provider-router's verdict on executing a payment, after failover. */
 export const ExecutionOutcomeData = z.object({

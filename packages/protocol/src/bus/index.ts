@@ -1,3 +1,4 @@
 export * from './subjects.js';
 export * from './envelope.js';
 export * from './events.js';
+export * from './actors.js';

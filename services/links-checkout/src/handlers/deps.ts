@@ -1,5 +1,4 @@
 import type { Logger, ServiceClient } from '@mmp/platform';
-import { appError, type Actor, type MerchantActor } from '@mmp/protocol';
 import type { Collections } from '../store/collections.js';
 import type { MerchantDirectory } from './merchants.js';
 
@@ -17,15 +16,6 @@ export type Deps = {
   settings: Settings;
   now: () => Date;
 };
-
-export function requireMerchant(actor: Actor): MerchantActor {
-  if (actor.kind !== 'merchant') throw appError('insufficient_permissions', 'This operation needs a merchant API key.');
-  return actor;
-}
-
-export function requireService(actor: Actor): void {
-  if (actor.kind !== 'service') throw appError('insufficient_permissions', 'This operation is internal to the system.');
-}
 
 export function headerOf(headers: Record<string, string>, name: string): string | undefined {
   return Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];

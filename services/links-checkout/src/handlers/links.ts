@@ -1,8 +1,16 @@
 import { DuplicateKeyError, type Filter, type Operation } from '@mmp/platform';
-import { CreatePaymentLinkBody, UpdatePaymentLinkBody, appError, shortCode, uuid, validationMessage } from '@mmp/protocol';
+import {
+  CreatePaymentLinkBody,
+  UpdatePaymentLinkBody,
+  appError,
+  shortCode,
+  uuid,
+  validationMessage,
+  requireActor,
+} from '@mmp/protocol';
 import { termProblems, type LinkStatus } from '../domain/link-rules.js';
 import type { LinkDoc } from '../store/collections.js';
-import { requireMerchant, type Deps } from './deps.js';
+import { type Deps } from './deps.js';
 import { ListPaymentLinksQuery, parseBody, parseQuery } from './schemas.js';
 import { toPaymentLink } from './views.js';
 
@@ -16,12 +24,18 @@ function assertTerms(link: Pick<LinkDoc, 'amount' | 'minAmount' | 'maxAmount'>):
 
 function statusFilter(status: LinkStatus, now: Date): Filter {
   if (status === 'INACTIVE') return { status: 'INACTIVE' };
-  if (status === 'ACTIVE') return { status: 'ACTIVE', $or: [{ expiresAt: null }, { expiresAt: { $gt: now } }] };
+  if (status === 'ACTIVE')
+    return { status: 'ACTIVE', $or: [{ expiresAt: null }, { expiresAt: { $gt: now } }] };
   return { $or: [{ status: 'EXPIRED' }, { status: 'ACTIVE', expiresAt: { $lte: now } }] };
 }
 
 /** A link of the caller's project and environment, or 404 whoever else owns it. */
-export async function findOwnLink(deps: Deps, id: string | undefined, projectId: string, livemode: boolean): Promise<LinkDoc> {
+export async function findOwnLink(
+  deps: Deps,
+  id: string | undefined,
+  projectId: string,
+  livemode: boolean,
+): Promise<LinkDoc> {
   const link = id ? await deps.db.links.findOne({ _id: id, projectId, livemode }) : null;
   if (!link) throw appError('resource_not_found', 'No payment link with this id.');
   return link;
@@ -31,7 +45,7 @@ export function linkOperations(deps: Deps): Record<string, Operation> {
   const { db, settings } = deps;
   return {
     'links.create': async (request, { actor }) => {
-      const merchant = requireMerchant(actor);
+      const merchant = requireActor(actor, ['merchant']);
       const body = parseBody(CreatePaymentLinkBody, request.body);
       const now = deps.now();
       const base = {
@@ -67,7 +81,7 @@ export function linkOperations(deps: Deps): Record<string, Operation> {
     },
 
     'links.list': async (request, { actor }) => {
-      const merchant = requireMerchant(actor);
+      const merchant = requireActor(actor, ['merchant']);
       const query = parseQuery(ListPaymentLinksQuery, request.query);
       const now = deps.now();
       const filter: Filter = {
@@ -91,27 +105,40 @@ export function linkOperations(deps: Deps): Record<string, Operation> {
     },
 
     'links.retrieve': async (request, { actor }) => {
-      const merchant = requireMerchant(actor);
+      const merchant = requireActor(actor, ['merchant']);
       const link = await findOwnLink(deps, request.params.id, merchant.projectId, merchant.livemode);
       return { status: 200, body: toPaymentLink(link, settings.publicUrl, deps.now()) };
     },
 
     'links.update': async (request, { actor }) => {
-      const merchant = requireMerchant(actor);
+      const merchant = requireActor(actor, ['merchant']);
       const body = parseBody(UpdatePaymentLinkBody, request.body);
       const current = await findOwnLink(deps, request.params.id, merchant.projectId, merchant.livemode);
       const now = deps.now();
-      const expiresAt = body.expiresAt === undefined ? current.expiresAt : body.expiresAt ? new Date(body.expiresAt) : null;
+      const expiresAt =
+        body.expiresAt === undefined ? current.expiresAt : body.expiresAt ? new Date(body.expiresAt) : null;
       const merged = { ...current, ...body, expiresAt };
       // A fixed amount set on a variable link drops its bounds unless the update sets them.
       if (body.amount != null && body.minAmount === undefined) merged.minAmount = null;
       if (body.amount != null && body.maxAmount === undefined) merged.maxAmount = null;
       assertTerms(merged);
       // A stored EXPIRED only records the sweep; a new date or status decides again.
-      const status: LinkStatus = body.status ?? (current.status === 'EXPIRED' && body.expiresAt !== undefined ? 'ACTIVE' : current.status);
-      const changes = { ...body, expiresAt, minAmount: merged.minAmount, maxAmount: merged.maxAmount, status, updatedAt: now };
+      const status: LinkStatus =
+        body.status ??
+        (current.status === 'EXPIRED' && body.expiresAt !== undefined ? 'ACTIVE' : current.status);
+      const changes = {
+        ...body,
+        expiresAt,
+        minAmount: merged.minAmount,
+        maxAmount: merged.maxAmount,
+        status,
+        updatedAt: now,
+      };
       // Guarded on updatedAt: two concurrent edits cannot combine into terms nobody checked.
-      const updated = await db.links.findOneAndUpdate({ _id: current._id, updatedAt: current.updatedAt }, { $set: changes });
+      const updated = await db.links.findOneAndUpdate(
+        { _id: current._id, updatedAt: current.updatedAt },
+        { $set: changes },
+      );
       if (!updated) throw appError('invalid_state', 'The payment link changed while updating; retry.');
       return { status: 200, body: toPaymentLink(updated, settings.publicUrl, now) };
     },

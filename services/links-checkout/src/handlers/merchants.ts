@@ -10,7 +10,11 @@ type ProjectInfo = { id: string; name: string; displayName: string | null; logoU
  * Merchant name and logo come from the gateway, which owns projects. Pages ask on every
  * view, so answers are kept briefly; a stale answer beats failing a payer's page.
  */
-export function createMerchantDirectory(services: ServiceClient, ttlMs = 30_000, now = () => Date.now()): MerchantDirectory {
+export function createMerchantDirectory(
+  services: ServiceClient,
+  ttlMs = 30_000,
+  now = () => Date.now(),
+): MerchantDirectory {
   const cache = new Map<string, { merchant: Merchant; at: number }>();
   return {
     async get(projectId) {

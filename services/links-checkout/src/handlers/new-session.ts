@@ -37,7 +37,11 @@ export function buildSession(deps: Deps, input: NewSession): SessionDoc {
     description: input.description ?? null,
     successUrl: input.successUrl ?? null,
     cancelUrl: input.cancelUrl ?? null,
-    customer: { email: input.customer?.email ?? null, phone: input.customer?.phone ?? null, name: input.customer?.name ?? null },
+    customer: {
+      email: input.customer?.email ?? null,
+      phone: input.customer?.phone ?? null,
+      name: input.customer?.name ?? null,
+    },
     customFields: input.customFields ?? {},
     metadata: input.metadata ?? {},
     status: 'idle',

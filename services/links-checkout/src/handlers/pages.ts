@@ -44,7 +44,10 @@ export function pageOperations(deps: Deps): Record<string, Operation> {
           // Shown only on the failed and expired screens, which the script may reveal later.
           retryUrl: link ? `/pay/${link.shortCode}?lang=${lang}` : null,
           failureCode: session.failureCode,
-          operators: operatorsFor(session.currency).map((network) => ({ network, example: exampleNumber(session.currency, network) })),
+          operators: operatorsFor(session.currency).map((network) => ({
+            network,
+            example: exampleNumber(session.currency, network),
+          })),
         },
         lang,
       );
@@ -54,7 +57,9 @@ export function pageOperations(deps: Deps): Record<string, Operation> {
     'pages.link': async (request) => {
       const lang = chooseLang(request.query.lang, headerOf(request.headers, 'accept-language'));
       const code = request.params.shortCode ?? '';
-      const link = ShortCode.safeParse(code).success ? await deps.db.links.findOne({ shortCode: code }) : null;
+      const link = ShortCode.safeParse(code).success
+        ? await deps.db.links.findOne({ shortCode: code })
+        : null;
       if (!link) return page(404, renderNotFoundPage(lang, `/pay/${encodeURIComponent(code)}`));
       const merchant = await deps.merchants.get(link.projectId);
       const now = deps.now();
@@ -84,7 +89,13 @@ export function pageOperations(deps: Deps): Record<string, Operation> {
 
     'pages.asset': async (request) => {
       const asset = assets.get(request.params.file ?? '');
-      if (!asset) return { status: 404, body: 'Not found', contentType: 'text/plain; charset=utf-8', headers: { 'x-content-type-options': 'nosniff' } };
+      if (!asset)
+        return {
+          status: 404,
+          body: 'Not found',
+          contentType: 'text/plain; charset=utf-8',
+          headers: { 'x-content-type-options': 'nosniff' },
+        };
       const headers = {
         'cache-control': 'public, max-age=300',
         etag: asset.etag,

@@ -1,5 +1,14 @@
 import type { Operation } from '@mmp/platform';
-import { appError, isAppError, networksFor, normalizePhone, phoneMatchesNetwork, validationMessage, type Network, type PaymentSnapshot } from '@mmp/protocol';
+import {
+  appError,
+  isAppError,
+  networksFor,
+  normalizePhone,
+  phoneMatchesNetwork,
+  validationMessage,
+  type Network,
+  type PaymentSnapshot,
+} from '@mmp/protocol';
 import { CANCELLABLE_STATES, nextExpiry } from '../domain/session-state.js';
 import { COUNTRIES_BY_CURRENCY, defaultCountry, operatorsFor } from '../domain/operators.js';
 import type { SessionDoc } from '../store/collections.js';
@@ -22,7 +31,8 @@ function checkPhone(currency: string, network: Network, raw: string): string {
   if (!countries.includes(phone.country) || !networksFor(phone.country, currency).includes(network)) {
     throw invalidPhone(`This number cannot pay in ${currency} with ${network}.`);
   }
-  if (!phoneMatchesNetwork(phone.e164, network)) throw invalidPhone(`This number does not belong to ${network}.`);
+  if (!phoneMatchesNetwork(phone.e164, network))
+    throw invalidPhone(`This number does not belong to ${network}.`);
   return phone.e164;
 }
 
@@ -49,7 +59,14 @@ async function ensurePayment(deps: Deps, session: SessionDoc, requestId: string)
   );
   const updated = await deps.db.sessions.findOneAndUpdate(
     { _id: session._id, status: 'processing' },
-    { $set: { paymentId: payment.id, paymentToken: payment.token, paymentStatus: payment.status, updatedAt: deps.now() } },
+    {
+      $set: {
+        paymentId: payment.id,
+        paymentToken: payment.token,
+        paymentStatus: payment.status,
+        updatedAt: deps.now(),
+      },
+    },
   );
   if (!updated) throw stateError((await findSession(deps, session._id)).status);
   return updated;
@@ -83,7 +100,12 @@ export function payOperations(deps: Deps): Record<string, Operation> {
       if (!claimed) throw stateError((await findSession(deps, session._id)).status);
       try {
         const withPayment = await ensurePayment(deps, claimed, requestId);
-        await deps.services.command('payments', 'initiate', { token: withPayment.paymentToken, paymentMethod: body.paymentMethod, phone }, { requestId });
+        await deps.services.command(
+          'payments',
+          'initiate',
+          { token: withPayment.paymentToken, paymentMethod: body.paymentMethod, phone },
+          { requestId },
+        );
       } catch (error) {
         log.info({ err: error, sessionId: session._id }, 'payment initiation refused');
         await settleRefusal(deps, claimed, error);
@@ -101,8 +123,15 @@ export function payOperations(deps: Deps): Record<string, Operation> {
         // Best effort: a payment the payer already confirmed still completes, and the
         // session follows it to success; one that is never confirmed expires on its own.
         await deps.services
-          .command('payments', 'cancel-for-session', { token: cancelled.paymentToken, checkoutSessionId: cancelled._id }, { requestId })
-          .catch((error: unknown) => log.warn({ err: error, sessionId: cancelled._id }, 'payment not cancelled with the session'));
+          .command(
+            'payments',
+            'cancel-for-session',
+            { token: cancelled.paymentToken, checkoutSessionId: cancelled._id },
+            { requestId },
+          )
+          .catch((error: unknown) =>
+            log.warn({ err: error, sessionId: cancelled._id }, 'payment not cancelled with the session'),
+          );
       }
       return { status: 200, body: toSessionStatus(cancelled) };
     },

@@ -1,4 +1,11 @@
-import { consumeEvents, createIdempotentConsumer, type EventConsumer, type NatsConnection, type Naming, type ReceivedEvent } from '@mmp/platform';
+import {
+  consumeEvents,
+  createIdempotentConsumer,
+  type EventConsumer,
+  type NatsConnection,
+  type Naming,
+  type ReceivedEvent,
+} from '@mmp/platform';
 import { PaymentEventData } from '@mmp/protocol';
 import { MOVES_BY_EVENT } from '../domain/session-state.js';
 import type { SessionDoc } from '../store/collections.js';
@@ -13,7 +20,10 @@ const CONSUMER = 'links-checkout';
  */
 async function recountUsage(deps: Deps, linkId: string): Promise<void> {
   const used = await deps.db.sessions.count({ linkId, status: 'success' });
-  await deps.db.links.findOneAndUpdate({ _id: linkId, usageCount: { $lt: used } }, { $set: { usageCount: used } });
+  await deps.db.links.findOneAndUpdate(
+    { _id: linkId, usageCount: { $lt: used } },
+    { $set: { usageCount: used } },
+  );
 }
 
 /** Moves the session of the event's payment, by compare-and-set; replays change nothing. */
@@ -27,18 +37,30 @@ export async function applyPaymentEvent(deps: Deps, event: ReceivedEvent): Promi
   const completed = event.type === 'payment.completed';
   // Money moved: a completion is kept even from a payment the session no longer tracks.
   const filter = completed ? { _id: sessionId } : { _id: sessionId, paymentId: payment.id };
-  const changes: Partial<SessionDoc> = { paymentId: payment.id, paymentToken: payment.token, paymentStatus: payment.status, updatedAt: deps.now() };
+  const changes: Partial<SessionDoc> = {
+    paymentId: payment.id,
+    paymentToken: payment.token,
+    paymentStatus: payment.status,
+    updatedAt: deps.now(),
+  };
   if (event.type === 'payment.failed') {
     changes.failureCode = payment.failureCode ?? 'payment_failed';
     changes.failureReason = payment.failureReason;
   }
   if (payment.paymentMethod !== 'UNKNOWN') changes.paymentMethod = payment.paymentMethod;
-  const moved = await deps.db.sessions.findOneAndUpdate({ ...filter, status: { $in: move.from } }, { $set: { ...changes, status: move.to } });
+  const moved = await deps.db.sessions.findOneAndUpdate(
+    { ...filter, status: { $in: move.from } },
+    { $set: { ...changes, status: move.to } },
+  );
   const session = moved ?? (await deps.db.sessions.findOne({ _id: sessionId }));
   if (completed && session?.linkId) await recountUsage(deps, session.linkId);
 }
 
-export async function startPaymentEventsConsumer(deps: Deps, nc: NatsConnection, naming: Naming): Promise<EventConsumer> {
+export async function startPaymentEventsConsumer(
+  deps: Deps,
+  nc: NatsConnection,
+  naming: Naming,
+): Promise<EventConsumer> {
   const once = createIdempotentConsumer(deps.db.processedEvents, CONSUMER);
   return consumeEvents({
     nc,

@@ -1,5 +1,13 @@
 import type { Operation } from '@mmp/platform';
-import { ShortCode, appError, isAmountInRange, MAX_AMOUNT, MIN_AMOUNT, normalizePhone, validationMessage } from '@mmp/protocol';
+import {
+  ShortCode,
+  appError,
+  isAmountInRange,
+  MAX_AMOUNT,
+  MIN_AMOUNT,
+  normalizePhone,
+  validationMessage,
+} from '@mmp/protocol';
 import { chooseAmount, whyUnusable } from '../domain/link-rules.js';
 import { defaultCountry } from '../domain/operators.js';
 import type { LinkDoc } from '../store/collections.js';
@@ -16,7 +24,9 @@ export async function findLinkByCode(deps: Deps, code: string | undefined): Prom
 }
 
 function missing(field: string): never {
-  throw appError('missing_required_field', `${field} is required`, [{ field, message: `${field} is required` }]);
+  throw appError('missing_required_field', `${field} is required`, [
+    { field, message: `${field} is required` },
+  ]);
 }
 
 /** What the link asks for must be there; the phone must be a real number. */
@@ -27,7 +37,10 @@ function collected(link: LinkDoc, body: StartLink) {
   let phone: string | null = null;
   if (body.phone) {
     const normalized = normalizePhone(body.phone, defaultCountry(link.currency));
-    if (!normalized) throw appError('invalid_phone', 'phone is not a valid phone number.', [{ field: 'phone', message: 'not a valid phone number' }]);
+    if (!normalized)
+      throw appError('invalid_phone', 'phone is not a valid phone number.', [
+        { field: 'phone', message: 'not a valid phone number' },
+      ]);
     phone = normalized.e164;
   }
   const known = new Map(link.customFields.map((f) => [f.key, f]));
@@ -44,7 +57,9 @@ function collected(link: LinkDoc, body: StartLink) {
       continue;
     }
     if (field.type === 'select' && field.options && !field.options.includes(value)) {
-      const fields = [{ field: `customFields.${field.key}`, message: `must be one of ${field.options.join(', ')}` }];
+      const fields = [
+        { field: `customFields.${field.key}`, message: `must be one of ${field.options.join(', ')}` },
+      ];
       throw appError('validation_error', validationMessage(fields), fields);
     }
     customFields[field.key] = value;
@@ -67,7 +82,8 @@ export function publicLinkOperations(deps: Deps): Record<string, Operation> {
       const now = deps.now();
       const unusable = whyUnusable(link, now);
       // The catalog has no link codes; the reason travels as the field message for the page to translate.
-      if (unusable) throw appError('invalid_request', unusable.message, [{ field: 'link', message: unusable.code }]);
+      if (unusable)
+        throw appError('invalid_request', unusable.message, [{ field: 'link', message: unusable.code }]);
       const amount = chooseAmount(link, body.amount, { min: MIN_AMOUNT, max: MAX_AMOUNT });
       if (typeof amount !== 'number' || !isAmountInRange(amount)) {
         const message = typeof amount === 'number' ? 'amount is out of range.' : amount.message;

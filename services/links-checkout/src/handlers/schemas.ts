@@ -22,7 +22,11 @@ export const ListPaymentLinksQuery = z
 /** What the payer sends to start paying a link: the amount of a variable link and what the link collects. */
 export const StartLinkBody = z
   .object({
-    amount: z.number({ error: AMOUNT_RANGE_MESSAGE }).int(AMOUNT_RANGE_MESSAGE).max(MAX_AMOUNT, AMOUNT_RANGE_MESSAGE).optional(),
+    amount: z
+      .number({ error: AMOUNT_RANGE_MESSAGE })
+      .int(AMOUNT_RANGE_MESSAGE)
+      .max(MAX_AMOUNT, AMOUNT_RANGE_MESSAGE)
+      .optional(),
     name: z.string().trim().min(1).max(200).optional(),
     email: Email.optional(),
     phone: z.string().min(1).max(32).optional(),
@@ -78,8 +82,12 @@ function classify(error: z.ZodError, input: unknown): AppError {
   }
   for (const issue of error.issues) {
     const field = issue.path.join('.');
-    const value = issue.path.reduce<unknown>((at, key) => (at && typeof at === 'object' ? (at as Record<PropertyKey, unknown>)[key] : undefined), input);
-    if (issue.code === 'invalid_type' && value === undefined) return appError('missing_required_field', `${field} is required`, fields);
+    const value = issue.path.reduce<unknown>(
+      (at, key) => (at && typeof at === 'object' ? (at as Record<PropertyKey, unknown>)[key] : undefined),
+      input,
+    );
+    if (issue.code === 'invalid_type' && value === undefined)
+      return appError('missing_required_field', `${field} is required`, fields);
     const code = CODE_BY_FIELD[field];
     if (code) return appError(code, issue.message, fields);
   }

@@ -18,7 +18,10 @@ export function moveSession(
   changes: Partial<SessionDoc> = {},
 ): Promise<SessionDoc | null> {
   const guard = Array.isArray(from) ? { $in: from } : from;
-  return deps.db.sessions.findOneAndUpdate({ _id: id, status: guard }, { $set: { ...changes, status: to, updatedAt: deps.now() } });
+  return deps.db.sessions.findOneAndUpdate(
+    { _id: id, status: guard },
+    { $set: { ...changes, status: to, updatedAt: deps.now() } },
+  );
 }
 
 /**
@@ -35,6 +38,7 @@ export function stateError(status: SessionState) {
   if (status === 'expired') return appError('payment_expired', 'This checkout session has expired.');
   if (status === 'cancelled') return appError('payment_cancelled', 'This checkout session was cancelled.');
   if (status === 'success') return appError('invalid_state', 'This checkout session is already paid.');
-  if (status === 'failed') return appError('invalid_state', 'The payment of this checkout session failed; start a new one.');
+  if (status === 'failed')
+    return appError('invalid_state', 'The payment of this checkout session failed; start a new one.');
   return appError('invalid_state', 'A payment is already in progress for this checkout session.');
 }

@@ -1,6 +1,6 @@
 import { DuplicateKeyError, type Operation } from '@mmp/platform';
-import { CreateCheckoutSessionBody } from '@mmp/protocol';
-import { requireMerchant, requireService, type Deps } from './deps.js';
+import { CreateCheckoutSessionBody, requireActor } from '@mmp/protocol';
+import { type Deps } from './deps.js';
 import { buildSession } from './new-session.js';
 import { CreateSessionForPaymentBody, parseBody } from './schemas.js';
 import { expireIfDue, findSession } from './session-store.js';
@@ -10,7 +10,7 @@ export function sessionOperations(deps: Deps): Record<string, Operation> {
   const { db, settings } = deps;
   return {
     'sessions.create': async (request, { actor }) => {
-      const merchant = requireMerchant(actor);
+      const merchant = requireActor(actor, ['merchant']);
       const body = parseBody(CreateCheckoutSessionBody, request.body);
       const session = buildSession(deps, {
         projectId: merchant.projectId,
@@ -31,10 +31,11 @@ export function sessionOperations(deps: Deps): Record<string, Operation> {
 
     /** Called by payments inside POST /payments: one session per payment, however often asked. */
     'sessions.create-for-payment': async (request, { actor }) => {
-      requireService(actor);
+      requireActor(actor, ['service']);
       const body = parseBody(CreateSessionForPaymentBody, request.body);
       const existing = await db.sessions.findOne({ forPaymentId: body.paymentId });
-      if (existing) return { status: 200, body: { id: existing._id, url: sessionUrl(settings.publicUrl, existing._id) } };
+      if (existing)
+        return { status: 200, body: { id: existing._id, url: sessionUrl(settings.publicUrl, existing._id) } };
       const session = buildSession(deps, {
         projectId: body.projectId,
         livemode: body.livemode,
@@ -45,7 +46,11 @@ export function sessionOperations(deps: Deps): Record<string, Operation> {
         successUrl: body.returnUrl,
         cancelUrl: body.cancelUrl,
         customer: body.customer,
-        payment: { id: body.paymentId, token: body.token, expiresAt: body.expiresAt ? new Date(body.expiresAt) : null },
+        payment: {
+          id: body.paymentId,
+          token: body.token,
+          expiresAt: body.expiresAt ? new Date(body.expiresAt) : null,
+        },
       });
       try {
         await db.sessions.insertOne(session);

@@ -11,7 +11,10 @@ export async function sweepOnce(deps: Deps): Promise<{ links: number; sessions: 
     { status: 'ACTIVE', expiresAt: { $ne: null, $lte: now } },
     { $set: { status: 'EXPIRED', updatedAt: now } },
   );
-  const sessions = await deps.db.sessions.updateMany({ status: 'idle', expiresAt: { $lte: now } }, { $set: { status: 'expired', updatedAt: now } });
+  const sessions = await deps.db.sessions.updateMany(
+    { status: 'idle', expiresAt: { $lte: now } },
+    { $set: { status: 'expired', updatedAt: now } },
+  );
   return { links, sessions };
 }
 

@@ -42,7 +42,12 @@ export function toPaymentLink(link: LinkDoc, publicUrl: string, now: Date) {
 
 /** The public view adds who is asking for the money. */
 export function toPublicPaymentLink(link: LinkDoc, publicUrl: string, now: Date, merchant: Merchant) {
-  return { ...toPaymentLink(link, publicUrl, now), merchantName: merchant.name, merchantLogo: merchant.logo, projectId: link.projectId };
+  return {
+    ...toPaymentLink(link, publicUrl, now),
+    merchantName: merchant.name,
+    merchantLogo: merchant.logo,
+    projectId: link.projectId,
+  };
 }
 
 export function toCheckoutSession(session: SessionDoc, publicUrl: string, merchant: Merchant) {
@@ -71,7 +76,12 @@ export function toCheckoutSession(session: SessionDoc, publicUrl: string, mercha
 }
 
 export function toSessionStatus(session: SessionDoc) {
-  const redirectUrl = session.status === 'success' ? session.successUrl : session.status === 'cancelled' ? session.cancelUrl : null;
+  const redirectUrl =
+    session.status === 'success'
+      ? session.successUrl
+      : session.status === 'cancelled'
+        ? session.cancelUrl
+        : null;
   return {
     id: session._id,
     status: session.status,

@@ -21,15 +21,8 @@ export type RouterDeps = {
   now: () => number;
 };
 
-const forbidden = () => appError('insufficient_permissions', 'This operation is not available to this caller.');
-
-export function requireAdmin(actor: Actor): void {
-  if (actor.kind !== 'admin' && actor.kind !== 'service') throw forbidden();
-}
-
-export function requireService(actor: Actor): void {
-  if (actor.kind !== 'service') throw forbidden();
-}
+const forbidden = () =>
+  appError('insufficient_permissions', 'This operation is not available to this caller.');
 
 /**
  * The provider an operation acts for: a provider acts for itself only; an admin (the `mmp`

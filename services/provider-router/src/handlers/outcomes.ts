@@ -16,13 +16,24 @@ function routedOn(order: Order) {
   return { _id: order._id, status: 'ROUTED', railId: order.railId };
 }
 
-async function fail(deps: RouterDeps, order: Order, code: string, decision: RoutingDecision, classification: string) {
+async function fail(
+  deps: RouterDeps,
+  order: Order,
+  code: string,
+  decision: RoutingDecision,
+  classification: string,
+) {
   const failed = { ...order, status: 'FAILED' as const };
   await deps.outbox.update(
     deps.db.orders,
     routedOn(order),
     {
-      $set: { status: 'FAILED', failureCode: code, lastClassification: classification, updatedAt: decision.at },
+      $set: {
+        status: 'FAILED',
+        failureCode: code,
+        lastClassification: classification,
+        updatedAt: decision.at,
+      },
       $push: { decisions: { $each: [decision] } },
     },
     [executionFailedEvent(failed, code, decision.reason, decision.at)],
@@ -34,17 +45,34 @@ async function failOver(deps: RouterDeps, order: Order, data: DeliveryOutcomeDat
   const choice = await pickRail(deps, order.criteria, order._id, order.triedRailIds);
   if (!choice.rail) {
     const code = exhaustedCode(data.classification);
-    await fail(deps, order, code, { at: now, railId: null, action: 'failed', reason: `${why}; ${choice.reason}` }, data.classification);
+    await fail(
+      deps,
+      order,
+      code,
+      { at: now, railId: null, action: 'failed', reason: `${why}; ${choice.reason}` },
+      data.classification,
+    );
     return;
   }
   const rail = choice.rail;
-  const decision: RoutingDecision = { at: now, railId: rail._id, action: 'failover', reason: `${why}; ${choice.reason}` };
+  const decision: RoutingDecision = {
+    at: now,
+    railId: rail._id,
+    action: 'failover',
+    reason: `${why}; ${choice.reason}`,
+  };
   const moved = { ...order, railId: rail._id, providerId: rail.providerId, transport: rail.transport };
   await deps.outbox.update(
     deps.db.orders,
     routedOn(order),
     {
-      $set: { railId: rail._id, providerId: rail.providerId, transport: rail.transport, lastClassification: data.classification, updatedAt: now },
+      $set: {
+        railId: rail._id,
+        providerId: rail.providerId,
+        transport: rail.transport,
+        lastClassification: data.classification,
+        updatedAt: now,
+      },
       $push: {
         decisions: { $each: [decision] },
         triedRailIds: { $each: [rail._id] },
@@ -59,7 +87,11 @@ async function failOver(deps: RouterDeps, order: Order, data: DeliveryOutcomeDat
  * delivery.* from provider-delivery. The breaker learns from every outcome (a payer's
  * rejection proves the rail works); the order moves only on an outcome of its current rail.
  */
-export async function applyDeliveryOutcome(deps: RouterDeps, type: OutcomeType, data: DeliveryOutcomeData): Promise<void> {
+export async function applyDeliveryOutcome(
+  deps: RouterDeps,
+  type: OutcomeType,
+  data: DeliveryOutcomeData,
+): Promise<void> {
   const order = await deps.db.orders.findOne({ _id: data.orderKey });
   if (!order) {
     deps.log.warn({ orderKey: data.orderKey, type }, 'delivery outcome for an unknown order; ignored');
@@ -67,9 +99,16 @@ export async function applyDeliveryOutcome(deps: RouterDeps, type: OutcomeType, 
   }
   const payerCode = type === 'delivery.rejected' ? payerErrorCode(data.reason) : null;
   const railWorked = type === 'delivery.accepted' || payerCode !== null;
-  await updateBreaker(deps, data.railId, railWorked ? () => recordSuccess() : (state) => recordFailure(state, deps.now(), deps.config.breaker));
+  await updateBreaker(
+    deps,
+    data.railId,
+    railWorked ? () => recordSuccess() : (state) => recordFailure(state, deps.now(), deps.config.breaker),
+  );
   if (order.status !== 'ROUTED' || order.railId !== data.railId) {
-    deps.log.info({ orderKey: order._id, status: order.status, railId: data.railId }, 'stale delivery outcome; order unchanged');
+    deps.log.info(
+      { orderKey: order._id, status: order.status, railId: data.railId },
+      'stale delivery outcome; order unchanged',
+    );
     return;
   }
   const now = isoNow(deps);
@@ -80,17 +119,39 @@ export async function applyDeliveryOutcome(deps: RouterDeps, type: OutcomeType, 
     await deps.outbox.update(
       deps.db.orders,
       routedOn(order),
-      { $set: { status: 'ACCEPTED', lastClassification: data.classification, updatedAt: now }, $push: { decisions: { $each: [decision] } } },
-      [orderEvent(accepted, 'execution.accepted', { paymentId: order.paymentId, orderKey: order._id, railId: data.railId, code: null, reason: why }, now)],
+      {
+        $set: { status: 'ACCEPTED', lastClassification: data.classification, updatedAt: now },
+        $push: { decisions: { $each: [decision] } },
+      },
+      [
+        orderEvent(
+          accepted,
+          'execution.accepted',
+          { paymentId: order.paymentId, orderKey: order._id, railId: data.railId, code: null, reason: why },
+          now,
+        ),
+      ],
     );
     return;
   }
   if (payerCode) {
-    await fail(deps, order, payerCode, { at: now, railId: data.railId, action: 'failed', reason: `${why}; payer error, no failover` }, data.classification);
+    await fail(
+      deps,
+      order,
+      payerCode,
+      { at: now, railId: data.railId, action: 'failed', reason: `${why}; payer error, no failover` },
+      data.classification,
+    );
     return;
   }
   if (type === 'delivery.expired') {
-    await fail(deps, order, 'provider_timeout', { at: now, railId: data.railId, action: 'failed', reason: `${why}; order expired` }, data.classification);
+    await fail(
+      deps,
+      order,
+      'provider_timeout',
+      { at: now, railId: data.railId, action: 'failed', reason: `${why}; order expired` },
+      data.classification,
+    );
     return;
   }
   await failOver(deps, order, data, why, now);

@@ -1,8 +1,14 @@
 import { secretHint, type Operation } from '@mmp/platform';
-import { parseOrThrow } from '@mmp/protocol';
+import { parseOrThrow, requireActor } from '@mmp/protocol';
 import { ProprietaryMapping } from '../domain/mapping.js';
-import { ProviderInput, newProviderId, newSigningSecret, providerView, type Provider } from '../domain/provider.js';
-import { actingProviderId, isoNow, notFound, requireAdmin, type RouterDeps } from './deps.js';
+import {
+  ProviderInput,
+  newProviderId,
+  newSigningSecret,
+  providerView,
+  type Provider,
+} from '../domain/provider.js';
+import { actingProviderId, isoNow, notFound, type RouterDeps } from './deps.js';
 
 export async function findProvider(deps: RouterDeps, providerId: string): Promise<Provider> {
   const provider = await deps.db.providers.findOne({ _id: providerId });
@@ -14,17 +20,20 @@ export async function findProvider(deps: RouterDeps, providerId: string): Promis
 export function providerOperations(deps: RouterDeps): Record<string, Operation> {
   const { db, box } = deps;
   const setMapping: Operation = async (request, { actor }) => {
-    requireAdmin(actor);
+    requireActor(actor, ['admin', 'service']);
     const provider = await findProvider(deps, request.params.providerId ?? '');
     const mapping = parseOrThrow(ProprietaryMapping, request.body ?? {});
-    await db.providers.findOneAndUpdate({ _id: provider._id }, { $set: { mapping, updatedAt: isoNow(deps) } });
+    await db.providers.findOneAndUpdate(
+      { _id: provider._id },
+      { $set: { mapping, updatedAt: isoNow(deps) } },
+    );
     return { status: 200, body: { providerId: provider._id, mapping } };
   };
 
   return {
     // The gateway issues the provider's sk_ API key itself; we hold only the signing secret.
     'providers.create': async (request, { actor }) => {
-      requireAdmin(actor);
+      requireActor(actor, ['admin', 'service']);
       const input = parseOrThrow(ProviderInput, request.body ?? {});
       const signingSecret = newSigningSecret();
       const now = isoNow(deps);
@@ -41,7 +50,7 @@ export function providerOperations(deps: RouterDeps): Record<string, Operation> 
       return { status: 201, body: { id: provider._id, name: provider.name, signingSecret } };
     },
     'providers.list': async (_request, { actor }) => {
-      requireAdmin(actor);
+      requireActor(actor, ['admin', 'service']);
       const providers = await db.providers.find({}, { sort: { createdAt: 1 } });
       return { status: 200, body: { data: providers.map(providerView) } };
     },
@@ -50,12 +59,18 @@ export function providerOperations(deps: RouterDeps): Record<string, Operation> 
       return { status: 200, body: providerView(provider) };
     },
     'providers.roll-signing-secret': async (request, { actor }) => {
-      requireAdmin(actor);
+      requireActor(actor, ['admin', 'service']);
       const provider = await findProvider(deps, request.params.providerId ?? '');
       const signingSecret = newSigningSecret();
       await db.providers.findOneAndUpdate(
         { _id: provider._id },
-        { $set: { sealedSigningSecret: box.seal(signingSecret), signingSecretHint: secretHint(signingSecret), updatedAt: isoNow(deps) } },
+        {
+          $set: {
+            sealedSigningSecret: box.seal(signingSecret),
+            signingSecretHint: secretHint(signingSecret),
+            updatedAt: isoNow(deps),
+          },
+        },
       );
       return { status: 200, body: { id: provider._id, name: provider.name, signingSecret } };
     },

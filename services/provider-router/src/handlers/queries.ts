@@ -1,10 +1,17 @@
 import { z } from 'zod';
 import type { Operation } from '@mmp/platform';
-import { appError, fieldErrors, parseOrThrow, settlementEventJsonSchema, validationMessage } from '@mmp/protocol';
+import {
+  appError,
+  fieldErrors,
+  parseOrThrow,
+  settlementEventJsonSchema,
+  validationMessage,
+  requireActor,
+} from '@mmp/protocol';
 import { orderStatusView } from '../domain/order.js';
 import { dayBounds, reconcile } from '../domain/reconciliation.js';
 import { findProvider } from './providers.js';
-import { requireAdmin, requireService, type RouterDeps } from './deps.js';
+import { type RouterDeps } from './deps.js';
 
 const StatusInput = z.object({ paymentId: z.string().min(1) }).strict();
 
@@ -17,7 +24,7 @@ const ReconcileQuery = z.object({
 export function queryOperations(deps: RouterDeps): Record<string, Operation> {
   const { db } = deps;
   const reconcileReport: Operation = async (request, { actor }) => {
-    requireAdmin(actor);
+    requireActor(actor, ['admin', 'service']);
     const parsed = ReconcileQuery.safeParse(request.query);
     if (!parsed.success) {
       const fields = fieldErrors(parsed.error);
@@ -30,21 +37,34 @@ export function queryOperations(deps: RouterDeps): Record<string, Operation> {
     const day = { $gte: from, $lt: to };
     const orders = await db.orders.find({ providerId, livemode, createdAt: day });
     const orderKeys = orders.map((order) => order._id);
-    const settlementsOfOrders = orderKeys.length ? await db.settlements.find({ orderKey: { $in: orderKeys } }) : [];
+    const settlementsOfOrders = orderKeys.length
+      ? await db.settlements.find({ orderKey: { $in: orderKeys } })
+      : [];
     const settlementsOfDay = await db.settlements.find({ providerId, receivedAt: day });
     const mismatches = await db.mismatches.find({ providerId, livemode, receivedAt: day });
-    const report = reconcile({ providerId, date, livemode, orders, settlementsOfOrders, settlementsOfDay, mismatches });
+    const report = reconcile({
+      providerId,
+      date,
+      livemode,
+      orders,
+      settlementsOfOrders,
+      settlementsOfDay,
+      mismatches,
+    });
     return { status: 200, body: report };
   };
 
   return {
     /** For payments' verify: the order of a payment and its latest final settlement. */
     'orders.status': async (request, { actor }) => {
-      requireService(actor);
+      requireActor(actor, ['service']);
       const { paymentId } = parseOrThrow(StatusInput, request.body ?? {});
       const order = await db.orders.findOne({ paymentId });
       if (!order) return { status: 200, body: { order: null, settlement: null } };
-      const [latest] = await db.settlements.find({ orderKey: order._id, status: { $ne: 'PENDING' } }, { sort: { receivedAt: -1 }, limit: 1 });
+      const [latest] = await db.settlements.find(
+        { orderKey: order._id, status: { $ne: 'PENDING' } },
+        { sort: { receivedAt: -1 }, limit: 1 },
+      );
       const settlement = latest
         ? {
             settlementId: latest._id,
@@ -66,7 +86,8 @@ export function queryOperations(deps: RouterDeps): Record<string, Operation> {
     'reconciliation.report': reconcileReport,
     /** The served JSON Schema is generated from the zod schema that validates settlements. */
     schema: async (_request, { actor }) => {
-      if (actor.kind !== 'provider' && actor.kind !== 'admin') throw appError('insufficient_permissions', 'Only providers read the protocol schema.');
+      if (actor.kind !== 'provider' && actor.kind !== 'admin')
+        throw appError('insufficient_permissions', 'Only providers read the protocol schema.');
       return { status: 200, body: settlementEventJsonSchema() };
     },
   };

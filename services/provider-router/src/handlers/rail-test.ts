@@ -18,7 +18,12 @@ const ProbeReply = z.object({
  */
 async function runTest(deps: RouterDeps, rail: Rail): Promise<Omit<RailTestResult, 'at'>> {
   if (rail.transport === 'pull') {
-    return { ok: true, reason: 'pull transport: the provider reached the API with its key', httpStatus: null, latencyMs: null };
+    return {
+      ok: true,
+      reason: 'pull transport: the provider reached the API with its key',
+      httpStatus: null,
+      latencyMs: null,
+    };
   }
   const endpoint = rail.endpoint ?? '';
   const refusal = endpointRefusal(endpoint, deps.config.allowHttpLoopback);
@@ -31,7 +36,8 @@ async function runTest(deps: RouterDeps, rail: Rail): Promise<Omit<RailTestResul
       { timeoutMs: deps.config.probeTimeoutMs },
     ),
   );
-  if (!reply.success) throw appError('service_unavailable', 'The health probe answered in an unexpected form; try again.');
+  if (!reply.success)
+    throw appError('service_unavailable', 'The health probe answered in an unexpected form; try again.');
   const { ok, httpStatus, reason, latencyMs } = reply.data;
   return {
     ok,
@@ -48,6 +54,7 @@ export async function testRail(deps: RouterDeps, rail: Rail): Promise<Rail> {
     { _id: rail._id, status: rail.status },
     { $set: { status: statusAfterTest(rail.status, result.ok), lastTest, updatedAt: lastTest.at } },
   );
-  if (!updated) throw appError('invalid_state', 'The rail changed state during its test; read it and test again.');
+  if (!updated)
+    throw appError('invalid_state', 'The rail changed state during its test; read it and test again.');
   return updated;
 }

@@ -1,15 +1,19 @@
 import { z } from 'zod';
 import { secretHint, type Operation } from '@mmp/platform';
-import { appError, newWebhookSecret, parseOrThrow } from '@mmp/protocol';
+import { appError, newWebhookSecret, parseOrThrow, requireActor } from '@mmp/protocol';
 import { CLOSED_BREAKER } from '../domain/breaker.js';
 import { newRailId } from '../domain/provider.js';
 import { activationRefusal, parseRailInput, railView, type Rail } from '../domain/rail.js';
 import { findProvider } from './providers.js';
 import { testRail } from './rail-test.js';
-import { actingProviderId, isoNow, notFound, requireService, type RouterDeps } from './deps.js';
+import { actingProviderId, isoNow, notFound, type RouterDeps } from './deps.js';
 
 /** A rail of the acting provider; another provider's rail is "not found", never "forbidden". */
-export async function findOwnRail(deps: RouterDeps, providerId: string, railId: string | undefined): Promise<Rail> {
+export async function findOwnRail(
+  deps: RouterDeps,
+  providerId: string,
+  railId: string | undefined,
+): Promise<Rail> {
   const rail = railId ? await deps.db.rails.findOne({ _id: railId, providerId }) : null;
   if (!rail) throw notFound('Rail');
   return rail;
@@ -61,7 +65,8 @@ export function railOperations(deps: RouterDeps): Record<string, Operation> {
     },
     'rails.roll-secret': async (request, { actor }) => {
       const rail = await findOwnRail(deps, actingProviderId(actor, request.params), request.params.railId);
-      if (rail.transport !== 'webhook') throw appError('invalid_state', 'A pull rail has no webhook secret to roll.');
+      if (rail.transport !== 'webhook')
+        throw appError('invalid_state', 'A pull rail has no webhook secret to roll.');
       const secret = newWebhookSecret();
       const updated = await db.rails.findOneAndUpdate(
         { _id: rail._id },
@@ -82,12 +87,13 @@ export function railOperations(deps: RouterDeps): Record<string, Operation> {
         { _id: rail._id, status: 'TESTED' },
         { $set: { status: 'ACTIVE', updatedAt: isoNow(deps) } },
       );
-      if (!updated) throw appError('invalid_state', 'The rail changed state meanwhile; read it and try again.');
+      if (!updated)
+        throw appError('invalid_state', 'The rail changed state meanwhile; read it and try again.');
       return { status: 200, body: railView(updated) };
     },
     // provider-delivery signs orders with the rail's secret; only services may read it.
     'rails.credentials': async (request, { actor }) => {
-      requireService(actor);
+      requireActor(actor, ['service']);
       const { railId } = parseOrThrow(CredentialsInput, request.body ?? {});
       const rail = await db.rails.findOne({ _id: railId });
       if (!rail) throw notFound('Rail');

@@ -8,7 +8,14 @@ import { updateBreaker } from './breakers.js';
 import { isoNow, type RouterDeps } from './deps.js';
 
 export function orderEvent(order: Order, type: string, data: unknown, now: string): PendingEvent {
-  return { id: newEventId(), type, occurredAt: now, projectId: order.projectId, livemode: order.livemode, data };
+  return {
+    id: newEventId(),
+    type,
+    occurredAt: now,
+    projectId: order.projectId,
+    livemode: order.livemode,
+    data,
+  };
 }
 
 export function orderCreatedEvent(order: Order, rail: Rail, now: string): PendingEvent {
@@ -29,14 +36,24 @@ export function orderCreatedEvent(order: Order, rail: Rail, now: string): Pendin
 }
 
 export function executionFailedEvent(order: Order, code: string, reason: string, now: string): PendingEvent {
-  return orderEvent(order, 'execution.failed', { paymentId: order.paymentId, orderKey: order._id, railId: order.railId, code, reason }, now);
+  return orderEvent(
+    order,
+    'execution.failed',
+    { paymentId: order.paymentId, orderKey: order._id, railId: order.railId, code, reason },
+    now,
+  );
 }
 
 /**
  * Chooses a rail for the order and, for a half-open rail, claims its single trial; a trial
  * lost to a concurrent order means choosing again without that rail.
  */
-export async function pickRail(deps: RouterDeps, criteria: RouteCriteria, orderKey: string, tried: string[]): Promise<RouteChoice> {
+export async function pickRail(
+  deps: RouterDeps,
+  criteria: RouteCriteria,
+  orderKey: string,
+  tried: string[],
+): Promise<RouteChoice> {
   const rails = await deps.db.rails.find({ status: 'ACTIVE', environment: criteria.environment });
   const exclude = [...tried];
   for (;;) {
@@ -67,7 +84,12 @@ export async function routePayment(deps: RouterDeps, data: PaymentInitiatedData)
     country: execution.country,
   };
   const choice = await pickRail(deps, criteria, orderKey, []);
-  const decision: RoutingDecision = { at: now, railId: choice.rail?._id ?? null, action: choice.rail ? 'routed' : 'no_rail', reason: choice.reason };
+  const decision: RoutingDecision = {
+    at: now,
+    railId: choice.rail?._id ?? null,
+    action: choice.rail ? 'routed' : 'no_rail',
+    reason: choice.reason,
+  };
   const order: Order = {
     _id: orderKey,
     paymentId: payment.id,
@@ -100,5 +122,8 @@ export async function routePayment(deps: RouterDeps, data: PaymentInitiatedData)
     // A concurrent replica routed the same payment first: its order stands.
     if (!(error instanceof DuplicateKeyError)) throw error;
   }
-  deps.log.info({ paymentId: payment.id, orderKey, railId: order.railId, reason: choice.reason }, 'payment routed');
+  deps.log.info(
+    { paymentId: payment.id, orderKey, railId: order.railId, reason: choice.reason },
+    'payment routed',
+  );
 }

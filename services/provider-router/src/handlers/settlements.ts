@@ -14,7 +14,11 @@ function signatureInvalid() {
 }
 
 /** The order a settlement is about: by its key, else by our transaction_ref; only orders handed to this provider. */
-async function correlate(deps: RouterDeps, providerId: string, event: SettlementEvent): Promise<Order | null> {
+async function correlate(
+  deps: RouterDeps,
+  providerId: string,
+  event: SettlementEvent,
+): Promise<Order | null> {
   const order =
     (await deps.db.orders.findOne({ _id: event.idempotency_key })) ??
     (await deps.db.orders.findOne({ transactionRef: event.transaction_ref }));
@@ -65,7 +69,8 @@ export function settlementOperations(deps: RouterDeps): Record<string, Operation
       const secret = provider ? deps.box.open(provider.sealedSigningSecret) : randomBytes(32).toString('hex');
       if (!verifyHexHmac(secret, rawBody, signature) || !provider) throw signatureInvalid();
       const { event, format, failureCode } = parseSettlement(parseJsonBody(rawBody), provider.mapping);
-      if (await db.settlements.findOne({ providerId, idempotencyKey: event.idempotency_key })) throw duplicate();
+      if (await db.settlements.findOne({ providerId, idempotencyKey: event.idempotency_key }))
+        throw duplicate();
       const order = await correlate(deps, providerId, event);
       const now = isoNow(deps);
       if (order) {
@@ -82,7 +87,11 @@ export function settlementOperations(deps: RouterDeps): Record<string, Operation
             rawBody,
             receivedAt: now,
           });
-          throw appError('validation_error', `Invalid fields: ${fields.map((f) => f.field).join(', ')}.`, fields);
+          throw appError(
+            'validation_error',
+            `Invalid fields: ${fields.map((f) => f.field).join(', ')}.`,
+            fields,
+          );
         }
       }
       const settlement: Settlement = {
@@ -113,7 +122,13 @@ export function settlementOperations(deps: RouterDeps): Record<string, Operation
       }
       return {
         status: 200,
-        body: { received: true, settlementId: settlement._id, matched: order !== null, orderKey: settlement.orderKey, status: event.status },
+        body: {
+          received: true,
+          settlementId: settlement._id,
+          matched: order !== null,
+          orderKey: settlement.orderKey,
+          status: event.status,
+        },
       };
     },
   };
