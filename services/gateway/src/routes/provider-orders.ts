@@ -1,63 +1,34 @@
 import { z } from 'zod';
+import { OrderAck, PullOrder, PullOrdersQuery, PullOrdersResponse } from '@mmp/protocol';
 import type { ForwardedRoute } from './route.js';
 
-const OrderEntry = z.object({
-  idempotency_key: z.string(),
-  payload: z.record(z.string(), z.unknown()).describe('The payment.execute or payout.execute body'),
-  status: z.enum(['PENDING', 'DELIVERED', 'ACKED', 'FAILED', 'EXPIRED']),
-  created_at: z.string(),
-  expires_at: z.string(),
-  delivery_count: z.number().int(),
-});
-
-const Ack = z.object({
-  type: z.enum(['payment.ack', 'payout.ack']),
-  idempotency_key: z.string(),
-  status: z.enum(['ACCEPTED', 'REJECTED']),
-  reason: z.string().optional(),
-});
-
 const keyParams = z.object({ idempotencyKey: z.string() });
+const pull = { service: 'provider-delivery', auth: 'provider', errorForm: 'envelope', tag: 'Provider orders' } as const;
 
 /** Pull transport: the provider fetches its own rails' orders and acks them (provider key as Bearer). */
 export const providerOrdersRoutes: ForwardedRoute[] = [
   {
+    ...pull,
     method: 'GET',
     url: '/v1/provider/orders',
-    service: 'provider-delivery',
     operation: 'orders.pull',
-    auth: 'provider',
-    errorForm: 'envelope',
-    summary: 'Fetch pending orders; the first fetch marks an order DELIVERED, it stays re-deliverable until acked',
-    tag: 'Provider orders',
-    schema: {
-      query: z.object({
-        status: z.literal('pending').optional(),
-        limit: z.coerce.number().int().min(1).max(100).optional().describe('Default 50, max 100'),
-      }),
-      responses: { 200: z.object({ orders: z.array(OrderEntry) }) },
-    },
+    summary: 'Fetch orders not yet acked (limit default 50, max 100); the first fetch marks an order DELIVERED, it stays re-deliverable until acked',
+    schema: { query: PullOrdersQuery, responses: { 200: PullOrdersResponse } },
   },
   {
+    ...pull,
     method: 'POST',
     url: '/v1/provider/orders/:idempotencyKey/ack',
-    service: 'provider-delivery',
     operation: 'orders.ack',
-    auth: 'provider',
-    errorForm: 'envelope',
-    summary: 'Ack an order with the exact payment.ack or payout.ack body; the same ack again answers the same',
-    tag: 'Provider orders',
-    schema: { params: keyParams, body: Ack, responses: { 200: Ack } },
+    summary: 'Ack an order with the exact payment.ack or payout.ack; the same ack again answers the same, a different one is 409, an expired order 410',
+    schema: { params: keyParams, body: OrderAck, responses: { 200: OrderAck } },
   },
   {
+    ...pull,
     method: 'GET',
     url: '/v1/provider/orders/:idempotencyKey',
-    service: 'provider-delivery',
     operation: 'orders.get',
-    auth: 'provider',
-    errorForm: 'envelope',
-    summary: "Read one order's status and ack",
-    tag: 'Provider orders',
-    schema: { params: keyParams, responses: { 200: OrderEntry.extend({ ack: Ack.nullable() }) } },
+    summary: "Read one order's status and, once acked, its ack",
+    schema: { params: keyParams, responses: { 200: PullOrder } },
   },
 ];
