@@ -86,4 +86,17 @@ describe('a restart of provider-delivery in the middle of retries', () => {
     await eventually(async () => bus.outcomesOf(quick.orderKey).length === 1, 900);
     expect(bus.outcomesOf(slow.orderKey)).toEqual([]);
   });
+
+  it('waits for provider-router to come back without spending an attempt', async () => {
+    service ??= await startService(providerDeliveryService, env);
+    bus.setRouterAway(true);
+    const calls = bus.credentialCalls();
+    const data = await bus.publishOrder({ railId: 'rail_ok' });
+    await eventually(async () => bus.credentialCalls() > calls);
+    expect(endpoint.requestsTo('/ok').filter((request) => request.body.includes(data.orderKey))).toHaveLength(0);
+    bus.setRouterAway(false);
+    await eventually(async () => bus.outcomesOf(data.orderKey).length === 1, 10_000);
+    expect(bus.outcomesOf(data.orderKey)[0]).toMatchObject({ type: 'delivery.accepted', attempts: 1 });
+  });
 });
+

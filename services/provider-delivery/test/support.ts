@@ -36,6 +36,7 @@ export async function connectBus(system: TestSystem, rails: Map<string, Rail>) {
     },
   });
   let credentialCalls = 0;
+  let routerAway = false;
   const standIn = await serveOperations({
     nc,
     naming: system.naming,
@@ -45,6 +46,7 @@ export async function connectBus(system: TestSystem, rails: Map<string, Rail>) {
     operations: {
       'rails.credentials': async (request) => {
         credentialCalls += 1;
+        if (routerAway) throw appError('service_unavailable', 'The provider-router service is temporarily unavailable.');
         const { railId } = request.body as { railId: string };
         const rail = rails.get(railId);
         if (!rail) throw appError('resource_not_found', 'No such rail.');
@@ -58,6 +60,10 @@ export async function connectBus(system: TestSystem, rails: Map<string, Rail>) {
     nc,
     outcomes,
     credentialCalls: () => credentialCalls,
+    /** Makes rails.credentials answer service_unavailable, as when provider-router is down. */
+    setRouterAway: (away: boolean) => {
+      routerAway = away;
+    },
     async publishOrder(overrides: Partial<OrderCreatedData> = {}): Promise<OrderCreatedData> {
       const orderKey = overrides.orderKey ?? newPaymentOrderKey();
       const data: OrderCreatedData = {
