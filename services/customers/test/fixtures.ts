@@ -1,35 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { PendingEvent } from '@mmp/platform';
+import { samplePaymentSnapshot } from '@mmp/platform/testing';
 import type { PaymentSnapshot } from '@mmp/protocol';
 
 /** A realistic snapshot as payments publishes it; override what the test is about. */
+/** A realistic snapshot as payments publishes it; override what the test is about. */
 export function snapshot(overrides: Partial<PaymentSnapshot> = {}): PaymentSnapshot {
-  const id = randomUUID();
-  return {
-    id,
-    token: `pay_${id.replace(/-/g, '').slice(0, 24)}`,
-    projectId: '00000000-0000-4000-8000-000000000001',
-    livemode: false,
-    reference: null,
-    amount: 5000,
-    currency: 'XAF',
-    status: 'PENDING',
-    paymentMethod: 'UNKNOWN',
-    payerPhone: null,
-    payerName: null,
-    payerEmail: null,
+  const payment = samplePaymentSnapshot({
     description: 'Order',
-    userId: null,
     customerId: 'cust-1',
-    metadata: {},
-    checkoutSessionId: `cs_${id.slice(0, 12)}`,
-    failureCode: null,
-    failureReason: null,
-    refundedAmount: 0,
     createdAt: '2025-01-10T10:00:00.000Z',
-    completedAt: null,
-    ...overrides,
-  };
+  });
+  return { ...payment, checkoutSessionId: `cs_${payment.id.slice(0, 12)}`, ...overrides };
 }
 
 let counter = 0;
@@ -47,7 +29,8 @@ export function paymentEvent(type: string, payment: PaymentSnapshot, occurredAt:
   };
 }
 
-const at = (base: string, minutes: number) => new Date(new Date(base).getTime() + minutes * 60_000).toISOString();
+const at = (base: string, minutes: number) =>
+  new Date(new Date(base).getTime() + minutes * 60_000).toISOString();
 
 /**
  * The events of one payment's life, as payments emits them: created, initiated (payer
@@ -60,11 +43,23 @@ export function paymentLife(
 ): PendingEvent[] {
   const t0 = base.createdAt;
   const events = [paymentEvent('payment.created', base, t0)];
-  const initiated = { ...base, paymentMethod: 'ORANGE_MONEY', payerPhone: base.payerPhone ?? '+237690000001' };
-  events.push({ ...paymentEvent('payment.initiated', initiated, at(t0, 1)), data: { payment: initiated, execution: { network: 'ORANGE_MONEY', phone: initiated.payerPhone, country: 'CM' } } });
+  const initiated = {
+    ...base,
+    paymentMethod: 'ORANGE_MONEY',
+    payerPhone: base.payerPhone ?? '+237690000001',
+  };
+  events.push({
+    ...paymentEvent('payment.initiated', initiated, at(t0, 1)),
+    data: {
+      payment: initiated,
+      execution: { network: 'ORANGE_MONEY', phone: initiated.payerPhone, country: 'CM' },
+    },
+  });
   if (outcome === 'PENDING') return events;
   if (outcome !== 'COMPLETED') {
-    events.push(paymentEvent(`payment.${outcome.toLowerCase()}`, { ...initiated, status: outcome }, at(t0, 2)));
+    events.push(
+      paymentEvent(`payment.${outcome.toLowerCase()}`, { ...initiated, status: outcome }, at(t0, 2)),
+    );
     return events;
   }
   const completed = { ...initiated, status: 'COMPLETED', completedAt: at(t0, 2) };
@@ -74,7 +69,13 @@ export function paymentLife(
   refunds.forEach((amount, index) => {
     refunded += amount;
     const status = refunded >= base.amount ? 'REFUNDED' : 'PARTIALLY_REFUNDED';
-    events.push(paymentEvent(`payment.${status.toLowerCase()}`, { ...completed, status, refundedAmount: refunded }, at(t0, 3 + index)));
+    events.push(
+      paymentEvent(
+        `payment.${status.toLowerCase()}`,
+        { ...completed, status, refundedAmount: refunded },
+        at(t0, 3 + index),
+      ),
+    );
   });
   return events;
 }

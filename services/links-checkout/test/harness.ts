@@ -8,16 +8,34 @@ import {
   startService,
   type Operation,
 } from '@mmp/platform';
-import { createTestSystem, TEST_NATS_URL } from '@mmp/platform/testing';
-import { appError, isAppError, newEventId, newPaymentToken, type Actor, type PaymentSnapshot, type ServiceReply } from '@mmp/protocol';
+import { createTestSystem, samplePaymentSnapshot, TEST_NATS_URL } from '@mmp/platform/testing';
+import {
+  appError,
+  isAppError,
+  newEventId,
+  type Actor,
+  type PaymentSnapshot,
+  type ServiceReply,
+} from '@mmp/protocol';
 import { expect } from 'vitest';
 import { linksCheckoutService } from '../src/service.js';
 
 export const PUBLIC_URL = 'http://pages.test:3000';
-export const PROJECT = { id: randomUUID(), name: 'shop', displayName: 'Boutique Ndolo', logoUrl: 'https://cdn.example.com/logo.png' };
+export const PROJECT = {
+  id: randomUUID(),
+  name: 'shop',
+  displayName: 'Boutique Ndolo',
+  logoUrl: 'https://cdn.example.com/logo.png',
+};
 
 export function merchant(projectId = PROJECT.id, livemode = false): Actor {
-  return { kind: 'merchant', projectId, livemode, scopes: ['payment_links:write', 'checkout_sessions:write'], keyId: 'key_test' };
+  return {
+    kind: 'merchant',
+    projectId,
+    livemode,
+    scopes: ['payment_links:write', 'checkout_sessions:write'],
+    keyId: 'key_test',
+  };
 }
 export const PUBLIC: Actor = { kind: 'public' };
 export const SERVICE: Actor = { kind: 'service', service: 'payments' };
@@ -30,11 +48,20 @@ type InitiateBody = { token: string; paymentMethod: string; phone: string };
  */
 export async function startHarness(extraEnv: Record<string, string> = {}) {
   const system = createTestSystem('lc');
-  const service = await startService(linksCheckoutService, { ...system.env, PUBLIC_URL, LINK_SWEEP_INTERVAL_MS: '150', ...extraEnv });
+  const service = await startService(linksCheckoutService, {
+    ...system.env,
+    PUBLIC_URL,
+    LINK_SWEEP_INTERVAL_MS: '150',
+    ...extraEnv,
+  });
   const log = createLogger({ service: 'stand-in', level: 'silent' });
   const nc = await connectNats({ url: TEST_NATS_URL, name: 'stand-in', log });
   const payments = new Map<string, PaymentSnapshot>();
-  const calls = { createForSession: [] as unknown[], initiate: [] as InitiateBody[], cancel: [] as unknown[] };
+  const calls = {
+    createForSession: [] as unknown[],
+    initiate: [] as InitiateBody[],
+    cancel: [] as unknown[],
+  };
   const stand = {
     /** What payments answers to initiate; replace to simulate a refusal. */
     initiate: async (body: InitiateBody): Promise<unknown> => {
@@ -45,11 +72,23 @@ export async function startHarness(extraEnv: Record<string, string> = {}) {
   };
   const paymentsOps: Record<string, Operation> = {
     'create-for-session': async (request) => {
-      const body = request.body as { checkoutSessionId: string; projectId: string; livemode: boolean; amount: number; currency: string };
+      const body = request.body as {
+        checkoutSessionId: string;
+        projectId: string;
+        livemode: boolean;
+        amount: number;
+        currency: string;
+      };
       calls.createForSession.push(body);
       const existing = [...payments.values()].find((p) => p.checkoutSessionId === body.checkoutSessionId);
       if (existing) return { status: 200, body: existing };
-      const payment = snapshot({ checkoutSessionId: body.checkoutSessionId, projectId: body.projectId, livemode: body.livemode, amount: body.amount, currency: body.currency });
+      const payment = snapshot({
+        checkoutSessionId: body.checkoutSessionId,
+        projectId: body.projectId,
+        livemode: body.livemode,
+        amount: body.amount,
+        currency: body.currency,
+      });
       payments.set(payment.token, payment);
       return { status: 201, body: payment };
     },
@@ -69,13 +108,36 @@ export async function startHarness(extraEnv: Record<string, string> = {}) {
     },
   };
   const standIns = [
-    await serveOperations({ nc, naming: system.naming, service: 'payments', version: '0.0.1', log, operations: paymentsOps }),
-    await serveOperations({ nc, naming: system.naming, service: 'gateway', version: '0.0.1', log, operations: gatewayOps }),
+    await serveOperations({
+      nc,
+      naming: system.naming,
+      service: 'payments',
+      version: '0.0.1',
+      log,
+      operations: paymentsOps,
+    }),
+    await serveOperations({
+      nc,
+      naming: system.naming,
+      service: 'gateway',
+      version: '0.0.1',
+      log,
+      operations: gatewayOps,
+    }),
   ];
   const client = createServiceClient({ nc, naming: system.naming, caller: 'test', defaultTimeoutMs: 5000 });
   const publish = createEventPublisher(nc, system.naming);
 
-  async function call(operation: string, request: { params?: Record<string, string>; query?: Record<string, string>; body?: unknown; headers?: Record<string, string> }, actor: Actor = PUBLIC): Promise<ServiceReply> {
+  async function call(
+    operation: string,
+    request: {
+      params?: Record<string, string>;
+      query?: Record<string, string>;
+      body?: unknown;
+      headers?: Record<string, string>;
+    },
+    actor: Actor = PUBLIC,
+  ): Promise<ServiceReply> {
     return client.call('links-checkout', operation, request, { actor });
   }
 
@@ -86,13 +148,24 @@ export async function startHarness(extraEnv: Record<string, string> = {}) {
     stand,
     call,
     /** The reply body of a successful call, typed for the test. */
-    async ok<T = Record<string, unknown>>(operation: string, request: Parameters<typeof call>[1], actor?: Actor, status?: number): Promise<T> {
+    async ok<T = Record<string, unknown>>(
+      operation: string,
+      request: Parameters<typeof call>[1],
+      actor?: Actor,
+      status?: number,
+    ): Promise<T> {
       const reply = await call(operation, request, actor);
       if (status !== undefined) expect(reply.status).toBe(status);
       return reply.body as T;
     },
     /** Asserts the call fails with this code (and status), returning the error for more checks. */
-    async fails(operation: string, request: Parameters<typeof call>[1], code: string, status: number, actor?: Actor) {
+    async fails(
+      operation: string,
+      request: Parameters<typeof call>[1],
+      code: string,
+      status: number,
+      actor?: Actor,
+    ) {
       const error = await call(operation, request, actor).then(
         (reply) => {
           throw new Error(`expected ${code}, got ${reply.status} ${JSON.stringify(reply.body)}`);
@@ -105,7 +178,14 @@ export async function startHarness(extraEnv: Record<string, string> = {}) {
     },
     /** Publishes a payment event as payments would, returning its id (to replay it). */
     async paymentEvent(type: string, payment: PaymentSnapshot, id = newEventId()): Promise<string> {
-      await publish({ id, type, occurredAt: new Date().toISOString(), projectId: payment.projectId, livemode: payment.livemode, data: { payment } });
+      await publish({
+        id,
+        type,
+        occurredAt: new Date().toISOString(),
+        projectId: payment.projectId,
+        livemode: payment.livemode,
+        data: { payment },
+      });
       return id;
     },
     async stop() {
@@ -119,29 +199,5 @@ export async function startHarness(extraEnv: Record<string, string> = {}) {
 export type Harness = Awaited<ReturnType<typeof startHarness>>;
 
 export function snapshot(overrides: Partial<PaymentSnapshot> = {}): PaymentSnapshot {
-  return {
-    id: randomUUID(),
-    token: newPaymentToken(),
-    projectId: PROJECT.id,
-    livemode: false,
-    reference: null,
-    amount: 5000,
-    currency: 'XAF',
-    status: 'PENDING',
-    paymentMethod: 'UNKNOWN',
-    payerPhone: null,
-    payerName: null,
-    payerEmail: null,
-    description: null,
-    userId: null,
-    customerId: null,
-    metadata: {},
-    checkoutSessionId: null,
-    failureCode: null,
-    failureReason: null,
-    refundedAmount: 0,
-    createdAt: new Date().toISOString(),
-    completedAt: null,
-    ...overrides,
-  };
+  return samplePaymentSnapshot({ projectId: PROJECT.id, ...overrides });
 }

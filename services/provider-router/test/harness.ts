@@ -8,7 +8,7 @@ import {
   type Operation,
   type ReceivedEvent,
 } from '@mmp/platform';
-import { createTestSystem, eventually } from '@mmp/platform/testing';
+import { createTestSystem, eventually, samplePaymentSnapshot } from '@mmp/platform/testing';
 import { hexHmac, newEventId, type Actor, type PaymentSnapshot } from '@mmp/protocol';
 import { providerRouterService } from '../src/service.js';
 
@@ -68,7 +68,12 @@ export async function startRouter(extraEnv: Record<string, string> = {}) {
       try {
         await client.call('provider-router', operation, request, { actor });
       } catch (error) {
-        return error as { code: string; status: number; message: string; fields?: { field: string; message: string }[] };
+        return error as {
+          code: string;
+          status: number;
+          message: string;
+          fields?: { field: string; message: string }[];
+        };
       }
       throw new Error(`${operation} did not fail`);
     },
@@ -82,18 +87,40 @@ export async function startRouter(extraEnv: Record<string, string> = {}) {
     },
     /** A webhook rail made ACTIVE through a passing probe. */
     async activeRail(providerId: string, body: Record<string, unknown> = {}) {
-      harness.onProbe(async () => ({ status: 200, body: { ok: true, httpStatus: 200, reason: null, latencyMs: 3 } }));
+      harness.onProbe(async () => ({
+        status: 200,
+        body: { ok: true, httpStatus: 200, reason: null, latencyMs: 3 },
+      }));
       const rail = await harness.createRail(providerId, { ...webhookRail(), ...body });
       await harness.call('rails.test', { params: { railId: rail.id } }, providerActor(providerId));
       await harness.call('rails.activate', { params: { railId: rail.id } }, providerActor(providerId));
       return rail;
     },
-    async initiate(payment: PaymentSnapshot, execution = { network: 'ORANGE_MONEY', phone: '+237690000001', country: 'CM' }) {
+    async initiate(
+      payment: PaymentSnapshot,
+      execution = { network: 'ORANGE_MONEY', phone: '+237690000001', country: 'CM' },
+    ) {
       const id = newEventId();
-      await publish({ id, type: 'payment.initiated', occurredAt: new Date().toISOString(), projectId: payment.projectId, livemode: payment.livemode, data: { payment, execution } });
+      await publish({
+        id,
+        type: 'payment.initiated',
+        occurredAt: new Date().toISOString(),
+        projectId: payment.projectId,
+        livemode: payment.livemode,
+        data: { payment, execution },
+      });
       return id;
     },
-    async deliver(type: string, data: { orderKey: string; paymentId: string; railId: string; classification: string; reason?: string | null }) {
+    async deliver(
+      type: string,
+      data: {
+        orderKey: string;
+        paymentId: string;
+        railId: string;
+        classification: string;
+        reason?: string | null;
+      },
+    ) {
       await publish({
         id: newEventId(),
         type,
@@ -102,7 +129,9 @@ export async function startRouter(extraEnv: Record<string, string> = {}) {
       });
     },
     events(type: string, paymentId: string) {
-      return seen.filter((event) => event.type === type && (event.data as { paymentId: string }).paymentId === paymentId);
+      return seen.filter(
+        (event) => event.type === type && (event.data as { paymentId: string }).paymentId === paymentId,
+      );
     },
     async waitFor(type: string, paymentId: string, count = 1) {
       return eventually(async () => {
@@ -110,19 +139,39 @@ export async function startRouter(extraEnv: Record<string, string> = {}) {
         return found.length >= count ? found : undefined;
       });
     },
-    async settle(providerId: string, secret: string, body: unknown, options: { raw?: string; signature?: string } = {}) {
+    async settle(
+      providerId: string,
+      secret: string,
+      body: unknown,
+      options: { raw?: string; signature?: string } = {},
+    ) {
       const rawBody = options.raw ?? JSON.stringify(body);
       return harness.call(
         'settlements.ingest',
-        { params: { providerId }, rawBody, body, headers: { 'x-service-signature': options.signature ?? hexHmac(secret, rawBody) } },
+        {
+          params: { providerId },
+          rawBody,
+          body,
+          headers: { 'x-service-signature': options.signature ?? hexHmac(secret, rawBody) },
+        },
         { kind: 'public' },
       );
     },
-    async settleFailure(providerId: string, secret: string, body: unknown, options: { raw?: string; signature?: string } = {}) {
+    async settleFailure(
+      providerId: string,
+      secret: string,
+      body: unknown,
+      options: { raw?: string; signature?: string } = {},
+    ) {
       try {
         await harness.settle(providerId, secret, body, options);
       } catch (error) {
-        return error as { code: string; status: number; message: string; fields?: { field: string; message: string }[] };
+        return error as {
+          code: string;
+          status: number;
+          message: string;
+          fields?: { field: string; message: string }[];
+        };
       }
       throw new Error('settlement was accepted');
     },
@@ -150,33 +199,11 @@ export function webhookRail(): Record<string, unknown> {
   };
 }
 
-let counter = 0;
 export function paymentSnapshot(overrides: Partial<PaymentSnapshot> = {}): PaymentSnapshot {
-  counter += 1;
-  const suffix = `${Date.now().toString(36)}${counter}`.padEnd(20, '0');
-  return {
-    id: `pid_${suffix}`,
-    token: `pay_${suffix}`,
+  return samplePaymentSnapshot({
     projectId: 'proj_1',
-    livemode: false,
-    reference: null,
-    amount: 5000,
-    currency: 'XAF',
-    status: 'PENDING',
     paymentMethod: 'ORANGE_MONEY',
     payerPhone: '+237690000001',
-    payerName: null,
-    payerEmail: null,
-    description: null,
-    userId: null,
-    customerId: null,
-    metadata: {},
-    checkoutSessionId: null,
-    failureCode: null,
-    failureReason: null,
-    refundedAmount: 0,
-    createdAt: new Date().toISOString(),
-    completedAt: null,
     ...overrides,
-  };
+  });
 }

@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { EVENTS_STREAM } from '@mmp/protocol';
+import { EVENTS_STREAM, newPaymentToken, type PaymentSnapshot } from '@mmp/protocol';
 import { createNaming } from '../nats.js';
 
 export const TEST_NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
@@ -45,7 +45,11 @@ export function createTestSystem(label = 't') {
 export type TestSystem = ReturnType<typeof createTestSystem>;
 
 /** Polls until `check` returns a truthy value or the time is up; for asserting eventual effects. */
-export async function eventually<T>(check: () => Promise<T | undefined | null | false>, timeoutMs = 10_000, everyMs = 50): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined | null | false>,
+  timeoutMs = 10_000,
+  everyMs = 50,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   while (Date.now() < deadline) {
@@ -58,4 +62,37 @@ export async function eventually<T>(check: () => Promise<T | undefined | null | 
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
   throw new Error(`condition not met within ${timeoutMs} ms${lastError ? `: ${String(lastError)}` : ''}`);
+}
+
+/**
+ * A payment as payments publishes it in its events (`PaymentSnapshot`), with neutral
+ * values: a PENDING 5000 XAF sandbox payment. Tests override what they are about.
+ */
+export function samplePaymentSnapshot(overrides: Partial<PaymentSnapshot> = {}): PaymentSnapshot {
+  const id = randomUUID();
+  return {
+    id,
+    token: newPaymentToken(),
+    projectId: '00000000-0000-4000-8000-000000000001',
+    livemode: false,
+    reference: null,
+    amount: 5000,
+    currency: 'XAF',
+    status: 'PENDING',
+    paymentMethod: 'UNKNOWN',
+    payerPhone: null,
+    payerName: null,
+    payerEmail: null,
+    description: null,
+    userId: null,
+    customerId: null,
+    metadata: {},
+    checkoutSessionId: null,
+    failureCode: null,
+    failureReason: null,
+    refundedAmount: 0,
+    createdAt: new Date().toISOString(),
+    completedAt: null,
+    ...overrides,
+  };
 }
