@@ -21,7 +21,7 @@ export const Env = BaseEnv.extend({
   /** How long an open breaker skips its rail before letting one trial order through. */
   BREAKER_COOLDOWN_MS: z.coerce.number().int().positive().default(30_000),
   /** How long a rail test waits for provider-delivery's probe (which itself gives the provider 5 s). */
-  PROBE_TIMEOUT_MS: z.coerce.number().int().positive().default(8_000),
+  RAIL_TEST_TIMEOUT_MS: z.coerce.number().int().positive().default(8_000),
 });
 export type Env = typeof Env;
 
@@ -42,7 +42,7 @@ export const providerRouterService: ServiceDefinition<Env> = {
       config: {
         orderTtlSeconds: env.ORDER_TTL_SECONDS,
         allowHttpLoopback: env.ALLOW_HTTP_LOOPBACK_ENDPOINTS,
-        probeTimeoutMs: env.PROBE_TIMEOUT_MS,
+        probeTimeoutMs: env.RAIL_TEST_TIMEOUT_MS,
         breaker: { threshold: env.BREAKER_FAILURES, windowMs: env.BREAKER_WINDOW_MS, cooldownMs: env.BREAKER_COOLDOWN_MS },
       },
     };
