@@ -5,6 +5,7 @@ import { BaseEnv, type RunningService, type ServiceContext, type ServiceDefiniti
 import { createAccounts } from './handlers/accounts.js';
 import { gatewayOperations } from './handlers/operations.js';
 import { buildGatewayApp } from './http/app.js';
+import { connectRateLimitRedis, rateLimitNameSpace } from './http/shared-rate-limits.js';
 import { forwardedRoutes } from './routes/index.js';
 import type { ForwardedRoute } from './routes/route.js';
 import { openAccountsStore } from './store/accounts.js';
@@ -36,6 +37,16 @@ export const Env = BaseEnv.extend({
    */
   RATE_LIMIT_IP_MAX: z.coerce.number().int().positive().default(1200),
   RATE_LIMIT_WINDOW_MS: z.coerce.number().int().positive().default(60_000),
+  /**
+   * Unset: each gateway instance counts on its own (N replicas give up to N times the budget).
+   * Set (`redis://[:password@]host:6379[/db]`): replicas share counters in that Redis, under
+   * keys namespaced by NATS_PREFIX. If Redis is unreachable, requests are served uncounted
+   * (fail open): a payments API stays available rather than refusing every payer.
+   */
+  RATE_LIMIT_REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
+    .optional(),
   /** Trust X-Forwarded-For from the ingress, so per-IP limits see the client, not the proxy. */
   TRUST_PROXY: z.stringbool().default(false),
   /** How long `/v1/health` waits for each service's ping. */
@@ -75,6 +86,9 @@ export const gatewayService = createGatewayService();
 async function startGateway(context: ServiceContext<z.infer<Env>>, routes: ForwardedRoute[]) {
   const { env } = context;
   const accounts = createAccounts(await openAccountsStore(context.store), env.SERVICE_SECRET_KEY);
+  const redis = env.RATE_LIMIT_REDIS_URL
+    ? await connectRateLimitRedis(env.RATE_LIMIT_REDIS_URL, context.log.child({ component: 'rate-limit' }))
+    : undefined;
   const app = await buildGatewayApp({
     settings: {
       adminToken: env.ADMIN_TOKEN,
@@ -86,6 +100,7 @@ async function startGateway(context: ServiceContext<z.infer<Env>>, routes: Forwa
         keyMax: env.RATE_LIMIT_KEY_MAX,
         ipMax: env.RATE_LIMIT_IP_MAX,
         windowMs: env.RATE_LIMIT_WINDOW_MS,
+        ...(redis ? { redis, nameSpace: rateLimitNameSpace(env.NATS_PREFIX) } : {}),
       },
     },
     log: context.log.child({ component: 'http' }),
@@ -100,7 +115,10 @@ async function startGateway(context: ServiceContext<z.infer<Env>>, routes: Forwa
   context.log.info({ port }, 'gateway listening');
   return {
     operations: gatewayOperations(accounts),
-    stop: () => app.close(),
+    stop: async () => {
+      await app.close();
+      redis?.disconnect();
+    },
     readiness: { http: async () => app.server.listening },
   };
 }

@@ -2,6 +2,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { appError } from '@mmp/protocol';
 import type { Logger, ServiceClient } from '@mmp/platform';
@@ -21,7 +22,14 @@ export type GatewaySettings = {
   bodyLimitBytes: number;
   trustProxy: boolean;
   healthTimeoutMs: number;
-  rateLimit: { keyMax: number; ipMax: number; windowMs: number };
+  rateLimit: {
+    keyMax: number;
+    ipMax: number;
+    windowMs: number;
+    /** Counters shared by every replica; without it, each instance counts in memory. */
+    redis?: Redis;
+    nameSpace?: string;
+  };
 };
 
 export type ServedRoute = { method: string; url: string; page: boolean };
@@ -113,6 +121,11 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
   await app.register(rateLimit, {
     global: true,
     hook: 'onRequest',
+    ...(settings.rateLimit.redis
+      ? { redis: settings.rateLimit.redis, nameSpace: settings.rateLimit.nameSpace }
+      : {}),
+    // A counter store that fails (Redis down or slow) lets the request through: fail open.
+    skipOnError: true,
     timeWindow: settings.rateLimit.windowMs,
     keyGenerator: (request) => request.rateKey ?? `ip:${request.ip}`,
     max: (_request, key) => (key.startsWith('ip:') ? settings.rateLimit.ipMax : settings.rateLimit.keyMax),
