@@ -1,0 +1,117 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectNoSecretsInLogs, startEdgeGateway, type EdgeGateway } from './edge-harness.js';
+
+let edge: EdgeGateway;
+let gw: EdgeGateway['gw'];
+let shop: EdgeGateway['shop'];
+
+beforeAll(async () => {
+  edge = await startEdgeGateway('gwerrors');
+  ({ gw, shop } = edge);
+});
+
+afterAll(async () => {
+  await gw?.stop();
+});
+
+describe('error forms', () => {
+  it('422 lists one entry per invalid field', async () => {
+    const response = await gw.http('POST', '/v1/payments/pay_x/invalid', {
+      token: shop.testSecret.key,
+      body: {},
+    });
+    expect(response.status).toBe(422);
+    expect(response.json).toEqual({
+      statusCode: 422,
+      error: 'Unprocessable Entity',
+      message: 'Invalid fields: amount, currency.',
+      code: 'validation_error',
+      requestId: response.headers.get('x-request-id'),
+      errors: [
+        { field: 'amount', message: 'must be at least 100' },
+        { field: 'currency', message: 'must be XAF or XOF' },
+      ],
+    });
+  });
+
+  it('400 for malformed JSON', async () => {
+    const response = await gw.http('POST', '/v1/payments', {
+      token: shop.testSecret.key,
+      raw: '{"amount": 10',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(response.status).toBe(400);
+    expect(response.json).toMatchObject({ statusCode: 400, error: 'Bad Request', code: 'invalid_request' });
+  });
+
+  it('415 for a wrong content type', async () => {
+    const response = await gw.http('POST', '/v1/payments', {
+      token: shop.testSecret.key,
+      raw: 'amount=10',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(response.status).toBe(415);
+    expect(response.json).toMatchObject({ statusCode: 415, code: 'unsupported_media_type' });
+  });
+
+  it('413 for a body over the limit', async () => {
+    const response = await gw.http('POST', '/v1/payments', {
+      token: shop.testSecret.key,
+      body: { description: 'x'.repeat(5000) },
+    });
+    expect(response.status).toBe(413);
+    expect(response.json).toMatchObject({ statusCode: 413, code: 'payload_too_large' });
+  });
+
+  it('404 route_not_found in the envelope form for an unknown route', async () => {
+    const response = await gw.http('GET', '/v1/nothing/here');
+    expect(response.status).toBe(404);
+    expect(response.json.error).toMatchObject({
+      code: 'route_not_found',
+      http_status: 404,
+      request_id: response.headers.get('x-request-id'),
+    });
+    expect(response.headers.get('x-ratelimit-limit')).toBeTruthy();
+  });
+
+  it('503 service_unavailable when the service does not answer in time', async () => {
+    const response = await gw.http('GET', '/v1/slow');
+    expect(response.status).toBe(503);
+    expect(response.json.error).toMatchObject({
+      code: 'service_unavailable',
+      http_status: 503,
+      type: 'api_error',
+    });
+  });
+
+  it('503 service_unavailable when nobody serves the operation', async () => {
+    const response = await gw.http('GET', '/v1/nobody');
+    expect(response.status).toBe(503);
+    expect(response.json.error.code).toBe('service_unavailable');
+  });
+
+  it('500 hides the cause and never shows a stack', async () => {
+    const response = await gw.http('GET', '/v1/broken');
+    expect(response.status).toBe(500);
+    expect(response.json).toMatchObject({
+      statusCode: 500,
+      code: 'internal_error',
+      message: 'An internal error occurred.',
+    });
+    expect(response.text).not.toContain('hunter2');
+    expect(response.text).not.toContain(' at ');
+  });
+
+  it('sets security headers and the request id on every response', async () => {
+    const response = await gw.http('GET', '/v1/payments', { token: shop.testSecret.key });
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(response.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(response.headers.get('x-request-id')).toMatch(/^req_/);
+  });
+});
+
+describe('logs', () => {
+  it('never contain a key or a secret', () => {
+    expectNoSecretsInLogs(edge);
+  });
+});
