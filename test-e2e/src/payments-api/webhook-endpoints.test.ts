@@ -1,0 +1,168 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSystem, type ProjectKeys, type RunningSystem } from '../support/system.js';
+import { api } from '../support/http.js';
+import { expectEnvelopeError, type Call } from './helpers.js';
+
+type Endpoint = {
+  id: string;
+  url: string;
+  description: string | null;
+  enabledEvents: string[];
+  livemode: boolean;
+  status: string;
+  secretHint?: string;
+  createdAt: string;
+  secret?: string;
+};
+
+let system: RunningSystem;
+let project: ProjectKeys;
+let merchant: Call;
+
+beforeAll(async () => {
+  system = await startSystem();
+  project = await system.createProject('Hooks Shop');
+  merchant = api(system.baseUrl, project.testSecretKey);
+}, 60_000);
+
+afterAll(async () => {
+  await system?.stop();
+});
+
+const createEndpoint = async (body: Record<string, unknown>, call = merchant) => {
+  const created = await call<Endpoint>('POST', '/v1/webhook-endpoints', body);
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return created.body;
+};
+
+describe('POST /v1/webhook-endpoints', () => {
+  it('answers 201 with the whsec_ secret shown once, and list never shows it', async () => {
+    const created = await createEndpoint({ url: 'http://127.0.0.1:9/hooks', description: 'Main' });
+    expect(Object.keys(created).sort()).toEqual(
+      ['createdAt', 'description', 'enabledEvents', 'id', 'livemode', 'secret', 'secretHint', 'status', 'url'].sort(),
+    );
+    expect(created).toMatchObject({
+      url: 'http://127.0.0.1:9/hooks',
+      description: 'Main',
+      enabledEvents: ['*'],
+      livemode: false,
+      status: 'enabled',
+    });
+    expect(created.secret).toMatch(/^whsec_.{16,}/);
+    expect(created.secretHint).toBe(`whsec_…${created.secret!.slice(-4)}`);
+
+    const listed = await merchant<{ data: Endpoint[]; has_more: boolean }>('GET', '/v1/webhook-endpoints');
+    expect(listed.status).toBe(200);
+    expect(listed.body.has_more).toBe(false);
+    const mine = listed.body.data.find((e) => e.id === created.id)!;
+    const { secret, ...withoutSecret } = created;
+    expect(mine).toEqual(withoutSecret);
+    expect(JSON.stringify(listed.body)).not.toContain(secret!.slice(6));
+  });
+
+  it('keeps endpoints per project and environment', async () => {
+    const created = await createEndpoint({ url: 'http://127.0.0.1:9/env', enabledEvents: ['transaction.completed'] });
+    const live = await api(system.baseUrl, project.liveSecretKey)<{ data: Endpoint[] }>('GET', '/v1/webhook-endpoints');
+    expect(live.body.data.map((e) => e.id)).not.toContain(created.id);
+    const other = await system.createProject('Other Hooks');
+    const nosy = api(system.baseUrl, other.testSecretKey);
+    expect((await nosy<{ data: Endpoint[] }>('GET', '/v1/webhook-endpoints')).body.data).toEqual([]);
+    expectEnvelopeError(await nosy('PATCH', `/v1/webhook-endpoints/${created.id}`, { description: 'mine' }), 404, 'resource_not_found');
+    expectEnvelopeError(await nosy('POST', `/v1/webhook-endpoints/${created.id}/roll-secret`), 404, 'resource_not_found');
+    expectEnvelopeError(await nosy('DELETE', `/v1/webhook-endpoints/${created.id}`), 404, 'resource_not_found');
+    expectEnvelopeError(await nosy('GET', `/v1/webhook-endpoints/${created.id}/deliveries`), 404, 'resource_not_found');
+  });
+
+  it('refuses bad bodies in the envelope form, naming the field', async () => {
+    for (const body of [
+      {},
+      { url: 'not a url' },
+      { url: 'ftp://127.0.0.1/x' },
+      { url: 'http://127.0.0.1:9/x', enabledEvents: ['transaction.teleported'] },
+      { url: 'http://127.0.0.1:9/x', enabledEvents: [] },
+      { url: 'http://127.0.0.1:9/x', enabledEvents: ['*', 'transaction.completed'] },
+      { url: 'http://127.0.0.1:9/x', colour: 'red' },
+    ]) {
+      const response = await merchant<{ error: { errors?: { field: string }[] } }>('POST', '/v1/webhook-endpoints', body);
+      expectEnvelopeError(response, 422, 'validation_error');
+    }
+  });
+
+  it('requires https for live endpoints', async () => {
+    const live = api(system.baseUrl, project.liveSecretKey);
+    expectEnvelopeError(await live('POST', '/v1/webhook-endpoints', { url: 'http://127.0.0.1:9/live' }), 422, 'validation_error');
+  });
+});
+
+describe('PATCH, roll-secret and DELETE /v1/webhook-endpoints/{id}', () => {
+  it('updates the url, description, events and status', async () => {
+    const created = await createEndpoint({ url: 'http://127.0.0.1:9/a' });
+    const updated = await merchant<Endpoint>('PATCH', `/v1/webhook-endpoints/${created.id}`, {
+      url: 'http://127.0.0.1:9/b',
+      description: 'Renamed',
+      enabledEvents: ['transaction.completed', 'transaction.failed'],
+      status: 'disabled',
+    });
+    expect(updated.status).toBe(200);
+    expect(updated.body).toMatchObject({
+      id: created.id,
+      url: 'http://127.0.0.1:9/b',
+      description: 'Renamed',
+      enabledEvents: ['transaction.completed', 'transaction.failed'],
+      status: 'disabled',
+      secretHint: created.secretHint,
+    });
+    expect(updated.body).not.toHaveProperty('secret');
+    const cleared = await merchant<Endpoint>('PATCH', `/v1/webhook-endpoints/${created.id}`, { description: null, status: 'enabled' });
+    expect(cleared.body).toMatchObject({ description: null, status: 'enabled', url: 'http://127.0.0.1:9/b' });
+  });
+
+  it('refuses an empty or invalid update and an unknown endpoint', async () => {
+    const created = await createEndpoint({ url: 'http://127.0.0.1:9/c' });
+    const path = `/v1/webhook-endpoints/${created.id}`;
+    expectEnvelopeError(await merchant('PATCH', path, {}), 422, 'validation_error');
+    expectEnvelopeError(await merchant('PATCH', path, { status: 'paused' }), 422, 'validation_error');
+    expectEnvelopeError(await merchant('PATCH', path, { url: 'nope' }), 422, 'validation_error');
+    expectEnvelopeError(await merchant('PATCH', path, { secret: 'whsec_mine' }), 422, 'validation_error');
+    const unknown = '00000000-0000-4000-8000-000000000000';
+    expectEnvelopeError(await merchant('PATCH', `/v1/webhook-endpoints/${unknown}`, { status: 'disabled' }), 404, 'resource_not_found');
+  });
+
+  it('rolls the secret: a new whsec_ shown once, a new hint', async () => {
+    const created = await createEndpoint({ url: 'http://127.0.0.1:9/roll' });
+    const rolled = await merchant<Endpoint>('POST', `/v1/webhook-endpoints/${created.id}/roll-secret`);
+    expect(rolled.status).toBe(200);
+    expect(rolled.body.secret).toMatch(/^whsec_/);
+    expect(rolled.body.secret).not.toBe(created.secret);
+    expect(rolled.body.secretHint).toBe(`whsec_…${rolled.body.secret!.slice(-4)}`);
+    const listed = await merchant<{ data: Endpoint[] }>('GET', '/v1/webhook-endpoints');
+    expect(listed.body.data.find((e) => e.id === created.id)).toEqual({ ...rolled.body, secret: undefined });
+    expect(JSON.stringify(listed.body)).not.toContain(rolled.body.secret!.slice(6));
+  });
+
+  it('deletes an endpoint for good', async () => {
+    const created = await createEndpoint({ url: 'http://127.0.0.1:9/gone' });
+    const deleted = await merchant('DELETE', `/v1/webhook-endpoints/${created.id}`);
+    expect(deleted.status).toBe(200);
+    expect(deleted.body).toEqual({ id: created.id, deleted: true });
+    const listed = await merchant<{ data: Endpoint[] }>('GET', '/v1/webhook-endpoints');
+    expect(listed.body.data.map((e) => e.id)).not.toContain(created.id);
+    expectEnvelopeError(await merchant('DELETE', `/v1/webhook-endpoints/${created.id}`), 404, 'resource_not_found');
+    expectEnvelopeError(await merchant('GET', `/v1/webhook-endpoints/${created.id}/deliveries`), 404, 'resource_not_found');
+  });
+
+  it('answers 404 for an id that is not a uuid', async () => {
+    expectEnvelopeError(await merchant('PATCH', '/v1/webhook-endpoints/not-a-uuid', { status: 'disabled' }), 404, 'resource_not_found');
+  });
+});
+
+describe('authentication on webhook-endpoint routes', () => {
+  it('answers 401 invalid_api_key and 403 insufficient_permissions in the envelope form', async () => {
+    expectEnvelopeError(await api(system.baseUrl)('GET', '/v1/webhook-endpoints'), 401, 'invalid_api_key');
+    const bogus = api(system.baseUrl, project.testSecretKey.slice(0, -4) + 'zzzz');
+    expectEnvelopeError(await bogus('POST', '/v1/webhook-endpoints', { url: 'http://127.0.0.1:9/x' }), 401, 'invalid_api_key');
+    const publishable = api(system.baseUrl, project.testPublishableKey);
+    expectEnvelopeError(await publishable('GET', '/v1/webhook-endpoints'), 403, 'insufficient_permissions');
+    expectEnvelopeError(await publishable('POST', '/v1/webhook-endpoints', { url: 'http://127.0.0.1:9/x' }), 403, 'insufficient_permissions');
+  });
+});
