@@ -1,6 +1,17 @@
 import { createServer } from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { startService, type RunningService, type ServiceDefinition } from '@mmp/platform';
+import { fileURLToPath } from 'node:url';
+import { spawn } from 'node:child_process';
+import {
+  connectNats,
+  createLogger,
+  createServiceClient,
+  startService,
+  type NatsConnection,
+  type RunningService,
+  type ServiceDefinition,
+} from '@mmp/platform';
+import type { ServiceName } from '@mmp/protocol';
 import { createTestSystem, eventually } from '@mmp/platform/testing';
 import { gatewayService } from '@mmp/gateway';
 import { paymentsService } from '@mmp/payments';
@@ -17,6 +28,33 @@ export type ProjectKeys = {
   testPublishableKey: string;
   liveSecretKey: string;
   livePublishableKey: string;
+};
+
+const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** In start order: core services, the gateway, then the sandbox provider (it registers through the gateway). */
+const DEFINITIONS = [
+  paymentsService,
+  linksCheckoutService,
+  customersService,
+  providerRouterService,
+  providerDeliveryService,
+  certificationRunnerService,
+  gatewayService,
+  sandboxProviderService,
+] as unknown as ServiceDefinition<never>[];
+
+/** A service running as its own process, as `main.ts` runs it in production. */
+export type ChildService = {
+  pid: number;
+  /** Resolves when the process has exited, with how it ended. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Sends `signal` (SIGKILL unless told) and waits for the process to be gone. */
+  kill(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Waits until the service answers its `ping` over NATS. */
+  waitReady(timeoutMs?: number): Promise<void>;
+  /** The last lines it wrote, for a failing test's message. */
+  output(): string;
 };
 
 function freePort(): Promise<number> {
@@ -36,7 +74,8 @@ function freePort(): Promise<number> {
  * prefix, data folder and gateway port. Core services start first, the gateway next, and
  * the sandbox provider last, since it registers itself through the gateway's public API.
  */
-export async function startSystem(options: { env?: Record<string, string> } = {}) {
+export async function startSystem(options: { env?: Record<string, string>; external?: ServiceName[] } = {}) {
+  const external = new Set<string>(options.external ?? []);
   const system = createTestSystem('e2e');
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -63,21 +102,14 @@ export async function startSystem(options: { env?: Record<string, string> } = {}
     running.push((await startService(definition, env)) as RunningService);
   };
   try {
-    for (const definition of [
-      paymentsService,
-      linksCheckoutService,
-      customersService,
-      providerRouterService,
-      providerDeliveryService,
-      certificationRunnerService,
-      gatewayService,
-      sandboxProviderService,
-    ]) {
-      await start(definition as unknown as ServiceDefinition<never>);
+    for (const definition of DEFINITIONS) {
+      if (!external.has(definition.name)) await start(definition);
     }
+    // With services left out, health stays red until the test starts them; the gateway
+    // listening is what matters then.
     await eventually(async () => {
       const response = await fetch(`${baseUrl}/v1/health`);
-      return response.ok;
+      return response.ok || external.size > 0;
     }, 20_000);
   } catch (error) {
     await Promise.allSettled(running.reverse().map((service) => service.stop()));
@@ -95,11 +127,66 @@ export async function startSystem(options: { env?: Record<string, string> } = {}
     return (await response.json()) as T;
   }
 
+  const children = new Set<ChildService>();
+  let nc: NatsConnection | undefined;
+  async function ping(name: ServiceName, timeoutMs: number): Promise<boolean> {
+    nc ??= await connectNats({ url: env.NATS_URL!, name: 'e2e-probe', log: createLogger({ service: 'e2e-probe', level: 'silent' }) });
+    const services = createServiceClient({ nc, naming: system.naming, caller: 'e2e-probe', defaultTimeoutMs: timeoutMs });
+    return services.call(name, 'ping', {}).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  /**
+   * Runs `name` as a child process with this system's environment (same NATS prefix and data
+   * folder, so a restarted child finds what the killed one stored), for crash tests.
+   */
+  function spawnService(name: ServiceName, extraEnv: Record<string, string> = {}): ChildService {
+    const child = spawn('node', ['--conditions=source', '--import', 'tsx', `services/${name}/src/main.ts`], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...env, OPS_PORT: '0', OPS_HOST: '127.0.0.1', ...extraEnv },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let tail = '';
+    const keep = (chunk: Buffer) => (tail = (tail + chunk.toString('utf8')).slice(-4000));
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.once('exit', (code, signal) => resolve({ code, signal })),
+    );
+    const handle: ChildService = {
+      pid: child.pid ?? -1,
+      exited,
+      async kill(signal = 'SIGKILL') {
+        if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+        const how = await exited;
+        children.delete(handle);
+        return how;
+      },
+      async waitReady(timeoutMs = 20_000) {
+        const died = exited.then(({ code, signal }) => {
+          throw new Error(`${name} exited (${signal ?? code}) before it was ready:\n${tail}`);
+        });
+        died.catch(() => undefined);
+        const ready = eventually(() => ping(name, 500), timeoutMs, 100).catch((error: unknown) => {
+          throw new Error(`${name} not ready: ${String(error)}\n${tail}`);
+        });
+        await Promise.race([ready, died]);
+      },
+      output: () => tail,
+    };
+    children.add(handle);
+    void exited.then(() => children.delete(handle));
+    return handle;
+  }
+
   return {
     baseUrl,
     adminToken,
     system,
     admin,
+    spawnService,
     async createProject(name = 'Shop'): Promise<ProjectKeys> {
       const project = await admin<{
         id: string;
@@ -116,6 +203,8 @@ export async function startSystem(options: { env?: Record<string, string> } = {}
       };
     },
     async stop() {
+      await Promise.all([...children].map((child) => child.kill()));
+      await nc?.close().catch(() => undefined);
       for (const service of running.reverse()) await service.stop().catch(() => undefined);
       await system.cleanup();
     },
