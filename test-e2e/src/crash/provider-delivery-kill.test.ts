@@ -1,0 +1,153 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  connectNats,
+  consumeEvents,
+  createLogger,
+  createServiceClient,
+  type EventConsumer,
+  type NatsConnection,
+  type ReceivedEvent,
+} from '@mmp/platform';
+import { eventually } from '@mmp/platform/testing';
+import type { DeliveryOutcomeData } from '@mmp/protocol';
+import { startSystem, type ChildService, type RunningSystem } from '../support/system.js';
+import { api } from '../support/http.js';
+
+/**
+ * Issue 6: provider-delivery runs as its own process and is killed with SIGKILL while an
+ * order waits for its second attempt (JetStream holds the retry, not a timer in the dead
+ * process), then again after the provider accepted it. The sandbox provider is left out,
+ * so the webhook rail of this test is the only rail a sandbox MTN payment can take.
+ */
+const BACKOFF_MS = 1500;
+const deliveryEnv = { DELIVERY_TIMEOUT_MS: '1000', DELIVERY_BACKOFF_MS: String(BACKOFF_MS), ALLOW_HTTP_LOOPBACK: 'true' };
+
+type Received = { event: string; body: { idempotency_key?: string; nonce?: string } };
+
+let system: RunningSystem;
+let delivery: ChildService;
+let nc: NatsConnection;
+let observer: EventConsumer;
+let endpoint: Server;
+let endpointUrl: string;
+const received: Received[] = [];
+const outcomes: ReceivedEvent[] = [];
+
+/** The provider's endpoint: answers health checks; 503 to an order's first attempt, then ACCEPTED. */
+async function startProviderEndpoint() {
+  const server = createServer((request, response) => {
+    let raw = '';
+    request.setEncoding('utf8');
+    request.on('data', (chunk: string) => (raw += chunk));
+    request.on('end', () => {
+      const entry: Received = { event: String(request.headers['x-service-event']), body: JSON.parse(raw) };
+      received.push(entry);
+      const json = (body: unknown) => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      if (entry.event === 'health.check') return json({ type: 'health.ack', nonce: entry.body.nonce });
+      if (ordersReceived(entry.body.idempotency_key!).length === 1) return response.writeHead(503).end();
+      json({ type: 'payment.ack', idempotency_key: entry.body.idempotency_key, status: 'ACCEPTED' });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return server;
+}
+
+const ordersReceived = (orderKey?: string) =>
+  received.filter((r) => r.event === 'payment.execute' && (orderKey === undefined || r.body.idempotency_key === orderKey));
+
+beforeAll(async () => {
+  system = await startSystem({ external: ['provider-delivery', 'sandbox-provider'] });
+  delivery = system.spawnService('provider-delivery', deliveryEnv);
+  await delivery.waitReady();
+  endpoint = await startProviderEndpoint();
+  endpointUrl = `http://127.0.0.1:${(endpoint.address() as AddressInfo).port}/orders`;
+  const log = createLogger({ service: 'test', level: 'silent' });
+  nc = await connectNats({ url: system.system.env.NATS_URL!, name: 'crash-delivery-observer', log });
+  observer = await consumeEvents({
+    nc,
+    naming: system.system.naming,
+    durable: 'crash-delivery-observer',
+    types: ['delivery.*'],
+    log,
+    handle: async (event) => void outcomes.push(event),
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await observer?.stop();
+  await nc?.drain();
+  endpoint?.closeAllConnections();
+  await new Promise((resolve) => endpoint?.close(resolve));
+  await system?.stop();
+});
+
+async function restartDelivery() {
+  expect((await delivery.kill('SIGKILL')).signal).toBe('SIGKILL');
+  delivery = system.spawnService('provider-delivery', deliveryEnv);
+  await delivery.waitReady();
+}
+
+describe('provider-delivery killed with SIGKILL', () => {
+  it('in the middle of retries loses no order, and after acceptance delivers it never again', async () => {
+    const provider = await system.admin<{ id: string; apiKey: string }>('POST', '/v1/admin/providers', { name: 'Crashy Pay' });
+    const asProvider = api(system.baseUrl, provider.apiKey);
+    const rail = await asProvider<{ id: string }>('POST', '/v1/provider/rails', {
+      transport: 'webhook',
+      endpoint: endpointUrl,
+      networks: ['MTN_MOMO'],
+      countries: ['CM'],
+      currencies: ['XAF'],
+      environment: 'sandbox',
+      priority: 0,
+    });
+    expect(rail.status).toBe(201);
+    expect((await asProvider('POST', `/v1/provider/rails/${rail.body.id}/test`)).body).toMatchObject({ status: 'TESTED' });
+    expect((await asProvider('POST', `/v1/provider/rails/${rail.body.id}/activate`)).body).toMatchObject({ status: 'ACTIVE' });
+
+    const project = await system.createProject('Delivery Crash Shop');
+    const merchant = api(system.baseUrl, project.testSecretKey);
+    const created = await merchant<{ token: string; paymentUrl: string }>('POST', '/v1/payments', { amount: 5000, currency: 'XAF' });
+    expect(created.status).toBe(201);
+    const sessionId = new URL(created.body.paymentUrl).pathname.split('/').pop()!;
+    const paid = await api(system.baseUrl)('POST', `/v1/checkout/sessions/${sessionId}/pay`, { paymentMethod: 'MTN_MOMO', phone: '+237670000001' });
+    expect(paid.status).toBeLessThan(300);
+
+    // Attempt 1 meets a 503; the process dies while the order waits out its backoff.
+    const first = await eventually(async () => ordersReceived()[0], 15_000);
+    const orderKey = first.body.idempotency_key!;
+    await sleep(200);
+    await delivery.kill('SIGKILL');
+    await sleep(BACKOFF_MS);
+    expect(ordersReceived(orderKey)).toHaveLength(1);
+    delivery = system.spawnService('provider-delivery', deliveryEnv);
+    await delivery.waitReady();
+
+    // The restarted process picks the order up from JetStream and sends attempt 2, which is accepted.
+    await eventually(async () => ordersReceived(orderKey).length === 2, 15_000);
+    await eventually(async () => (await merchant<{ status: string }>('GET', `/v1/payments/${created.body.token}`)).body.status === 'PROCESSING', 10_000);
+    const accepted = () => outcomes.filter((e) => (e.data as DeliveryOutcomeData).orderKey === orderKey);
+    await eventually(async () => accepted().length === 1);
+    expect(accepted()[0]).toMatchObject({ type: 'delivery.accepted', data: { attempts: 2 } });
+
+    // Killed and restarted twice more after acceptance: nothing more reaches the provider.
+    await restartDelivery();
+    await restartDelivery();
+    await sleep(BACKOFF_MS * 2);
+    expect(ordersReceived(orderKey)).toHaveLength(2);
+    expect(ordersReceived()).toHaveLength(2);
+    expect(accepted()).toHaveLength(1);
+    const services = createServiceClient({ nc, naming: system.system.naming, caller: 'test', defaultTimeoutMs: 2000 });
+    const record = await services.command<{ deliveries: { status: string; attempts: { classification: string }[] }[] }>(
+      'provider-delivery',
+      'deliveries.get',
+      { orderKey },
+    );
+    expect(record.deliveries).toHaveLength(1);
+    expect(record.deliveries[0]!.status).toBe('ACKED');
+    expect(record.deliveries[0]!.attempts.map((a) => a.classification)).toEqual(['HTTP_ERROR', 'ACCEPTED']);
+    expect((await merchant<{ status: string }>('GET', `/v1/payments/${created.body.token}`)).body.status).toBe('PROCESSING');
+  }, 90_000);
+});
