@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { emit } from '../output.js';
 import { list, wantsJson, type Context } from '../context.js';
 
@@ -10,11 +10,17 @@ type RailOptions = {
   countries: string[];
   currencies: string[];
   environment: string;
-  priority?: string;
+  priority?: number;
   supportsPayout?: boolean;
 };
 
 const show = (value: unknown) => JSON.stringify(value, null, 2);
+
+// Number('soon') would be sent as null and refused far from its cause; refuse it here, by name.
+function integer(value: string): number {
+  if (!/^-?\d+$/.test(value)) throw new InvalidArgumentError('must be an integer.');
+  return Number(value);
+}
 
 /** A provider's rails, driven with its own API key (`--provider-key` or MMP_PROVIDER_KEY). */
 export function registerRailCommands(program: Command, ctx: Context): void {
@@ -32,7 +38,7 @@ export function registerRailCommands(program: Command, ctx: Context): void {
     .requiredOption('--countries <list>', 'e.g. CM', list)
     .requiredOption('--currencies <list>', 'e.g. XAF', list)
     .option('--environment <env>', 'sandbox or live', 'sandbox')
-    .option('--priority <n>', 'lower is tried first')
+    .option('--priority <n>', 'lower is tried first', integer)
     .option('--supports-payout', 'the rail executes payouts too')
     .action(async (options: RailOptions, command: Command) => {
       const rail = await ctx.provider(options.providerKey).request('POST', '/v1/provider/rails', {
@@ -43,7 +49,7 @@ export function registerRailCommands(program: Command, ctx: Context): void {
           countries: options.countries,
           currencies: options.currencies,
           environment: options.environment,
-          priority: options.priority === undefined ? undefined : Number(options.priority),
+          priority: options.priority,
           supportsPayout: options.supportsPayout === true,
         },
       });

@@ -1,0 +1,191 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '@mmp/platform/testing';
+import { startSystem, type ProjectKeys, type RunningSystem } from './support/system.js';
+import { api, startWebhookReceiver } from './support/http.js';
+
+/** The `mmp` commands the CLI package's own test does not reach, against the whole system. */
+const run = promisify(execFile);
+const root = resolve(import.meta.dirname, '../..');
+const scratch = mkdtempSync(join(tmpdir(), 'mmp-cli-e2e-'));
+let system: RunningSystem;
+let shop: ProjectKeys;
+let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
+
+/** Runs `mmp <args> --json` as a child process and parses what it prints. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- outputs are asserted field by field
+async function mmp(args: string[], env: Record<string, string> = {}): Promise<any> {
+  try {
+    const { stdout } = await run(
+      process.execPath,
+      ['--conditions=source', '--import', 'tsx', 'packages/cli/src/main.ts', ...args, '--json'],
+      {
+        cwd: root,
+        env: { ...process.env, MMP_URL: system.baseUrl, ADMIN_TOKEN: system.adminToken, ...env },
+      },
+    );
+    return JSON.parse(stdout);
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    throw new Error(`mmp ${args.join(' ')} exited ${failed.code}: ${failed.stderr}${failed.stdout}`);
+  }
+}
+
+beforeAll(async () => {
+  system = await startSystem();
+  shop = await system.createProject('CLI Shop');
+  receiver = await startWebhookReceiver();
+}, 60_000);
+
+afterAll(async () => {
+  await receiver?.close();
+  await system?.stop();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+describe('mmp webhook', () => {
+  it('sets an endpoint, rolls its secret, lists it per environment, lists its deliveries and redelivers one', async () => {
+    const endpoint = await mmp([
+      'webhook',
+      'set',
+      '--project',
+      shop.id,
+      '--url',
+      receiver.url,
+      '--events',
+      'transaction.cancelled',
+    ]);
+    expect(endpoint).toMatchObject({
+      id: expect.any(String),
+      url: receiver.url,
+      secret: expect.stringMatching(/^whsec_/),
+    });
+
+    const rolled = await mmp(['webhook', 'roll', '--project', shop.id, '--id', endpoint.id]);
+    expect(rolled).toMatchObject({ id: endpoint.id, secret: expect.stringMatching(/^whsec_/) });
+    expect(rolled.secret).not.toBe(endpoint.secret);
+    const [sandbox, live] = await Promise.all([
+      mmp(['webhook', 'list', '--project', shop.id]),
+      mmp(['webhook', 'list', '--project', shop.id, '--live']),
+    ]);
+    expect(sandbox.data.map((e: { id: string }) => e.id)).toEqual([endpoint.id]);
+    expect(JSON.stringify(sandbox)).not.toContain(rolled.secret);
+    expect(live.data).toEqual([]);
+
+    // A cancelled payment is the quickest real event: no provider involved.
+    const merchant = api(system.baseUrl, shop.testSecretKey);
+    const payment = await merchant<{ token: string }>('POST', '/v1/payments', {
+      amount: 5000,
+      description: 'CLI order',
+    });
+    expect(payment.status).toBe(201);
+    expect((await merchant('POST', `/v1/payments/${payment.body.token}/cancel`)).status).toBe(200);
+    await eventually(async () => receiver.received.length === 1, 10_000);
+
+    const settled = async () =>
+      (
+        await merchant<{ data: { status: string }[] }>(
+          'GET',
+          `/v1/webhook-endpoints/${endpoint.id}/deliveries`,
+        )
+      ).body.data[0]?.status === 'delivered';
+    await eventually(settled, 10_000);
+    const deliveries = await mmp(['webhook', 'deliveries', '--project', shop.id, '--id', endpoint.id]);
+    expect(deliveries).toMatchObject({
+      data: [
+        { endpointId: endpoint.id, eventType: 'transaction.cancelled', attemptCount: 1, status: 'delivered' },
+      ],
+      has_more: false,
+    });
+
+    const delivery = deliveries.data[0];
+    const redelivered = await mmp([
+      'webhook',
+      'redeliver',
+      '--project',
+      shop.id,
+      '--id',
+      endpoint.id,
+      '--delivery',
+      delivery.id,
+    ]);
+    expect(redelivered).toMatchObject({ id: delivery.id, eventId: delivery.eventId, status: 'pending' });
+    await eventually(async () => receiver.received.length === 2, 10_000);
+    expect(JSON.parse(receiver.received[1]!.rawBody)).toMatchObject({ type: 'transaction.cancelled' });
+  });
+});
+
+describe('mmp provider and rails', () => {
+  it('creates and lists a provider, drives its rail and reconciles a day', async () => {
+    const provider = await mmp(['provider', 'create', '--name', 'CLI Telecom']);
+    expect(provider).toMatchObject({
+      id: expect.any(String),
+      name: 'CLI Telecom',
+      apiKey: expect.stringMatching(/^sk_/),
+      signingSecret: expect.any(String),
+    });
+    const providers = await mmp(['provider', 'list']);
+    expect(providers.data.map((p: { id: string }) => p.id)).toContain(provider.id);
+    expect(JSON.stringify(providers)).not.toContain(provider.apiKey);
+    expect(JSON.stringify(providers)).not.toContain(provider.signingSecret);
+
+    const key = ['--provider-key', provider.apiKey];
+    const railArgs = [
+      '--transport',
+      'pull',
+      '--networks',
+      'MTN_MOMO',
+      '--countries',
+      'CM',
+      '--currencies',
+      'XAF',
+    ];
+    await expect(mmp(['rails', 'create', ...key, ...railArgs, '--priority', 'soon'])).rejects.toThrow(
+      /--priority <n>.*must be an integer/,
+    );
+    const rail = await mmp(['rails', 'create', ...key, ...railArgs, '--priority', '2']);
+    expect(rail).toMatchObject({ id: expect.any(String), status: 'PENDING', transport: 'pull', priority: 2 });
+    const rails = await mmp(['rails', 'list'], { MMP_PROVIDER_KEY: provider.apiKey });
+    expect(rails.data.map((r: { id: string }) => r.id)).toEqual([rail.id]);
+    expect(await mmp(['rails', 'test', rail.id, ...key])).toMatchObject({ id: rail.id, status: 'TESTED' });
+    expect(await mmp(['rails', 'activate', rail.id, ...key])).toMatchObject({
+      id: rail.id,
+      status: 'ACTIVE',
+    });
+
+    const mapping = {
+      fields: {
+        idempotency_key: 'key',
+        transaction_ref: 'ref',
+        amount: 'amt',
+        currency: 'ccy',
+        status: 'st',
+        network: 'net',
+        settled_at: 'at',
+      },
+      statusMap: { OK: 'COMPLETED' },
+    };
+    const file = join(scratch, 'mapping.json');
+    writeFileSync(file, JSON.stringify(mapping));
+    expect(
+      await mmp(['provider', 'mapping', 'set', '--provider', provider.id, '--file', file]),
+    ).toMatchObject({
+      mapping,
+    });
+
+    const date = new Date().toISOString().slice(0, 10);
+    const report = await mmp(['reconcile', '--provider', provider.id, '--date', date]);
+    expect(report).toMatchObject({ summary: expect.any(Object) });
+  });
+});
+
+describe('mmp customers', () => {
+  it('rebuilds the customer profiles and says how many events it replayed', async () => {
+    const rebuilt = await mmp(['customers', 'rebuild']);
+    expect(rebuilt).toMatchObject({ events: expect.any(Number), durationMs: expect.any(Number) });
+  });
+});
