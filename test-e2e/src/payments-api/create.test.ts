@@ -121,4 +121,10 @@ describe('POST /v1/payments', () => {
     const other = await system.createProject('Other Shop');
     expect((await create({ amount: 1000, reference: 'inv-7' }, other.testSecretKey)).status).toBe(201);
   });
+
+  it('lets exactly one of parallel creates with one reference through', async () => {
+    const answers = await Promise.all(Array.from({ length: 6 }, () => create({ amount: 1000, reference: 'race-1' })));
+    expect(answers.filter((a) => a.status === 201)).toHaveLength(1);
+    for (const answer of answers.filter((a) => a.status !== 201)) expectSimpleError(answer, 409, 'duplicate_transaction');
+  });
 });

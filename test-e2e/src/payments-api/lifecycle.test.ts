@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '@mmp/platform/testing';
+import { startSystem, type ProjectKeys, type RunningSystem } from '../support/system.js';
+import { api, startWebhookReceiver } from '../support/http.js';
+import { createPayment, expectSimpleError, type Call } from './helpers.js';
+
+type Payment = { token: string; status: string; events?: { type: string }[] };
+
+let system: RunningSystem;
+let project: ProjectKeys;
+let merchant: Call;
+let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
+
+beforeAll(async () => {
+  receiver = await startWebhookReceiver();
+  // A short confirmation window and a sweeper that never runs in this file: only verify expires.
+  system = await startSystem({ env: { PAYMENT_TTL_SECONDS: '2', EXPIRY_INTERVAL_MS: '600000', WEBHOOK_POLL_INTERVAL_MS: '50' } });
+  project = await system.createProject('Lifecycle Shop');
+  merchant = api(system.baseUrl, project.testSecretKey);
+  expect((await merchant('POST', '/v1/webhook-endpoints', { url: receiver.url })).status).toBe(201);
+}, 60_000);
+
+afterAll(async () => {
+  await system?.stop();
+  await receiver?.close();
+});
+
+const webhooksFor = (token: string) =>
+  receiver.received.map((w) => JSON.parse(w.rawBody) as { id: string; type: string; data: { token: string } }).filter((e) => e.data.token === token);
+
+describe('payment lifecycle through the merchant API', () => {
+  it('verify expires a payment past its confirmation window and tells the merchant', async () => {
+    const payment = await createPayment(merchant);
+    const first = await merchant<Payment>('GET', `/v1/payments/${payment.token}/verify`);
+    expect(first.body.status).toBe('PENDING');
+    const expired = await eventually(async () => {
+      const verified = await merchant<Payment>('GET', `/v1/payments/${payment.token}/verify`);
+      return verified.body.status === 'EXPIRED' ? verified : undefined;
+    }, 6_000, 200);
+    expect(expired.status).toBe(200);
+    const retrieved = await merchant<Payment>('GET', `/v1/payments/${payment.token}?expand[]=events`);
+    expect(retrieved.body.status).toBe('EXPIRED');
+    expect(retrieved.body.events!.map((e) => e.type)).toEqual(['payment.created', 'payment.expired']);
+    const listed = await merchant<{ data: Payment[] }>('GET', '/v1/payments?status=EXPIRED');
+    expect(listed.body.data.map((p) => p.token)).toContain(payment.token);
+    expectSimpleError(await merchant('POST', `/v1/payments/${payment.token}/cancel`), 409, 'invalid_state');
+    const events = await eventually(async () => webhooksFor(payment.token).length > 0 && webhooksFor(payment.token));
+    expect(events.map((e) => e.type)).toEqual(['transaction.expired']);
+  });
+
+  it('refuses a merchant cancel once the payer has initiated the payment', async () => {
+    const payment = await createPayment(merchant);
+    const sessionId = new URL(payment.paymentUrl).pathname.split('/').pop();
+    const paid = await api(system.baseUrl)('POST', `/v1/checkout/sessions/${sessionId}/pay`, {
+      paymentMethod: 'ORANGE_MONEY',
+      phone: '+237690000003',
+    });
+    expect(paid.status).toBeLessThan(300);
+    const refused = expectSimpleError(await merchant('POST', `/v1/payments/${payment.token}/cancel`), 409, 'invalid_state');
+    expect(refused.message).toMatch(/initiated/);
+    const current = await merchant<Payment & { paymentMethod: string; payerPhone: string }>('GET', `/v1/payments/${payment.token}`);
+    expect(current.body).toMatchObject({ paymentMethod: 'ORANGE_MONEY', payerPhone: '+237690000003' });
+    expect(['PENDING', 'PROCESSING']).toContain(current.body.status);
+  });
+
+  it('sends one transaction.cancelled per cancelled payment, with a stable event id', async () => {
+    const payment = await createPayment(merchant);
+    expect((await merchant('POST', `/v1/payments/${payment.token}/cancel`)).status).toBe(200);
+    const [event] = await eventually(async () => webhooksFor(payment.token).length > 0 && webhooksFor(payment.token));
+    expect(event).toMatchObject({ type: 'transaction.cancelled', data: { token: payment.token, status: 'CANCELLED' } });
+    expect(event!.id).toMatch(/^evt_/);
+    // A second cancel is refused and sends nothing more.
+    expectSimpleError(await merchant('POST', `/v1/payments/${payment.token}/cancel`), 409, 'invalid_state');
+    const other = await createPayment(merchant);
+    await merchant('POST', `/v1/payments/${other.token}/cancel`);
+    await eventually(async () => webhooksFor(other.token).length > 0);
+    expect(webhooksFor(payment.token)).toHaveLength(1);
+  });
+});
