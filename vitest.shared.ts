@@ -4,7 +4,9 @@ import { defineConfig } from 'vitest/config';
 // against source without a build step; production builds resolve ./dist.
 const conditions = ['source', 'module', 'node', 'development|production'];
 
-export function vitestConfig(overrides: { testTimeout?: number; include?: string[]; setupFiles?: string[] } = {}) {
+export function vitestConfig(
+  overrides: { testTimeout?: number; include?: string[]; setupFiles?: string[] } = {},
+) {
   return defineConfig({
     resolve: { conditions },
     ssr: { resolve: { conditions, externalConditions: ['source'] } },

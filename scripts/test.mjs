@@ -17,6 +17,7 @@ function run(command, args) {
 
 const steps = [
   ['pnpm', ['exec', 'eslint', '.', '--max-warnings', '0']],
+  ['pnpm', ['exec', 'prettier', '--check', '.', '--log-level', 'warn']],
   ['pnpm', ['exec', 'turbo', 'run', 'typecheck', '--output-logs=errors-only']],
   ['pnpm', ['exec', 'turbo', 'run', 'test', '--concurrency=1', ...process.argv.slice(2)]],
 ];
