@@ -20,7 +20,8 @@ describe('parseEnv', () => {
     }
     expect(error).toBeInstanceOf(ConfigError);
     const problems = (error as ConfigError).problems.join('\n');
-    for (const name of ['OPS_PORT', 'NATS_PREFIX', 'LOG_LEVEL', 'ADMIN_TOKEN']) expect(problems).toContain(name);
+    for (const name of ['OPS_PORT', 'NATS_PREFIX', 'LOG_LEVEL', 'ADMIN_TOKEN'])
+      expect(problems).toContain(name);
   });
 
   it('treats empty strings as unset', () => {

@@ -1,8 +1,17 @@
 import { z } from 'zod';
 
 /** Environment every service reads. Each service extends it with its own variables. */
+const NATS_SERVER = /^(?:(?:nats|tls|ws|wss):\/\/[^\s,/]+|[^\s,:/]+:\d+)$/;
+
 export const BaseEnv = z.object({
-  NATS_URL: z.string().default('nats://127.0.0.1:4222'),
+  /** NATS servers, comma-separated (`nats://host:4222,nats://other:4222`). */
+  NATS_URL: z
+    .string()
+    .refine(
+      (value) => value.split(',').every((server) => NATS_SERVER.test(server.trim())),
+      'must be NATS server URLs, comma-separated (nats://host:4222,tls://host:4222)',
+    )
+    .default('nats://127.0.0.1:4222'),
   /**
    * Prepended to every subject, stream and consumer name, so that several systems
    * (test runs, CI, a local start) share one NATS server without crosstalk.
@@ -11,7 +20,10 @@ export const BaseEnv = z.object({
     .string()
     .regex(/^[a-z0-9_]*$/, 'lowercase letters, digits and _ only')
     .default(''),
-  MONGO_URL: z.string().url().optional(),
+  MONGO_URL: z
+    .string()
+    .regex(/^mongodb(\+srv)?:\/\/\S+$/, 'must be a mongodb:// or mongodb+srv:// connection string')
+    .optional(),
   DATA_DIR: z.string().default('.data'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Port of /healthz, /readyz and /metrics; 0 picks a free port. */
@@ -19,6 +31,17 @@ export const BaseEnv = z.object({
   OPS_HOST: z.string().default('0.0.0.0'),
   /** Milliseconds a request/reply call waits before answering service_unavailable. */
   REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
+  /**
+   * On SIGTERM, how long the service keeps serving with /readyz at 503 before it stops
+   * taking work, so that the ingress and Kubernetes endpoints stop sending it traffic first.
+   */
+  SHUTDOWN_DELAY_MS: z.coerce.number().int().nonnegative().default(5000),
+  /**
+   * Then, how long in-flight requests and event handlers get to finish. Past it the process
+   * exits 1 with the rest unfinished (redelivered or relayed later). Keep delay + timeout
+   * under the pod's terminationGracePeriodSeconds (30 s by default).
+   */
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(20_000),
 });
 export type BaseEnv = z.infer<typeof BaseEnv>;
 
@@ -33,14 +56,17 @@ export class ConfigError extends Error {
  * Parses the environment once at boot. Every bad variable is named in one message, so an
  * operator fixes them all in one go rather than one per restart.
  */
-export function parseEnv<S extends z.ZodType>(schema: S, env: Record<string, string | undefined>): z.infer<S> {
+export function parseEnv<S extends z.ZodType>(
+  schema: S,
+  env: Record<string, string | undefined>,
+): z.infer<S> {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const result = schema.safeParse(cleaned);
   if (result.success) return result.data;
   throw new ConfigError(
     result.error.issues.map((issue) => {
-      const name = issue.path.join('.') || '(environment)';
-      return `${name}: ${issue.message}`;
+      const [variable = '(environment)', ...inside] = issue.path.map(String);
+      return `${variable}${inside.length ? ` (item ${inside.join('.')})` : ''}: ${issue.message}`;
     }),
   );
 }

@@ -8,9 +8,11 @@ import {
   StorageType,
   type JsMsg,
 } from '@nats-io/jetstream';
+import type { Registry } from 'prom-client';
 import { EVENTS_STREAM, EVENTS_SUBJECTS, EventEnvelope, HEADER, eventSubject } from '@mmp/protocol';
 import type { Logger } from './logger.js';
-import type { Naming } from './nats.js';
+import { counter, histogram } from './metrics.js';
+import { watchOf, type Naming, type WatchedConsumer } from './nats.js';
 
 /** A domain event before it is published: what a state change writes into its outbox. */
 export type PendingEvent = {
@@ -123,26 +125,92 @@ export async function consumeEvents(options: {
   const messages = await consumer.consume({ max_messages: 64 });
   const concurrency = Math.max(1, options.concurrency ?? 1);
   const inFlight = new Set<Promise<void>>();
+  const watch = watchOf(nc);
+  let ended = false;
+  // The client keeps asking for a deleted consumer (or stream) in case it comes back;
+  // meanwhile nothing is consumed, which readiness must show.
+  let missing = false;
+  void (async () => {
+    for await (const status of messages.status()) {
+      if (['consumer_deleted', 'consumer_not_found', 'stream_not_found'].includes(status.type)) {
+        if (!missing) log.error({ durable, status: status.type }, 'event consumer is gone; not ready');
+        missing = true;
+      }
+    }
+  })();
+  const watched: WatchedConsumer = { durable: options.durable, running: () => !ended && !missing };
+  watch?.consumers.add(watched);
+  const record = watch ? consumerMetrics(watch.registry, options.durable) : undefined;
+  const handle = async (event: ReceivedEvent): Promise<HandleResult> => {
+    if (!record) return options.handle(event);
+    if (event.redeliveries > 0) record.redelivered();
+    const stopTimer = record.started();
+    try {
+      const result = await options.handle(event);
+      record.outcome(result && 'retryInMs' in result ? 'retry' : 'ack');
+      return result;
+    } catch (error) {
+      record.outcome('failed');
+      throw error;
+    } finally {
+      stopTimer();
+    }
+  };
   const done = (async () => {
     for await (const msg of messages) {
+      missing = false;
       // Only when the server could not filter on every subject (see consumerFilter).
       if (!subjects.some((pattern) => subjectMatches(pattern, msg.subject))) {
         msg.ack();
         continue;
       }
-      const work: Promise<void> = handleOne(msg, options.handle, log)
-        .catch((error: unknown) => log.error({ err: error, seq: msg.seq }, 'event left unacknowledged; JetStream will redeliver it'))
+      const work: Promise<void> = handleOne(msg, handle, log, () => record?.outcome('dropped'))
+        .catch((error: unknown) =>
+          log.error({ err: error, seq: msg.seq }, 'event left unacknowledged; JetStream will redeliver it'),
+        )
         .finally(() => inFlight.delete(work));
       inFlight.add(work);
       if (inFlight.size >= concurrency) await Promise.race(inFlight);
     }
     await Promise.all(inFlight);
-  })();
+  })().finally(() => {
+    // Ended without stop() (the consumer was deleted, the connection closed): readiness says so.
+    ended = true;
+  });
   return {
     async stop() {
+      watch?.consumers.delete(watched);
       await messages.close();
       await done;
     },
+  };
+}
+
+type EventOutcome = 'ack' | 'retry' | 'failed' | 'dropped';
+
+function consumerMetrics(registry: Registry, durable: string) {
+  const handled = counter(
+    registry,
+    'mmp_events_handled_total',
+    'Events handled by a durable consumer: ack, retry (asked to), failed (handler threw; redelivered later), dropped (malformed).',
+    ['consumer', 'outcome'],
+  );
+  const redeliveries = counter(
+    registry,
+    'mmp_event_redeliveries_total',
+    'Events a durable consumer received more than once (a retry, a crash, an ack timeout).',
+    ['consumer'],
+  );
+  const seconds = histogram(
+    registry,
+    'mmp_event_handle_duration_seconds',
+    'Time a durable consumer spent on one event.',
+    ['consumer'],
+  );
+  return {
+    outcome: (outcome: EventOutcome) => handled.inc({ consumer: durable, outcome }),
+    redelivered: () => redeliveries.inc({ consumer: durable }),
+    started: () => seconds.startTimer({ consumer: durable }),
   };
 }
 
@@ -154,7 +222,9 @@ export async function consumeEvents(options: {
 function consumerFilter(nc: NatsConnection, subjects: string[], everything: string) {
   if (subjects.length === 1) return { filter_subject: subjects[0]! };
   const [major = 0, minor = 0] = (nc.info?.version ?? '0.0').split('.').map(Number);
-  return major > 2 || (major === 2 && minor >= 10) ? { filter_subjects: subjects } : { filter_subject: everything };
+  return major > 2 || (major === 2 && minor >= 10)
+    ? { filter_subjects: subjects }
+    : { filter_subject: everything };
 }
 
 /** NATS subject matching: `*` is one token, a trailing `>` one or more. */
@@ -168,13 +238,19 @@ function subjectMatches(pattern: string, subject: string): boolean {
   return want.length === got.length;
 }
 
-async function handleOne(msg: JsMsg, handle: (event: ReceivedEvent) => Promise<HandleResult>, log: Logger) {
+async function handleOne(
+  msg: JsMsg,
+  handle: (event: ReceivedEvent) => Promise<HandleResult>,
+  log: Logger,
+  dropped: () => void,
+) {
   let envelope: EventEnvelope;
   try {
     envelope = EventEnvelope.parse(msg.json());
   } catch (error) {
     // A malformed event can never succeed; keep it out of the way but say so loudly.
     log.error({ err: error, subject: msg.subject, seq: msg.seq }, 'dropping malformed event');
+    dropped();
     msg.term();
     return;
   }
@@ -189,7 +265,10 @@ async function handleOne(msg: JsMsg, handle: (event: ReceivedEvent) => Promise<H
     else msg.ack();
   } catch (error) {
     const delay = Math.min(60_000, 500 * 2 ** Math.min(event.redeliveries, 7));
-    log.warn({ err: error, eventId: event.id, type: event.type, retryInMs: delay }, 'event handler failed; will retry');
+    log.warn(
+      { err: error, eventId: event.id, type: event.type, retryInMs: delay },
+      'event handler failed; will retry',
+    );
     msg.nak(delay);
   }
 }

@@ -34,7 +34,7 @@ export const REDACTED_PATHS = [
 ];
 
 /** Any string that looks like one of our secrets, wherever it appears in a message. */
-const SECRET_PATTERN = /\b(svc_(?:test|live)_(?:sk|pk)_|whsec_|sk_)[A-Za-z0-9]{8,}/g;
+const SECRET_PATTERN = /\b(svc_(?:test|live)_(?:sk|pk)_|whsec_|ssec_|sk_)[A-Za-z0-9]{8,}/g;
 
 export function maskSecrets(text: string): string {
   return text.replace(SECRET_PATTERN, (_m, prefix: string) => `${prefix}[REDACTED]`);
@@ -59,7 +59,5 @@ export function createLogger(options: {
       },
     },
   };
-  return options.destination
-    ? pino(config, options.destination as pino.DestinationStream)
-    : pino(config);
+  return options.destination ? pino(config, options.destination as pino.DestinationStream) : pino(config);
 }

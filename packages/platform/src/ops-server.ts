@@ -1,12 +1,18 @@
 import Fastify, { type FastifyInstance } from 'fastify';
-import { Registry, collectDefaultMetrics } from 'prom-client';
+import type { Registry } from 'prom-client';
 
 export type ReadinessCheck = () => Promise<boolean>;
 
 /**
- * /healthz (the process runs), /readyz (its dependencies answer) and /metrics
- * (Prometheus text) on a port of their own, so Kubernetes probes never compete with
- * traffic and never need the gateway.
+ * /healthz, /readyz and /metrics (Prometheus text) on a port of their own, so Kubernetes
+ * probes never compete with traffic and never need the gateway.
+ *
+ * - /healthz (liveness) says only that the process answers; it stays 200 while NATS or the
+ *   store are away and while draining, so Kubernetes never restarts a pod for a dependency
+ *   outage or in the middle of a graceful stop.
+ * - /readyz (readiness) is 200 only when every check passes (NATS connected, store
+ *   reachable, consumers running, the service's own) and the service is not draining, so
+ *   traffic goes elsewhere meanwhile and comes back by itself.
  */
 export async function startOpsServer(options: {
   service: string;
@@ -14,16 +20,21 @@ export async function startOpsServer(options: {
   port: number;
   registry: Registry;
   checks: Record<string, ReadinessCheck>;
+  /** True once a stop began: not ready, whatever the checks say. */
+  draining?: () => boolean;
 }): Promise<{ app: FastifyInstance; port: number }> {
   const app = Fastify({ logger: false });
   app.get('/healthz', async () => ({ status: 'ok', service: options.service }));
   app.get('/readyz', async (_request, reply) => {
     const results = await Promise.all(
-      Object.entries(options.checks).map(async ([name, check]) => [name, await check().catch(() => false)] as const),
+      Object.entries(options.checks).map(
+        async ([name, check]) => [name, await check().catch(() => false)] as const,
+      ),
     );
-    const ready = results.every(([, ok]) => ok);
+    const draining = options.draining?.() ?? false;
+    const ready = !draining && results.every(([, ok]) => ok);
     return reply.code(ready ? 200 : 503).send({
-      status: ready ? 'ready' : 'not_ready',
+      status: draining ? 'draining' : ready ? 'ready' : 'not_ready',
       service: options.service,
       checks: Object.fromEntries(results.map(([name, ok]) => [name, ok ? 'ok' : 'failing'])),
     });
@@ -34,11 +45,4 @@ export async function startOpsServer(options: {
   await app.listen({ host: options.host, port: options.port });
   const address = app.server.address();
   return { app, port: typeof address === 'object' && address ? address.port : options.port };
-}
-
-export function createMetricsRegistry(service: string): Registry {
-  const registry = new Registry();
-  registry.setDefaultLabels({ service });
-  collectDefaultMetrics({ register: registry });
-  return registry;
 }

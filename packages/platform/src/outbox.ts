@@ -1,6 +1,8 @@
+import type { Registry } from 'prom-client';
 import type { Collection, Doc, Filter, Update } from './store/port.js';
 import type { EventPublisher, PendingEvent } from './events.js';
 import type { Logger } from './logger.js';
+import { countLoopRun, counter, gauge } from './metrics.js';
 
 /**
  * The outbox lives inside the aggregate's own document: a state change and its events are
@@ -12,7 +14,12 @@ export type OutboxFields = { _outbox?: PendingEvent[]; _outboxPending?: number }
 
 export type Outbox = {
   /** Inserts a new aggregate together with its events, then publishes them. */
-  insert<T extends Doc>(collection: Collection<T>, doc: T, events: PendingEvent[], requestId?: string): Promise<void>;
+  insert<T extends Doc>(
+    collection: Collection<T>,
+    doc: T,
+    events: PendingEvent[],
+    requestId?: string,
+  ): Promise<void>;
   /**
    * Compare-and-set: applies `update` to the document matching `filter` (which carries the
    * guard on the current state) and records `events` in the same write. Returns the updated
@@ -36,8 +43,18 @@ export function createOutbox(options: {
   log: Logger;
   /** Collections holding aggregates with outboxes; the relay scans these. */
   collections: Collection<Doc>[];
+  /** The service's registry: backlog, relay failures and relay passes are recorded there. */
+  metrics?: Registry;
 }): Outbox {
   const { publish, log } = options;
+  const relayFailures = options.metrics
+    ? counter(
+        options.metrics,
+        'mmp_outbox_relay_failures_total',
+        'Outbox relay passes that failed to publish (NATS away); their events wait for the next pass.',
+      )
+    : undefined;
+  if (options.metrics) watchBacklog(options.metrics, options.collections);
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> = Promise.resolve();
 
@@ -62,7 +79,7 @@ export function createOutbox(options: {
     );
   }
 
-  async function relayOnce(): Promise<number> {
+  async function relayPass(): Promise<number> {
     let count = 0;
     for (const collection of options.collections) {
       const pending = await collection.find({ _outboxPending: { $gt: 0 } }, { limit: 200 });
@@ -72,6 +89,15 @@ export function createOutbox(options: {
       }
     }
     return count;
+  }
+
+  async function relayOnce(): Promise<number> {
+    try {
+      return await countLoopRun(options.metrics, 'outbox_relay', relayPass);
+    } catch (error) {
+      relayFailures?.inc();
+      throw error;
+    }
   }
 
   return {
@@ -106,6 +132,28 @@ export function createOutbox(options: {
       await running;
     },
   };
+}
+
+// Scraped rather than updated by the relay, so the number is right between passes and on
+// a replica whose relay is not the one catching up.
+const backlogSources = new WeakMap<Registry, Collection<Doc>[]>();
+
+function watchBacklog(registry: Registry, collections: Collection<Doc>[]) {
+  const known = backlogSources.get(registry) ?? [];
+  backlogSources.set(registry, [...known, ...collections]);
+  gauge(
+    registry,
+    'mmp_outbox_unpublished_events',
+    'Events written with their state change but not yet published (read at scrape; counted over at most 1000 documents per collection).',
+    ['collection'],
+    async function collect() {
+      for (const collection of backlogSources.get(registry) ?? []) {
+        const pending = await collection.find({ _outboxPending: { $gt: 0 } }, { limit: 1000 });
+        const events = pending.reduce((sum, doc) => sum + ((doc as OutboxFields)._outboxPending ?? 0), 0);
+        this.set({ collection: collection.name }, events);
+      }
+    },
+  );
 }
 
 /** Indexes the relay relies on; call once per aggregate collection at start. */

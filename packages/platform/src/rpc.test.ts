@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { appError, isAppError } from '@mmp/protocol';
@@ -6,7 +7,17 @@ import { createLogger } from './logger.js';
 import { createServiceClient, serveOperations } from './rpc.js';
 
 const system = createTestSystem('rpc');
-const log = createLogger({ service: 'test', level: 'silent' });
+let logged = '';
+const log = createLogger({
+  service: 'test',
+  level: 'info',
+  destination: new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      logged += chunk.toString('utf8');
+      done();
+    },
+  }),
+});
 let nc: NatsConnection;
 let served: Awaited<ReturnType<typeof serveOperations>>;
 
@@ -19,7 +30,14 @@ beforeAll(async () => {
     version: '0.0.1',
     log,
     operations: {
-      echo: async (request, context) => ({ status: 200, body: { request, actor: context.actor, requestId: context.requestId } }),
+      echo: async (request, context) => ({
+        status: 200,
+        body: { request, actor: context.actor, requestId: context.requestId },
+      }),
+      note: async (_request, context) => {
+        context.log.info('noted');
+        return { status: 200, body: {} };
+      },
       refuse: async () => {
         throw appError('validation_error', 'Invalid body.', [{ field: 'amount', message: 'too small' }]);
       },
@@ -37,14 +55,28 @@ afterAll(async () => {
 });
 
 describe('request/reply between services', () => {
-  const client = () => createServiceClient({ nc, naming: system.naming, caller: 'gateway', defaultTimeoutMs: 1000 });
+  const client = () =>
+    createServiceClient({ nc, naming: system.naming, caller: 'gateway', defaultTimeoutMs: 1000 });
+
+  it('puts the caller’s request id on every log line the operation writes', async () => {
+    await client().call('payments', 'note', {}, { requestId: 'req_traced42' });
+    const line = logged.split('\n').find((l) => l.includes('"msg":"noted"'));
+    expect(JSON.parse(line!)).toMatchObject({
+      requestId: 'req_traced42',
+      operation: 'note',
+      service: 'test',
+    });
+  });
 
   it('carries the request, the actor and the request id', async () => {
     const reply = await client().call(
       'payments',
       'echo',
       { params: { token: 'pay_1' }, body: { amount: 100 } },
-      { requestId: 'req_abc', actor: { kind: 'merchant', projectId: 'p1', livemode: false, scopes: ['payments:read'], keyId: 'k1' } },
+      {
+        requestId: 'req_abc',
+        actor: { kind: 'merchant', projectId: 'p1', livemode: false, scopes: ['payments:read'], keyId: 'k1' },
+      },
     );
     expect(reply.status).toBe(200);
     expect(reply.body).toMatchObject({
@@ -55,25 +87,40 @@ describe('request/reply between services', () => {
   });
 
   it('turns a typed failure into the same AppError on the caller side', async () => {
-    const error = await client().call('payments', 'refuse', {}).catch((caught) => caught);
+    const error = await client()
+      .call('payments', 'refuse', {})
+      .catch((caught) => caught);
     expect(isAppError(error)).toBe(true);
-    expect(error).toMatchObject({ code: 'validation_error', status: 422, fields: [{ field: 'amount', message: 'too small' }] });
+    expect(error).toMatchObject({
+      code: 'validation_error',
+      status: 422,
+      fields: [{ field: 'amount', message: 'too small' }],
+    });
   });
 
   it('hides an unexpected failure behind internal_error', async () => {
-    const error = await client().call('payments', 'crash', {}).catch((caught) => caught);
+    const error = await client()
+      .call('payments', 'crash', {})
+      .catch((caught) => caught);
     expect(error).toMatchObject({ code: 'internal_error', status: 500 });
     expect(String(error.message)).not.toContain('hunter2');
   });
 
   it('answers service_unavailable when nobody serves the operation', async () => {
-    const error = await client().call('customers', 'list', {}).catch((caught) => caught);
+    const error = await client()
+      .call('customers', 'list', {})
+      .catch((caught) => caught);
     expect(error).toMatchObject({ code: 'service_unavailable', status: 503 });
   });
 
   it('keeps systems with different prefixes apart', async () => {
     const other = createTestSystem('rpcother');
-    const error = await createServiceClient({ nc, naming: other.naming, caller: 'gateway', defaultTimeoutMs: 500 })
+    const error = await createServiceClient({
+      nc,
+      naming: other.naming,
+      caller: 'gateway',
+      defaultTimeoutMs: 500,
+    })
       .call('payments', 'echo', {})
       .catch((caught) => caught);
     expect(error).toMatchObject({ code: 'service_unavailable' });

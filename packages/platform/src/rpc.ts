@@ -12,7 +12,9 @@ import {
   serviceSubject,
   type ServiceName,
 } from '@mmp/protocol';
+import type { Registry } from 'prom-client';
 import type { Logger } from './logger.js';
+import { counter, histogram, statusClass } from './metrics.js';
 import type { Naming } from './nats.js';
 
 export type RequestContext = {
@@ -26,6 +28,11 @@ export type Operation = (request: ServiceRequest, context: RequestContext) => Pr
 
 const encoder = new TextEncoder();
 
+/** Served operations; `stop()` stops taking requests and waits for those being answered. */
+export type ServedOperations = { stop(): Promise<void> };
+
+type Outcome = (status: number) => void;
+
 /**
  * Serves `svc.<service>.<operation>` through the NATS Services API, in a queue group so
  * replicas share the load. Failures travel as service errors whose code is the HTTP
@@ -38,38 +45,82 @@ export async function serveOperations(options: {
   version: string;
   log: Logger;
   operations: Record<string, Operation>;
-}) {
+  /** Records `mmp_operations_total{operation, status_class}` and their latency. */
+  metrics?: Registry;
+}): Promise<ServedOperations> {
   const { nc, naming, service, log } = options;
   const svc = await new Svcm(nc).add({
     name: naming.prefix ? `${naming.prefix}_${service}` : service,
     version: options.version,
     queue: naming.consumer(service),
   });
+  const answering = new Set<Promise<void>>();
   for (const [operation, run] of Object.entries(options.operations)) {
+    const observe = options.metrics ? operationMetrics(options.metrics, operation) : undefined;
     svc.addEndpoint(operation.replace(/[^A-Za-z0-9_-]/g, '_'), {
       subject: naming.subject(serviceSubject(service, operation)),
-      handler: (_err, msg) => void answer(msg, run, log, operation),
+      handler: (_err, msg) => {
+        const answered: Promise<void> = answer(msg, run, log, operation, observe?.()).finally(() =>
+          answering.delete(answered),
+        );
+        answering.add(answered);
+      },
     });
   }
-  return svc;
+  // Subscriptions are sent lazily; a round trip makes the server know them before we call
+  // ourselves ready, so a request right after start (or restart) never meets "no responders".
+  await nc.flush();
+  return {
+    async stop() {
+      await svc.stop().catch(() => undefined);
+      // A request taken before the stop gets its answer before the connection drains.
+      await Promise.all(answering);
+    },
+  };
 }
 
-async function answer(msg: ServiceMsg, run: Operation, baseLog: Logger, operation: string) {
+function operationMetrics(registry: Registry, operation: string): () => Outcome {
+  const total = counter(
+    registry,
+    'mmp_operations_total',
+    'NATS operations answered by this service, by status class (5xx are failures).',
+    ['operation', 'status_class'],
+  );
+  const seconds = histogram(
+    registry,
+    'mmp_operation_duration_seconds',
+    'Time this service took to answer a NATS operation.',
+    ['operation'],
+  );
+  return () => {
+    const stopTimer = seconds.startTimer({ operation });
+    return (status) => {
+      stopTimer();
+      total.inc({ operation, status_class: statusClass(status) });
+    };
+  };
+}
+
+async function answer(msg: ServiceMsg, run: Operation, baseLog: Logger, operation: string, done?: Outcome) {
   const requestId = msg.headers?.get(HEADER.requestId) || newRequestId();
   const log = baseLog.child({ requestId, operation });
   try {
     const actor = Actor.parse(JSON.parse(msg.headers?.get(HEADER.actor) || '{"kind":"public"}'));
     const request = ServiceRequest.parse(msg.data.length ? msg.json() : {});
     const reply = await run(request, { requestId, actor, log });
+    done?.(reply.status);
     msg.respond(encoder.encode(JSON.stringify(reply)));
   } catch (error) {
     const known = isAppError(error) ? error : undefined;
     if (!known) log.error({ err: error }, 'operation failed');
     const failure = known ?? appError('internal_error', 'An internal error occurred.');
+    done?.(failure.status);
     msg.respondError(
       failure.status,
       failure.code,
-      encoder.encode(JSON.stringify({ code: failure.code, message: failure.message, fields: failure.fields })),
+      encoder.encode(
+        JSON.stringify({ code: failure.code, message: failure.message, fields: failure.fields }),
+      ),
     );
   }
 }
@@ -82,7 +133,12 @@ export type CallOptions = {
 
 export type ServiceClient = {
   /** Calls an operation; throws AppError, service_unavailable when no one answers in time. */
-  call(service: ServiceName, operation: string, request: Partial<ServiceRequest>, options?: CallOptions): Promise<ServiceReply>;
+  call(
+    service: ServiceName,
+    operation: string,
+    request: Partial<ServiceRequest>,
+    options?: CallOptions,
+  ): Promise<ServiceReply>;
   /** Calls an internal operation and returns its reply body, typed by the caller. */
   command<T>(service: ServiceName, operation: string, body: unknown, options?: CallOptions): Promise<T>;
 };
@@ -92,9 +148,46 @@ export function createServiceClient(options: {
   naming: Naming;
   caller: string;
   defaultTimeoutMs: number;
+  /** Records `mmp_calls_total{target, operation, outcome}` and their latency. */
+  metrics?: Registry;
 }): ServiceClient {
   const { nc, naming } = options;
+  const calls = options.metrics
+    ? {
+        total: counter(
+          options.metrics,
+          'mmp_calls_total',
+          'NATS operations this service called, by outcome: ok, error (a typed error answer), unavailable (no answer in time).',
+          ['target', 'operation', 'outcome'],
+        ),
+        seconds: histogram(
+          options.metrics,
+          'mmp_call_duration_seconds',
+          'Time a NATS operation this service called took to answer.',
+          ['target', 'operation'],
+        ),
+      }
+    : undefined;
   async function call(
+    service: ServiceName,
+    operation: string,
+    request: Partial<ServiceRequest>,
+    callOptions: CallOptions = {},
+  ): Promise<ServiceReply> {
+    if (!calls) return callOnce(service, operation, request, callOptions);
+    const stopTimer = calls.seconds.startTimer({ target: service, operation });
+    let outcome = 'ok';
+    try {
+      return await callOnce(service, operation, request, callOptions);
+    } catch (error) {
+      outcome = isAppError(error) && error.code === 'service_unavailable' ? 'unavailable' : 'error';
+      throw error;
+    } finally {
+      stopTimer();
+      calls.total.inc({ target: service, operation, outcome });
+    }
+  }
+  async function callOnce(
     service: ServiceName,
     operation: string,
     request: Partial<ServiceRequest>,

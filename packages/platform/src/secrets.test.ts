@@ -43,10 +43,15 @@ describe('logger redaction', () => {
       },
     });
     const log = createLogger({ service: 'test', level: 'info', destination: sink });
-    log.info({ headers: { authorization: 'Bearer svc_live_sk_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' } }, 'request');
+    log.info(
+      { headers: { authorization: 'Bearer svc_live_sk_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' } },
+      'request',
+    );
     log.info({ provider: { secret: 'whsec_BBBBBBBBBBBBBBBBBBBB' } }, 'rail');
-    log.info('presented sk_CCCCCCCCCCCCCCCCCCCCCCCC and svc_test_pk_DDDDDDDDDDDDDDDDDDDD');
-    expect(output).not.toMatch(/AAAAAAAA|BBBBBBBB|CCCCCCCC|DDDDDDDD/);
+    log.info(
+      'presented sk_CCCCCCCCCCCCCCCCCCCCCCCC and svc_test_pk_DDDDDDDDDDDDDDDDDDDD, signed ssec_EEEEEEEEEEEEEEEEEEEE',
+    );
+    expect(output).not.toMatch(/AAAAAAAA|BBBBBBBB|CCCCCCCC|DDDDDDDD|EEEEEEEE/);
     expect(output).toContain('[REDACTED]');
   });
 });

@@ -1,17 +1,15 @@
 import type { z } from 'zod';
 import type { Registry } from 'prom-client';
-import type { Svcm } from '@nats-io/services';
 import type { ServiceName } from '@mmp/protocol';
 import { loadEnvOrExit, parseEnv, type BaseEnv } from './config.js';
 import { createLogger, type Logger } from './logger.js';
-import { connectNats, createNaming, type Naming, type NatsConnection } from './nats.js';
+import { connectNats, createNaming, watchConnection, type Naming, type NatsConnection } from './nats.js';
 import { createServiceClient, serveOperations, type Operation, type ServiceClient } from './rpc.js';
 import { createEventPublisher, provisionEventsStream, type EventPublisher } from './events.js';
-import { createMetricsRegistry, startOpsServer } from './ops-server.js';
+import { createMetricsRegistry } from './metrics.js';
+import { startOpsServer } from './ops-server.js';
 import { openStore } from './store/open.js';
 import type { Store } from './store/port.js';
-
-type ServiceHandle = Awaited<ReturnType<Svcm['add']>>;
 
 /** Everything a service's wiring receives; it builds its store, domain and handlers from this. */
 export type ServiceContext<E extends BaseEnv> = {
@@ -44,8 +42,27 @@ export type ServiceDefinition<S extends z.ZodType<BaseEnv>> = {
 export type RunningService<E extends BaseEnv = BaseEnv> = {
   context: ServiceContext<E>;
   opsPort: number;
+  /**
+   * The graceful stop of SIGTERM: /readyz answers 503 at once while the service keeps
+   * serving for SHUTDOWN_DELAY_MS (skipped with `delay: false`), then `stop()` gets
+   * SHUTDOWN_TIMEOUT_MS. True when everything finished in time.
+   */
+  shutdown(options?: { delay?: boolean }): Promise<boolean>;
+  /** Stops taking work, lets in-flight requests and event handlers finish, then closes. */
   stop(): Promise<void>;
 };
+
+export type StartServiceOptions = {
+  logDestination?: NodeJS.WritableStream;
+  /**
+   * A store opened by the caller, shared and left open by `stop()`: tests run two replicas
+   * of one service on one database in-process this way (the embedded store is one process
+   * per folder, as a MongoDB database is shared by every replica).
+   */
+  store?: Store;
+};
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * Boots a service: config, logger, NATS, the EVENTS stream, its store, its operations
@@ -54,15 +71,22 @@ export type RunningService<E extends BaseEnv = BaseEnv> = {
 export async function startService<S extends z.ZodType<BaseEnv>>(
   definition: ServiceDefinition<S>,
   rawEnv: Record<string, string | undefined>,
-  options: { logDestination?: NodeJS.WritableStream } = {},
+  options: StartServiceOptions = {},
 ): Promise<RunningService<z.infer<S>>> {
   const env = parseEnv(definition.env, rawEnv) as z.infer<S>;
-  const log = createLogger({ service: definition.name, level: env.LOG_LEVEL, destination: options.logDestination });
+  const log = createLogger({
+    service: definition.name,
+    level: env.LOG_LEVEL,
+    destination: options.logDestination,
+  });
   const naming = createNaming(env.NATS_PREFIX);
   const nc = await connectNats({ url: env.NATS_URL, name: definition.name, log });
-  const store = await openStore({ mongoUrl: env.MONGO_URL, dataDir: env.DATA_DIR, service: definition.name });
+  const store =
+    options.store ??
+    (await openStore({ mongoUrl: env.MONGO_URL, dataDir: env.DATA_DIR, service: definition.name }));
   await provisionEventsStream(nc, naming);
   const metrics = createMetricsRegistry(definition.name);
+  const connection = watchConnection(nc, metrics);
   const context: ServiceContext<z.infer<S>> = {
     name: definition.name,
     env,
@@ -71,44 +95,81 @@ export async function startService<S extends z.ZodType<BaseEnv>>(
     naming,
     store,
     publish: createEventPublisher(nc, naming),
-    services: createServiceClient({ nc, naming, caller: definition.name, defaultTimeoutMs: env.REQUEST_TIMEOUT_MS }),
+    services: createServiceClient({
+      nc,
+      naming,
+      caller: definition.name,
+      defaultTimeoutMs: env.REQUEST_TIMEOUT_MS,
+      metrics,
+    }),
     metrics,
   };
   const parts = await definition.start(context);
-  const handle: ServiceHandle = await serveOperations({
+  const served = await serveOperations({
     nc,
     naming,
     service: definition.name,
     version: definition.version ?? '0.1.0',
     log,
+    metrics,
     operations: {
-      ping: async () => ({ status: 200, body: { service: definition.name, status: 'ok', store: store.kind } }),
+      ping: async () => ({
+        status: 200,
+        body: { service: definition.name, status: 'ok', store: store.kind },
+      }),
       ...parts.operations,
     },
   });
+  let draining = false;
   const ops = await startOpsServer({
     service: definition.name,
     host: env.OPS_HOST,
     port: env.OPS_PORT,
     registry: metrics,
-    checks: { nats: async () => !nc.isClosed(), store: () => store.ping(), ...parts.readiness },
+    checks: {
+      nats: async () => connection.connected(),
+      store: () => store.ping(),
+      consumers: async () => [...connection.consumers].every((consumer) => consumer.running()),
+      ...parts.readiness,
+    },
+    draining: () => draining,
   });
   log.info({ opsPort: ops.port, store: store.kind, prefix: naming.prefix || undefined }, 'service started');
 
   let stopping: Promise<void> | undefined;
+  function stop() {
+    draining = true;
+    stopping ??= (async () => {
+      // Intake first (requests answered meanwhile still get their answer), then background
+      // work, then the connection, which stays up until the in-flight work is done.
+      await served.stop();
+      await parts.stop?.();
+      await nc.drain().catch(() => undefined);
+      if (!options.store) await store.close();
+      await ops.app.close();
+      log.info('service stopped');
+    })();
+    return stopping;
+  }
   return {
     context,
     opsPort: ops.port,
-    stop() {
-      stopping ??= (async () => {
-        await handle.stop().catch(() => undefined);
-        await parts.stop?.();
-        await nc.drain().catch(() => undefined);
-        await store.close();
-        await ops.app.close();
-        log.info('service stopped');
-      })();
-      return stopping;
+    stop,
+    async shutdown({ delay = true } = {}) {
+      draining = true;
+      if (delay && env.SHUTDOWN_DELAY_MS > 0) {
+        log.info({ delayMs: env.SHUTDOWN_DELAY_MS }, 'not ready; serving until the ingress lets go');
+        await sleep(env.SHUTDOWN_DELAY_MS);
+      }
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<false>((resolve) => {
+        timer = setTimeout(() => resolve(false), env.SHUTDOWN_TIMEOUT_MS);
+      });
+      try {
+        return await Promise.race([stop().then(() => true as const), timedOut]);
+      } finally {
+        clearTimeout(timer);
+      }
     },
   };
 }
@@ -119,12 +180,21 @@ export function runService<S extends z.ZodType<BaseEnv>>(definition: ServiceDefi
   loadEnvOrExit(definition.env);
   startService(definition, process.env).then(
     (running) => {
+      const { log, env } = running.context;
       const shutdown = (signal: string) => {
-        running.context.log.info({ signal }, 'shutting down');
-        running.stop().then(
-          () => process.exit(0),
+        log.info({ signal }, 'shutting down');
+        // SIGINT comes from a terminal, where no ingress needs time to let go.
+        running.shutdown({ delay: signal === 'SIGTERM' }).then(
+          (clean) => {
+            if (!clean)
+              log.error(
+                { timeoutMs: env.SHUTDOWN_TIMEOUT_MS },
+                'shutdown timed out; unfinished work is redelivered or relayed later',
+              );
+            process.exit(clean ? 0 : 1);
+          },
           (error) => {
-            running.context.log.error({ err: error }, 'unclean shutdown');
+            log.error({ err: error }, 'unclean shutdown');
             process.exit(1);
           },
         );
@@ -133,7 +203,9 @@ export function runService<S extends z.ZodType<BaseEnv>>(definition: ServiceDefi
       process.once('SIGINT', () => shutdown('SIGINT'));
     },
     (error) => {
-      console.error(`${definition.name} failed to start: ${error instanceof Error ? error.message : String(error)}`);
+      console.error(
+        `${definition.name} failed to start: ${error instanceof Error ? error.message : String(error)}`,
+      );
       process.exit(1);
     },
   );

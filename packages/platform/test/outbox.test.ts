@@ -7,7 +7,12 @@ import { EVENTS_STREAM } from '@mmp/protocol';
 import { createTestSystem, TEST_NATS_URL, eventually } from '../src/testing/index.js';
 import { openEmbeddedStore } from '../src/store/embedded.js';
 import { createOutbox } from '../src/outbox.js';
-import { consumeEvents, createEventPublisher, provisionEventsStream, type ReceivedEvent } from '../src/events.js';
+import {
+  consumeEvents,
+  createEventPublisher,
+  provisionEventsStream,
+  type ReceivedEvent,
+} from '../src/events.js';
 import { createLogger } from '../src/logger.js';
 
 const system = createTestSystem('outbox');
@@ -31,14 +36,20 @@ async function messagesInStream(): Promise<number> {
 
 function runUntilWritten(dataDir: string, eventId: string): Promise<void> {
   const fixture = fileURLToPath(new URL('./outbox-crash.fixture.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', fixture, dataDir, eventId], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--conditions=source', '--import', 'tsx', fixture, dataDir, eventId],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   return new Promise((resolve, reject) => {
     child.stdout.on('data', (chunk: Buffer) => {
       if (chunk.toString().includes('written')) child.kill('SIGKILL');
     });
-    child.on('exit', (_code, signal) => (signal === 'SIGKILL' ? resolve() : reject(new Error('fixture ended on its own'))));
+    child.on('exit', (_code, signal) =>
+      signal === 'SIGKILL' ? resolve() : reject(new Error('fixture ended on its own')),
+    );
   });
 }
 
@@ -52,8 +63,15 @@ describe('outbox', () => {
     // The restarted service's relay finds the unpublished event in the document.
     const store = await openEmbeddedStore({ dir: dataDir });
     const payments = store.collection('payments');
-    expect(await payments.findOne({ _id: 'pay_crash' })).toMatchObject({ status: 'PENDING', _outboxPending: 1 });
-    const outbox = createOutbox({ publish: createEventPublisher(nc, system.naming), log, collections: [payments] });
+    expect(await payments.findOne({ _id: 'pay_crash' })).toMatchObject({
+      status: 'PENDING',
+      _outboxPending: 1,
+    });
+    const outbox = createOutbox({
+      publish: createEventPublisher(nc, system.naming),
+      log,
+      collections: [payments],
+    });
     expect(await outbox.relayOnce()).toBe(1);
     expect(await outbox.relayOnce()).toBe(0);
     expect(await messagesInStream()).toBe(1);
@@ -75,7 +93,12 @@ describe('outbox', () => {
       },
     });
     await crashing.insert(payments, { _id: 'pay_twice', status: 'PENDING' }, [
-      { id: 'evt_publishedthenkilled1', type: 'payment.created', occurredAt: new Date().toISOString(), data: {} },
+      {
+        id: 'evt_publishedthenkilled1',
+        type: 'payment.created',
+        occurredAt: new Date().toISOString(),
+        data: {},
+      },
     ]);
     const restarted = createOutbox({ publish, log, collections: [payments] });
     await restarted.relayOnce();
@@ -86,12 +109,31 @@ describe('outbox', () => {
   it('writes nothing and publishes nothing when the compare-and-set guard fails', async () => {
     const store = await openEmbeddedStore({ dir: `${system.dataDir}/guard` });
     const payments = store.collection<{ _id: string; status: string }>('payments');
-    const outbox = createOutbox({ publish: createEventPublisher(nc, system.naming), log, collections: [payments] });
+    const outbox = createOutbox({
+      publish: createEventPublisher(nc, system.naming),
+      log,
+      collections: [payments],
+    });
     await outbox.insert(payments, { _id: 'pay_guard', status: 'PENDING' }, []);
-    const event = (id: string) => ({ id, type: 'payment.completed', occurredAt: new Date().toISOString(), data: {} });
+    const event = (id: string) => ({
+      id,
+      type: 'payment.completed',
+      occurredAt: new Date().toISOString(),
+      data: {},
+    });
     const before = await messagesInStream();
-    const first = await outbox.update(payments, { _id: 'pay_guard', status: 'PENDING' }, { $set: { status: 'COMPLETED' } }, [event('evt_guardwins00001')]);
-    const second = await outbox.update(payments, { _id: 'pay_guard', status: 'PENDING' }, { $set: { status: 'FAILED' } }, [event('evt_guardloses0001')]);
+    const first = await outbox.update(
+      payments,
+      { _id: 'pay_guard', status: 'PENDING' },
+      { $set: { status: 'COMPLETED' } },
+      [event('evt_guardwins00001')],
+    );
+    const second = await outbox.update(
+      payments,
+      { _id: 'pay_guard', status: 'PENDING' },
+      { $set: { status: 'FAILED' } },
+      [event('evt_guardloses0001')],
+    );
     expect(first).toMatchObject({ status: 'COMPLETED' });
     expect(second).toBeNull();
     expect(await messagesInStream()).toBe(before + 1);
@@ -118,9 +160,22 @@ describe('event consumers', () => {
         seen.push(event);
       },
     });
-    await publish({ id: 'evt_order00000001', type: 'order.created', occurredAt: new Date().toISOString(), data: { n: 1 } }, 'req_1');
+    await publish(
+      {
+        id: 'evt_order00000001',
+        type: 'order.created',
+        occurredAt: new Date().toISOString(),
+        data: { n: 1 },
+      },
+      'req_1',
+    );
     await eventually(async () => seen.length === 1);
-    expect(seen[0]).toMatchObject({ id: 'evt_order00000001', requestId: 'req_1', redeliveries: 1, data: { n: 1 } });
+    expect(seen[0]).toMatchObject({
+      id: 'evt_order00000001',
+      requestId: 'req_1',
+      redeliveries: 1,
+      data: { n: 1 },
+    });
     await consumer.stop();
   });
 });

@@ -121,6 +121,15 @@ describe('public error bodies', () => {
       requestId: 'req_1',
     });
     expect(SimpleErrorBody.parse(body)).toEqual(body);
+    for (const broken of [
+      { ...body, extra: 1 },
+      { ...body, code: 'no_such_code' },
+      { ...body, statusCode: '400' },
+      { statusCode: 400, message: 'm', error: 'Bad Request' },
+      { ...body, errors: [{ field: 'amount' }] },
+    ]) {
+      expect(SimpleErrorBody.safeParse(broken).success, JSON.stringify(broken)).toBe(false);
+    }
   });
 
   it('simple form with field errors on 422', () => {

@@ -19,4 +19,5 @@ export * from './merchant/webhook-endpoint.js';
 export * from './provider/protocol-v1.js';
 export * from './provider/settlement.js';
 export * from './provider/pull.js';
+export * from './provider/endpoint.js';
 export * from './bus/index.js';

@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import type { ContractContext } from './contract.js';
 import { DuplicateKeyError, type Doc } from './port.js';
 
-type Account = Doc & { email?: string; project?: string; externalId?: string; phone?: string; expiresAt?: Date };
+type Account = Doc & {
+  email?: string;
+  project?: string;
+  externalId?: string;
+  phone?: string;
+  expiresAt?: Date;
+};
 
 export function describeIndexContract(context: ContractContext): void {
   describe('indexes', () => {
@@ -13,8 +19,12 @@ export function describeIndexContract(context: ContractContext): void {
       await accounts.insertOne({ _id: '1', email: 'a@x' });
       await accounts.insertOne({ _id: '2', email: 'b@x' });
       await expect(accounts.insertOne({ _id: '3', email: 'a@x' })).rejects.toBeInstanceOf(DuplicateKeyError);
-      await expect(accounts.findOneAndUpdate({ _id: '2' }, { $set: { email: 'a@x' } })).rejects.toBeInstanceOf(DuplicateKeyError);
-      await expect(accounts.updateMany({ _id: '2' }, { $set: { email: 'a@x' } })).rejects.toBeInstanceOf(DuplicateKeyError);
+      await expect(
+        accounts.findOneAndUpdate({ _id: '2' }, { $set: { email: 'a@x' } }),
+      ).rejects.toBeInstanceOf(DuplicateKeyError);
+      await expect(accounts.updateMany({ _id: '2' }, { $set: { email: 'a@x' } })).rejects.toBeInstanceOf(
+        DuplicateKeyError,
+      );
       expect(await accounts.findOne({ _id: '2' })).toMatchObject({ email: 'b@x' });
       expect(await accounts.count({})).toBe(2);
     });
@@ -25,7 +35,9 @@ export function describeIndexContract(context: ContractContext): void {
       await customers.insertOne({ _id: '1', project: 'p1', externalId: 'c1' });
       await customers.insertOne({ _id: '2', project: 'p2', externalId: 'c1' });
       await customers.insertOne({ _id: '3', project: 'p1', externalId: 'c2' });
-      await expect(customers.insertOne({ _id: '4', project: 'p1', externalId: 'c1' })).rejects.toBeInstanceOf(DuplicateKeyError);
+      await expect(customers.insertOne({ _id: '4', project: 'p1', externalId: 'c1' })).rejects.toBeInstanceOf(
+        DuplicateKeyError,
+      );
     });
 
     it('lets a sparse unique index skip documents without the field', async () => {
@@ -37,11 +49,34 @@ export function describeIndexContract(context: ContractContext): void {
       expect(await accounts.count({})).toBe(4);
     });
 
+    it('reads only the documents an index yields, and every document when none serves', async () => {
+      const payments = context.fresh<Account & { status?: string; dueAt?: string }>();
+      await payments.ensureIndex({ fields: { dueAt: 1 } });
+      for (let i = 0; i < 20; i += 1) {
+        const due = i < 3 ? { dueAt: `2020-01-0${i + 1}T00:00:00.000Z` } : {};
+        await payments.insertOne({ _id: `p${i}`, status: i < 3 ? 'open' : 'settled', ...due });
+      }
+      expect(await payments.docsExamined({ dueAt: { $lte: '2020-01-02T00:00:00.000Z' } })).toBe(2);
+      expect(await payments.docsExamined({ status: 'open' })).toBe(20);
+    });
+
+    it('finds Date values by range through a sparse index', async () => {
+      const sessions = context.fresh<Account>();
+      await sessions.ensureIndex({ fields: { recoverAt: 1 }, sparse: true });
+      await sessions.insertOne({ _id: 'due', recoverAt: new Date('2020-01-01T00:00:00Z') });
+      await sessions.insertOne({ _id: 'later', recoverAt: new Date('2999-01-01T00:00:00Z') });
+      await sessions.insertOne({ _id: 'none' });
+      const due = await sessions.find({ recoverAt: { $lte: new Date() } });
+      expect(due.map((d) => d._id)).toEqual(['due']);
+    });
+
     it('refuses to create a unique index over duplicates', async () => {
       const accounts = context.fresh<Account>();
       await accounts.insertOne({ _id: '1', email: 'a@x' });
       await accounts.insertOne({ _id: '2', email: 'a@x' });
-      await expect(accounts.ensureIndex({ fields: { email: 1 }, unique: true })).rejects.toBeInstanceOf(DuplicateKeyError);
+      await expect(accounts.ensureIndex({ fields: { email: 1 }, unique: true })).rejects.toBeInstanceOf(
+        DuplicateKeyError,
+      );
     });
 
     it('accepts a TTL index and keeps documents that have not expired', async () => {
@@ -50,7 +85,9 @@ export function describeIndexContract(context: ContractContext): void {
       await sessions.ensureIndex({ fields: { expiresAt: 1 }, expireAfterSeconds: 0 });
       await sessions.insertOne({ _id: 's1', expiresAt: new Date(Date.now() + 3_600_000) });
       expect(await sessions.findOne({ _id: 's1' })).not.toBeNull();
-      await expect(sessions.ensureIndex({ fields: { expiresAt: 1, email: 1 }, expireAfterSeconds: 1 })).rejects.toThrow(TypeError);
+      await expect(
+        sessions.ensureIndex({ fields: { expiresAt: 1, email: 1 }, expireAfterSeconds: 1 }),
+      ).rejects.toThrow(TypeError);
     });
   });
 
@@ -69,7 +106,9 @@ export function describeIndexContract(context: ContractContext): void {
 
       const store = await context.reopen();
       const after = store.collection<Account>(before.name);
-      expect(await after.find({})).toEqual([{ _id: '1', email: 'a@x', project: 'p1', expiresAt: new Date(Date.UTC(2030, 0, 1)) }]);
+      expect(await after.find({})).toEqual([
+        { _id: '1', email: 'a@x', project: 'p1', expiresAt: new Date(Date.UTC(2030, 0, 1)) },
+      ]);
       await expect(after.insertOne({ _id: '3', email: 'a@x' })).rejects.toBeInstanceOf(DuplicateKeyError);
       expect(await store.ping()).toBe(true);
     });

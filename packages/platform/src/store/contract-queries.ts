@@ -14,8 +14,24 @@ type Item = Doc & {
 const day = (d: number) => new Date(Date.UTC(2024, 0, d));
 
 const items: Item[] = [
-  { _id: 'a', n: 1, name: 'Alpha a.b( one', tags: ['x', 'y'], meta: { kind: 'k1', level: 1 }, lines: [{ sku: 's1' }], at: day(1) },
-  { _id: 'b', n: 2, name: 'beta axb( two', tags: ['y'], meta: { kind: 'k2' }, lines: [{ sku: 's2' }, { sku: 's3' }], at: day(2) },
+  {
+    _id: 'a',
+    n: 1,
+    name: 'Alpha a.b( one',
+    tags: ['x', 'y'],
+    meta: { kind: 'k1', level: 1 },
+    lines: [{ sku: 's1' }],
+    at: day(1),
+  },
+  {
+    _id: 'b',
+    n: 2,
+    name: 'beta axb( two',
+    tags: ['y'],
+    meta: { kind: 'k2' },
+    lines: [{ sku: 's2' }, { sku: 's3' }],
+    at: day(2),
+  },
   { _id: 'c', n: 3, name: 'GAMMA A.B( three', tags: [], meta: { kind: 'k1', level: 3 }, at: day(3) },
   { _id: 'd', n: null, name: 'delta' },
   { _id: 'e' },
@@ -62,7 +78,13 @@ export function describeQueryContract(context: ContractContext): void {
   describe('find options', () => {
     it('sorts on several keys, then skips and limits', async () => {
       const collection = context.fresh<Doc & { createdAt: Date }>();
-      for (const [id, d] of [['p', 1], ['q', 2], ['r', 2], ['s', 3], ['t', 2]] as const) {
+      for (const [id, d] of [
+        ['p', 1],
+        ['q', 2],
+        ['r', 2],
+        ['s', 3],
+        ['t', 2],
+      ] as const) {
         await collection.insertOne({ _id: id, createdAt: day(d) });
       }
       const page = async (skip: number, limit: number) =>
@@ -70,7 +92,9 @@ export function describeQueryContract(context: ContractContext): void {
       expect(await page(0, 10)).toEqual(['s', 't', 'r', 'q', 'p']);
       expect(await page(1, 2)).toEqual(['t', 'r']);
       expect(await page(4, 2)).toEqual(['p']);
-      expect((await collection.find({ createdAt: day(2) }, { sort: { _id: 1 }, limit: 2 })).map((d) => d._id)).toEqual(['q', 'r']);
+      expect(
+        (await collection.find({ createdAt: day(2) }, { sort: { _id: 1 }, limit: 2 })).map((d) => d._id),
+      ).toEqual(['q', 'r']);
     });
   });
 
@@ -123,8 +147,12 @@ export function describeQueryContract(context: ContractContext): void {
     it('combines with $or and $and', async () => {
       expect(await ids({ $or: [{ n: 1 }, { 'meta.kind': 'k2' }] })).toEqual(['a', 'b']);
       expect(await ids({ 'meta.kind': 'k1', $or: [{ n: 1 }, { n: 2 }] })).toEqual(['a']);
-      expect(await ids({ $and: [{ n: { $gte: 1 } }, { n: { $lte: 2 } }], $or: [{ tags: 'x' }, { tags: 'y' }] })).toEqual(['a', 'b']);
-      expect(await ids({ $or: [{ name: { $contains: 'alpha' } }, { name: { $contains: 'delta' } }], n: null })).toEqual(['d']);
+      expect(
+        await ids({ $and: [{ n: { $gte: 1 } }, { n: { $lte: 2 } }], $or: [{ tags: 'x' }, { tags: 'y' }] }),
+      ).toEqual(['a', 'b']);
+      expect(
+        await ids({ $or: [{ name: { $contains: 'alpha' } }, { name: { $contains: 'delta' } }], n: null }),
+      ).toEqual(['d']);
     });
 
     it('refuses what the port does not promise', async () => {

@@ -22,9 +22,15 @@ export function describeUpdateContract(context: ContractContext): void {
   describe('findOneAndUpdate', () => {
     it('is a compare-and-set: the first guarded transition wins, the second finds nothing', async () => {
       const payments = await withPayment();
-      const first = await payments.findOneAndUpdate({ _id: 'p1', status: 'pending' }, { $set: { status: 'succeeded' } });
+      const first = await payments.findOneAndUpdate(
+        { _id: 'p1', status: 'pending' },
+        { $set: { status: 'succeeded' } },
+      );
       expect(first).toEqual({ _id: 'p1', status: 'succeeded', amount: 100 });
-      const second = await payments.findOneAndUpdate({ _id: 'p1', status: 'pending' }, { $set: { status: 'failed' } });
+      const second = await payments.findOneAndUpdate(
+        { _id: 'p1', status: 'pending' },
+        { $set: { status: 'failed' } },
+      );
       expect(second).toBeNull();
       expect(await payments.findOne({ _id: 'p1' })).toMatchObject({ status: 'succeeded' });
     });
@@ -33,7 +39,10 @@ export function describeUpdateContract(context: ContractContext): void {
       const payments = await withPayment({ attempts: 0 });
       const results = await Promise.all(
         Array.from({ length: 50 }, (_, i) =>
-          payments.findOneAndUpdate({ _id: 'p1', status: 'pending' }, { $set: { status: `done-${i}` }, $inc: { attempts: 1 } }),
+          payments.findOneAndUpdate(
+            { _id: 'p1', status: 'pending' },
+            { $set: { status: `done-${i}` }, $inc: { attempts: 1 } },
+          ),
         ),
       );
       const winners = results.filter((doc) => doc !== null);
@@ -43,17 +52,44 @@ export function describeUpdateContract(context: ContractContext): void {
     });
 
     it('applies $set on dotted fields, $inc, $unset, $push $each and $pull', async () => {
-      const payments = await withPayment({ note: 'x', events: ['a', 'b', 'a', 'c'], meta: { provider: 'mtn' } });
+      const payments = await withPayment({
+        note: 'x',
+        events: ['a', 'b', 'a', 'c'],
+        meta: { provider: 'mtn' },
+      });
       const after = await payments.findOneAndUpdate(
         { _id: 'p1' },
-        { $set: { 'meta.key': 'k' }, $inc: { amount: -30, attempts: 2 }, $unset: { note: true }, $pull: { events: 'a' } },
+        {
+          $set: { 'meta.key': 'k' },
+          $inc: { amount: -30, attempts: 2 },
+          $unset: { note: true },
+          $pull: { events: 'a' },
+        },
       );
-      expect(after).toEqual({ _id: 'p1', status: 'pending', amount: 70, attempts: 2, events: ['b', 'c'], meta: { provider: 'mtn', key: 'k' } });
-      const pushed = await payments.findOneAndUpdate({ _id: 'p1' }, { $push: { events: { $each: [{ id: 'e1' }, { id: 'e2' }] } } });
+      expect(after).toEqual({
+        _id: 'p1',
+        status: 'pending',
+        amount: 70,
+        attempts: 2,
+        events: ['b', 'c'],
+        meta: { provider: 'mtn', key: 'k' },
+      });
+      const pushed = await payments.findOneAndUpdate(
+        { _id: 'p1' },
+        { $push: { events: { $each: [{ id: 'e1' }, { id: 'e2' }] } } },
+      );
       expect(pushed?.events).toEqual(['b', 'c', { id: 'e1' }, { id: 'e2' }]);
-      const pulled = await payments.findOneAndUpdate({ _id: 'p1', 'events.id': 'e1' }, { $pull: { events: { id: 'e1' } } });
+      const pulled = await payments.findOneAndUpdate(
+        { _id: 'p1', 'events.id': 'e1' },
+        { $pull: { events: { id: 'e1' } } },
+      );
       expect(pulled?.events).toEqual(['b', 'c', { id: 'e2' }]);
-      expect(await payments.findOneAndUpdate({ _id: 'p1', 'events.id': 'e1' }, { $pull: { events: { id: 'e1' } } })).toBeNull();
+      expect(
+        await payments.findOneAndUpdate(
+          { _id: 'p1', 'events.id': 'e1' },
+          { $pull: { events: { id: 'e1' } } },
+        ),
+      ).toBeNull();
       const created = await payments.findOneAndUpdate({ _id: 'p1' }, { $push: { tags: { $each: ['new'] } } });
       expect(created).toMatchObject({ tags: ['new'] });
     });
@@ -87,9 +123,17 @@ export function describeUpdateContract(context: ContractContext): void {
 
     it('updates the document when it exists, and keeps the given _id when it does not', async () => {
       const counters = context.fresh<Payment>();
-      const created = await counters.findOneAndUpdate({ _id: 'k' }, { $set: { status: 'open' }, $inc: { attempts: 1 } }, { upsert: true });
+      const created = await counters.findOneAndUpdate(
+        { _id: 'k' },
+        { $set: { status: 'open' }, $inc: { attempts: 1 } },
+        { upsert: true },
+      );
       expect(created).toEqual({ _id: 'k', status: 'open', attempts: 1 });
-      const updated = await counters.findOneAndUpdate({ _id: 'k' }, { $inc: { attempts: 1 } }, { upsert: true });
+      const updated = await counters.findOneAndUpdate(
+        { _id: 'k' },
+        { $inc: { attempts: 1 } },
+        { upsert: true },
+      );
       expect(updated).toEqual({ _id: 'k', status: 'open', attempts: 2 });
       expect(await counters.count({})).toBe(1);
     });
@@ -97,14 +141,24 @@ export function describeUpdateContract(context: ContractContext): void {
     it('counts every one of 20 concurrent upserts on the same _id once', async () => {
       const counters = context.fresh<Payment>();
       await Promise.all(
-        Array.from({ length: 20 }, () => counters.findOneAndUpdate({ _id: 'k' }, { $set: { status: 'open' }, $inc: { attempts: 1 } }, { upsert: true })),
+        Array.from({ length: 20 }, () =>
+          counters.findOneAndUpdate(
+            { _id: 'k' },
+            { $set: { status: 'open' }, $inc: { attempts: 1 } },
+            { upsert: true },
+          ),
+        ),
       );
       expect(await counters.find({})).toEqual([{ _id: 'k', status: 'open', attempts: 20 }]);
     });
 
     it('reports a duplicate key when the guard fails on an existing _id', async () => {
       const payments = await withPayment();
-      const upsert = payments.findOneAndUpdate({ _id: 'p1', status: 'failed' }, { $set: { amount: 1 } }, { upsert: true });
+      const upsert = payments.findOneAndUpdate(
+        { _id: 'p1', status: 'failed' },
+        { $set: { amount: 1 } },
+        { upsert: true },
+      );
       await expect(upsert).rejects.toBeInstanceOf(DuplicateKeyError);
       expect(await payments.findOne({ _id: 'p1' })).toMatchObject({ amount: 100 });
     });
@@ -113,7 +167,11 @@ export function describeUpdateContract(context: ContractContext): void {
   describe('updateMany and deleteMany', () => {
     it('return how many documents they matched and removed', async () => {
       const payments = context.fresh<Payment>();
-      for (const [id, status] of [['1', 'pending'], ['2', 'pending'], ['3', 'succeeded']]) {
+      for (const [id, status] of [
+        ['1', 'pending'],
+        ['2', 'pending'],
+        ['3', 'succeeded'],
+      ]) {
         await payments.insertOne({ _id: id as string, status: status as string });
       }
       expect(await payments.updateMany({ status: 'pending' }, { $set: { status: 'expired' } })).toBe(2);

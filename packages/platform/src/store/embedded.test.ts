@@ -26,7 +26,9 @@ describe('embedded store', () => {
     const open = () => openEmbeddedStore({ dir: path.join(dir, 'ttl') });
     type Session = Doc & { expiresAt: Date };
     const first = await open();
-    await first.collection<Session>('sessions').ensureIndex({ fields: { expiresAt: 1 }, expireAfterSeconds: 0 });
+    await first
+      .collection<Session>('sessions')
+      .ensureIndex({ fields: { expiresAt: 1 }, expireAfterSeconds: 0 });
     await first.close();
     const second = await open();
     const sessions = second.collection<Session>('sessions');

@@ -3,7 +3,14 @@ import { constants } from 'node:fs';
 import { access, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import nedb from '@seald-io/nedb';
-import { DuplicateKeyError, type Collection, type Doc, type Filter, type IndexSpec, type Store } from './port.js';
+import {
+  DuplicateKeyError,
+  type Collection,
+  type Doc,
+  type Filter,
+  type IndexSpec,
+  type Store,
+} from './port.js';
 import {
   checkCollectionName,
   equalityFields,
@@ -29,11 +36,16 @@ export type EmbeddedStoreOptions = { dir: string };
 type NedbClass = typeof nedb.default;
 const Datastore: NedbClass = (nedb as { default?: NedbClass }).default ?? (nedb as unknown as NedbClass);
 type Datastore = InstanceType<NedbClass>;
+// NeDB has no explain: this is the step its own find uses to pick candidates from an index
+// (or take every document), before matching. Internal, so the contract suite pins it.
+type CandidatePicker = { _getRawCandidates(query: Plain): unknown[] };
 
 // Every update appends a line; compaction rewrites the file to its live documents.
 const COMPACTION_INTERVAL_MS = 10 * 60_000;
 
-const nullOrMissing = (field: string): Plain => ({ $or: [{ [field]: null }, { [field]: { $exists: false } }] });
+const nullOrMissing = (field: string): Plain => ({
+  $or: [{ [field]: null }, { [field]: { $exists: false } }],
+});
 
 /**
  * NeDB spells the port's operators differently: it has no `$eq`, takes a RegExp for `$regex`,
@@ -48,7 +60,8 @@ const nedbDialect: Dialect = {
       else if (op === '$eq') out.$in = [value];
       else out[op] = value;
     }
-    if (Object.hasOwn(condition, '$eq') && Object.hasOwn(condition, '$in')) throw new TypeError('$eq with $in is not supported here');
+    if (Object.hasOwn(condition, '$eq') && Object.hasOwn(condition, '$in'))
+      throw new TypeError('$eq with $in is not supported here');
     return out;
   },
   field(field, value) {
@@ -58,17 +71,38 @@ const nedbDialect: Dialect = {
     const more: Plain[] = [];
     for (const [op, operand] of Object.entries(value)) {
       if (op === '$eq') more.push(operand === null ? nullOrMissing(field) : { [field]: operand });
-      else if (op === '$ne' && operand === null) more.push({ [field]: { $exists: true } }, { [field]: { $ne: null } });
+      else if (op === '$ne' && operand === null)
+        more.push({ [field]: { $exists: true } }, { [field]: { $ne: null } });
       else if ((op === '$in' || op === '$nin') && (operand as unknown[]).includes(null)) {
         const others = (operand as unknown[]).filter((v) => v !== null);
-        if (op === '$in') more.push({ $or: [{ [field]: { $in: others } }, nullOrMissing(field).$or as Plain[]].flat() });
-        else more.push({ [field]: { $nin: others } }, { [field]: { $exists: true } }, { [field]: { $ne: null } });
+        if (op === '$in')
+          more.push({ $or: [{ [field]: { $in: others } }, nullOrMissing(field).$or as Plain[]].flat() });
+        else
+          more.push(
+            { [field]: { $nin: others } },
+            { [field]: { $exists: true } },
+            { [field]: { $ne: null } },
+          );
       } else if (op === '$contains') ops.$regex = new RegExp(escapeRegExp(operand as string), 'i');
       else ops[op] = operand;
     }
+    withLowerBound(ops);
     return Object.keys(ops).length > 0 ? [{ [field]: ops }, ...more] : more;
   },
 };
+
+/**
+ * NeDB orders a missing field before every value, so an index walk for "at most X" starts
+ * with every document lacking the field (a sweep's whole history). A lower bound of X's own
+ * type skips them; comparisons only ever match values of that type, so no result changes.
+ */
+function withLowerBound(ops: Plain): void {
+  const upper = ops.$lte ?? ops.$lt;
+  if (upper === undefined || ops.$gt !== undefined || ops.$gte !== undefined) return;
+  if (upper instanceof Date) ops.$gte = new Date(-8.64e15);
+  else if (typeof upper === 'string') ops.$gte = '';
+  else if (typeof upper === 'number') ops.$gte = -Infinity;
+}
 
 function toStoreError(error: unknown, collection: string): unknown {
   if ((error as { errorType?: unknown } | null)?.errorType !== 'uniqueViolated') return error;
@@ -86,7 +120,8 @@ function nest(flat: Plain): Plain {
     let node = out;
     for (const part of parts) {
       const next = node[part] ?? {};
-      if (typeof next !== 'object' || next === null) throw new TypeError(`upsert: conflicting filter fields at ${dotted}`);
+      if (typeof next !== 'object' || next === null)
+        throw new TypeError(`upsert: conflicting filter fields at ${dotted}`);
       node = node[part] = next as Plain;
     }
     node[last] = value;
@@ -94,7 +129,11 @@ function nest(flat: Plain): Plain {
   return out;
 }
 
-function openCollection<T extends Doc>(name: string, db: Datastore, ready: () => Promise<void>): Collection<T> {
+function openCollection<T extends Doc>(
+  name: string,
+  db: Datastore,
+  ready: () => Promise<void>,
+): Collection<T> {
   async function run<R>(operation: () => Promise<R>): Promise<R> {
     await ready();
     try {
@@ -107,7 +146,11 @@ function openCollection<T extends Doc>(name: string, db: Datastore, ready: () =>
   // One executor task: NeDB runs it to completion before the next operation starts, which is
   // what makes the guard in the filter a compare-and-set.
   async function updateOne(query: Plain, update: Plain): Promise<T | null> {
-    const result = await db.updateAsync(query, update, { multi: false, upsert: false, returnUpdatedDocs: true });
+    const result = await db.updateAsync(query, update, {
+      multi: false,
+      upsert: false,
+      returnUpdatedDocs: true,
+    });
     return (result.affectedDocuments as T | null | undefined) ?? null;
   }
 
@@ -125,7 +168,10 @@ function openCollection<T extends Doc>(name: string, db: Datastore, ready: () =>
     name,
     insertOne: (doc) => run(async () => void (await db.insertAsync(doc))),
     findOne: (filter) =>
-      run(async () => ((await db.findOneAsync(translateFilter(filter, nedbDialect))) as unknown as T | null) ?? null),
+      run(
+        async () =>
+          ((await db.findOneAsync(translateFilter(filter, nedbDialect))) as unknown as T | null) ?? null,
+      ),
     find: (filter, options = {}) =>
       run(async () => {
         let cursor = db.findAsync(translateFilter(filter, nedbDialect));
@@ -134,7 +180,8 @@ function openCollection<T extends Doc>(name: string, db: Datastore, ready: () =>
         if (options.limit) cursor = cursor.limit(options.limit);
         return (await cursor) as unknown as T[];
       }),
-    count: (filter) => run(async () => (await db.countAsync(translateFilter(filter, nedbDialect))) as unknown as number),
+    count: (filter) =>
+      run(async () => (await db.countAsync(translateFilter(filter, nedbDialect))) as unknown as number),
     findOneAndUpdate: (filter, update, options = {}) =>
       run(async () => {
         const query = translateFilter(filter, nedbDialect);
@@ -154,10 +201,19 @@ function openCollection<T extends Doc>(name: string, db: Datastore, ready: () =>
       }),
     updateMany: (filter, update) =>
       run(async () => {
-        const result = await db.updateAsync(translateFilter(filter, nedbDialect), translateUpdate(update, nedbDialect), { multi: true });
+        const result = await db.updateAsync(
+          translateFilter(filter, nedbDialect),
+          translateUpdate(update, nedbDialect),
+          { multi: true },
+        );
         return result.numAffected;
       }),
     deleteMany: (filter) => run(() => db.removeAsync(translateFilter(filter, nedbDialect), { multi: true })),
+    docsExamined: (filter) =>
+      run(
+        async () =>
+          (db as unknown as CandidatePicker)._getRawCandidates(translateFilter(filter, nedbDialect)).length,
+      ),
     ensureIndex: (spec: IndexSpec) =>
       run(async () => {
         const fields = indexFields(spec);
@@ -168,7 +224,9 @@ function openCollection<T extends Doc>(name: string, db: Datastore, ready: () =>
         await db.ensureIndexAsync({
           fieldName,
           unique: spec.unique ?? false,
-          sparse: spec.sparse ?? false,
+          // Sparseness only changes what a unique index refuses; NeDB's sparse indexes also
+          // lose Date values from range queries, so a non-unique one is made plain.
+          sparse: (spec.sparse ?? false) && (spec.unique ?? false),
           ...(spec.expireAfterSeconds !== undefined && { expireAfterSeconds: spec.expireAfterSeconds }),
         });
       }),
@@ -187,7 +245,11 @@ export async function openEmbeddedStore({ dir }: EmbeddedStoreOptions): Promise<
     if (!entry) {
       // onload keeps a corrupt file from becoming an unhandled rejection; every operation
       // awaits the load and reports its error instead.
-      const db = new Datastore({ filename: path.join(dir, `${name}.db`), autoload: true, onload: () => undefined });
+      const db = new Datastore({
+        filename: path.join(dir, `${name}.db`),
+        autoload: true,
+        onload: () => undefined,
+      });
       db.setAutocompactionInterval(COMPACTION_INTERVAL_MS);
       const loading = db.autoloadPromise ?? Promise.resolve();
       const ready = async () => {

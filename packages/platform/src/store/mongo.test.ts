@@ -57,7 +57,10 @@ if (!mongoUrl && !useDocker) {
     afterAll(async () => {
       if (stopContainer) return void (await stopContainer());
       const client = await MongoClient.connect(url);
-      await client.db(database).dropDatabase().finally(() => client.close());
+      await client
+        .db(database)
+        .dropDatabase()
+        .finally(() => client.close());
     }, 60_000);
 
     describeStoreContract('mongodb', () => openMongoStore({ url, database }));

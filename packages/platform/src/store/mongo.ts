@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { MongoClient, MongoServerError, type CreateIndexesOptions, type Document, type Filter as MongoFilter } from 'mongodb';
+import {
+  MongoClient,
+  MongoServerError,
+  type CreateIndexesOptions,
+  type Document,
+  type Filter as MongoFilter,
+} from 'mongodb';
 import { DuplicateKeyError, type Collection, type Doc, type Store } from './port.js';
 import {
   checkCollectionName,
@@ -20,14 +26,17 @@ const PING_TIMEOUT_MS = 3_000;
 const mongoDialect: Dialect = {
   condition(condition) {
     const { $contains, ...rest } = condition;
-    return $contains === undefined ? rest : { ...rest, $regex: escapeRegExp($contains as string), $options: 'i' };
+    return $contains === undefined
+      ? rest
+      : { ...rest, $regex: escapeRegExp($contains as string), $options: 'i' };
   },
   field(field, value) {
     return [{ [field]: isOperatorObject(value) ? mongoDialect.condition(value) : value }];
   },
 };
 
-const filterOf = (filter: Parameters<typeof translateFilter>[0]) => translateFilter(filter, mongoDialect) as MongoFilter<Document>;
+const filterOf = (filter: Parameters<typeof translateFilter>[0]) =>
+  translateFilter(filter, mongoDialect) as MongoFilter<Document>;
 
 const isDuplicateKey = (error: unknown) => error instanceof MongoServerError && error.code === 11000;
 
@@ -87,8 +96,18 @@ function openCollection<T extends Doc>(client: MongoClient, database: string, na
     // matchedCount, not modifiedCount: NeDB cannot tell a no-op update apart, and the port
     // promises the same number from both adapters.
     updateMany: (filter, update) =>
-      run(async () => (await coll.updateMany(filterOf(filter), translateUpdate(update, mongoDialect))).matchedCount),
+      run(
+        async () =>
+          (await coll.updateMany(filterOf(filter), translateUpdate(update, mongoDialect))).matchedCount,
+      ),
     deleteMany: (filter) => run(async () => (await coll.deleteMany(filterOf(filter))).deletedCount),
+    docsExamined: (filter) =>
+      run(async () => {
+        const plan = await coll.find(filterOf(filter)).explain('executionStats');
+        return Number(
+          (plan as { executionStats?: { totalDocsExamined?: number } }).executionStats?.totalDocsExamined,
+        );
+      }),
     ensureIndex: (spec) =>
       run(async () => {
         indexFields(spec);
@@ -121,11 +140,16 @@ export async function openMongoStore({ url, database }: MongoStoreOptions): Prom
     async ping() {
       let timer: NodeJS.Timeout | undefined;
       // Readiness must answer quickly; server selection alone can wait 30 s.
-      const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), PING_TIMEOUT_MS)));
+      const timeout = new Promise<false>(
+        (resolve) => (timer = setTimeout(() => resolve(false), PING_TIMEOUT_MS)),
+      );
       const answer = client
         .db(database)
         .command({ ping: 1 })
-        .then((reply: Plain) => reply.ok === 1, () => false);
+        .then(
+          (reply: Plain) => reply.ok === 1,
+          () => false,
+        );
       try {
         return await Promise.race([answer, timeout]);
       } finally {

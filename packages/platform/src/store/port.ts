@@ -90,6 +90,12 @@ export interface Collection<T extends Doc> {
   /** Returns how many documents were removed. */
   deleteMany(filter: Filter): Promise<number>;
   /**
+   * How many documents the adapter reads to answer `filter`: the candidates an index yields,
+   * or the whole collection when none serves it. Lets a test prove that a query run for the
+   * life of a service meets its index, without timing it.
+   */
+  docsExamined(filter: Filter): Promise<number>;
+  /**
    * Idempotent. Changing the options of an existing index is not: MongoDB refuses it and the
    * embedded store keeps the old ones, so give a changed index a changed field list.
    */

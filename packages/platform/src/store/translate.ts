@@ -17,11 +17,28 @@ export type Dialect = {
   field(field: string, value: unknown): Plain[];
 };
 
-const CONDITION_OPERATORS = new Set(['$eq', '$ne', '$in', '$nin', '$gt', '$gte', '$lt', '$lte', '$exists', '$contains']);
+const CONDITION_OPERATORS = new Set([
+  '$eq',
+  '$ne',
+  '$in',
+  '$nin',
+  '$gt',
+  '$gte',
+  '$lt',
+  '$lte',
+  '$exists',
+  '$contains',
+]);
 const UPDATE_OPERATORS = new Set(['$set', '$unset', '$inc', '$push', '$pull']);
 
 export function isPlainObject(value: unknown): value is Plain {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date) && !(value instanceof RegExp);
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    !(value instanceof Date) &&
+    !(value instanceof RegExp)
+  );
 }
 
 /** Both engines treat an object whose keys start with `$` as operators, not as a sub-document. */
@@ -51,7 +68,8 @@ function checkCondition(field: string, condition: Plain): void {
     } else {
       checkDefined(field, value);
       // Ordering against null means type-bracketing tricks in MongoDB and nothing in NeDB.
-      if (value === null && op !== '$eq' && op !== '$ne') throw new TypeError(`filter on ${field}: ${op} null is not portable`);
+      if (value === null && op !== '$eq' && op !== '$ne')
+        throw new TypeError(`filter on ${field}: ${op} null is not portable`);
     }
   }
 }
@@ -61,7 +79,8 @@ export function translateFilter(filter: Filter, dialect: Dialect): Plain {
   const fragments: Plain[] = [];
   for (const [key, value] of Object.entries(filter)) {
     if (key === '$or' || key === '$and') {
-      if (!Array.isArray(value) || value.length === 0) throw new TypeError(`${key} takes a non-empty array of filters`);
+      if (!Array.isArray(value) || value.length === 0)
+        throw new TypeError(`${key} takes a non-empty array of filters`);
       fragments.push({ [key]: value.map((sub: Filter) => translateFilter(sub, dialect)) });
     } else if (key.startsWith('$')) {
       throw new TypeError(`unsupported filter operator ${key}`);
@@ -127,7 +146,10 @@ export function translateUpdate(update: Update, dialect: Dialect): Plain {
         }
       }
     }
-    out[key] = key === '$pull' ? Object.fromEntries(Object.entries(fields).map(([f, v]) => [f, rewritePullValue(v, dialect)])) : fields;
+    out[key] =
+      key === '$pull'
+        ? Object.fromEntries(Object.entries(fields).map(([f, v]) => [f, rewritePullValue(v, dialect)]))
+        : fields;
   }
   return out;
 }
@@ -138,12 +160,14 @@ export function indexFields(spec: IndexSpec): string[] {
   if (fields.length === 0) throw new TypeError('index needs at least one field');
   if (spec.expireAfterSeconds !== undefined) {
     // NeDB reads the TTL date from a top-level field only.
-    if (fields.length !== 1 || fields[0]?.includes('.')) throw new TypeError('a TTL index takes exactly one top-level field');
+    if (fields.length !== 1 || fields[0]?.includes('.'))
+      throw new TypeError('a TTL index takes exactly one top-level field');
   }
   return fields;
 }
 
 /** Collection names become file names in the embedded adapter, so keep them boring. */
 export function checkCollectionName(name: string): void {
-  if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,119}$/.test(name)) throw new TypeError(`invalid collection name ${JSON.stringify(name)}`);
+  if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,119}$/.test(name))
+    throw new TypeError(`invalid collection name ${JSON.stringify(name)}`);
 }

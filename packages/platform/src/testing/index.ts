@@ -24,6 +24,8 @@ export function createTestSystem(label = 't') {
     OPS_HOST: '127.0.0.1',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     SERVICE_SECRET_KEY: 'test-server-key-0123456789abcdef0123456789',
+    // No ingress in front of a test: a SIGTERM'd service stops at once.
+    SHUTDOWN_DELAY_MS: '0',
   };
   return {
     prefix,
@@ -96,3 +98,8 @@ export function samplePaymentSnapshot(overrides: Partial<PaymentSnapshot> = {}):
     ...overrides,
   };
 }
+export { makeTestCertificate } from './tls.js';
+export { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
+
+export { spawnServiceProcess, type ChildService } from './child.js';
+export { freePort } from './ports.js';

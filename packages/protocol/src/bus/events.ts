@@ -140,3 +140,20 @@ export const SettlementReceivedData = z.object({
   failureCode: z.string().nullable().default(null),
 });
 export type SettlementReceivedData = z.infer<typeof SettlementReceivedData>;
+
+/**
+ * provider-router's choice of rail for a payment, with its reason and the rails it passed
+ * over, so the payment's timeline shows why it went where it went (or nowhere).
+ */
+export const RoutingDecisionData = z.object({
+  paymentId: z.string(),
+  orderKey: z.string().nullable(),
+  /** routed: first choice; failover: moved after a failed delivery; no_rail: none eligible. */
+  decision: z.enum(['routed', 'failover', 'no_rail']),
+  railId: z.string().nullable(),
+  providerId: z.string().nullable(),
+  reason: z.string(),
+  skipped: z.array(z.object({ railId: z.string(), reason: z.string() })).default([]),
+});
+export type RoutingDecisionData = z.infer<typeof RoutingDecisionData>;
+export const ROUTING_EVENT_TYPES = ['routing.decided'] as const;

@@ -46,6 +46,27 @@ export function queryInt(name: string, min: number, max = Number.MAX_SAFE_INTEGE
     .pipe(z.number().int(message).min(min, message).max(max, message));
 }
 
+/**
+ * A decimal query parameter (`minAmount=99.5`), finite and at least `min`: a string over
+ * HTTP, a number from internal callers. Plain decimals only, so '', 'abc', '1e3', 'Infinity'
+ * and '0x10' are refused rather than read as something else.
+ */
+export function queryNumber(name: string, min: number) {
+  const message = `${name} must be a number of at least ${min}`;
+  return z
+    .union(
+      [
+        z.number(),
+        z
+          .string()
+          .regex(/^-?(?:[0-9]{1,16}(?:\.[0-9]{1,16})?|\.[0-9]{1,16})$/)
+          .transform(Number),
+      ],
+      { error: message },
+    )
+    .pipe(z.number(message).min(min, message));
+}
+
 /** `expand[]=a&expand[]=b`, `expand=a,b` or an array: all mean the same list. */
 export function listParam<T extends z.ZodType>(item: T) {
   const split = (value: unknown): unknown => {

@@ -31,6 +31,23 @@ describe('PaymentListQuery', () => {
     });
   });
 
+  it('takes amount bounds as any finite number of at least 0, as the specification types them', () => {
+    expect(PaymentListQuery.parse({ minAmount: '.5', maxAmount: '99.5' })).toMatchObject({
+      minAmount: 0.5,
+      maxAmount: 99.5,
+    });
+    expect(PaymentListQuery.parse({ minAmount: 0.25 })).toMatchObject({ minAmount: 0.25 });
+    expect(PaymentListQuery.parse({ maxAmount: '5000000.00' })).toMatchObject({ maxAmount: 5_000_000 });
+    for (const bad of ['-0.5', '1e3', 'Infinity', '', '0x10', '1.', ' 1', 'NaN']) {
+      const result = PaymentListQuery.safeParse({ minAmount: bad });
+      expect(result.success, bad).toBe(false);
+      expect(fieldErrors(result.error!)).toEqual([
+        { field: 'minAmount', message: 'minAmount must be a number of at least 0' },
+      ]);
+    }
+    expect(PaymentListQuery.safeParse({ maxAmount: Number.POSITIVE_INFINITY }).success).toBe(false);
+  });
+
   it('accepts expand as a string, a comma list, an array, under either name', () => {
     expect(PaymentListQuery.parse({ expand: 'customer' }).expand).toEqual(['customer']);
     expect(PaymentListQuery.parse({ expand: 'customer,refunds' }).expand).toEqual(['customer', 'refunds']);

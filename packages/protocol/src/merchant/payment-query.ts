@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Currency } from '../money.js';
-import { DateTime, listParam, queryInt } from './common.js';
+import { DateTime, listParam, queryInt, queryNumber } from './common.js';
 import { PaymentMethod, PaymentStatus } from './payment.js';
 
 export const PAYMENT_EXPANSIONS = ['customer', 'project', 'refunds', 'events'] as const;
@@ -23,7 +23,7 @@ export const PaymentRetrieveQuery = z
 export type PaymentRetrieveQuery = z.output<typeof PaymentRetrieveQuery>;
 
 /**
- * Query of GET /payments. Unknown parameters are refused (422) rather than ignored, so a
+ * Query of GET /payments. Unknown parameters are refused (400) rather than ignored, so a
  * misspelt filter never silently returns everything. `search` matches reference, token,
  * phone or name.
  */
@@ -35,8 +35,9 @@ export const PaymentListQuery = z
     page: queryInt('page', 1).default(1),
     status: PaymentStatus.optional(),
     paymentMethod: PaymentMethod.optional(),
-    minAmount: queryInt('minAmount', 0).optional(),
-    maxAmount: queryInt('maxAmount', 0).optional(),
+    // The specification types them as numbers of at least 0, not integers.
+    minAmount: queryNumber('minAmount', 0).optional(),
+    maxAmount: queryNumber('maxAmount', 0).optional(),
     startDate: DateParam.optional(),
     endDate: DateParam.optional(),
     currency: Currency.optional(),

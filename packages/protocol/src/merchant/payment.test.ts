@@ -142,7 +142,26 @@ describe('payment responses', () => {
       ...fullPayment,
       project: { id: PROJECT, name: 'Shop' },
       refunds: [],
-      events: [{ id: 'evt_1', type: 'payment.created', createdAt: createResponse.createdAt }],
+      events: [
+        { id: 'evt_1', type: 'payment.created', createdAt: createResponse.createdAt },
+        {
+          id: 'evt_2',
+          type: 'routing.decided',
+          createdAt: createResponse.createdAt,
+          decision: 'routed',
+          railId: 'rail_1',
+          providerId: 'prov_1',
+          reason: 'certified, priority 0',
+          skipped: [{ railId: 'rail_2', reason: 'breaker open' }],
+        },
+        {
+          id: 'evt_3',
+          type: 'payment.failed',
+          createdAt: createResponse.createdAt,
+          failureCode: 'insufficient_balance',
+          failureReason: "The payer's wallet balance is too low.",
+        },
+      ],
       customer: null,
     };
     expect(Payment.safeParse(expanded).success).toBe(true);

@@ -78,8 +78,23 @@ export const PaymentExpandedProject = z.object({ id: Uuid, name: z.string() }).s
 export const PaymentExpandedRefund = z
   .object({ id: z.string(), amount: z.number().int(), status: z.string(), createdAt: DateTime })
   .strict();
+/**
+ * A timeline entry. Entries of a move to FAILED, EXPIRED or CANCELLED say why; `routing.decided`
+ * entries carry provider-router's choice (see docs/flows.md).
+ */
 export const PaymentExpandedEvent = z
-  .object({ id: z.string(), type: z.string(), createdAt: DateTime })
+  .object({
+    id: z.string(),
+    type: z.string(),
+    createdAt: DateTime,
+    failureCode: z.string().optional(),
+    failureReason: z.string().nullable().optional(),
+    decision: z.enum(['routed', 'failover', 'no_rail']).optional(),
+    railId: z.string().nullable().optional(),
+    providerId: z.string().nullable().optional(),
+    reason: z.string().optional(),
+    skipped: z.array(z.object({ railId: z.string(), reason: z.string() }).strict()).optional(),
+  })
   .strict();
 
 export const Payment = PaymentCreateResponse.extend({

@@ -28,6 +28,9 @@ export const MerchantWebhookEventData = z
     payerPhone: z.string().nullable(),
     completedAt: DateTime.nullable(),
     metadata: z.record(z.string(), z.unknown()),
+    /** Why the payment failed, expired or was cancelled (a code of the catalog); null otherwise. */
+    failureCode: z.string().nullable(),
+    failureReason: z.string().nullable(),
   })
   .strict();
 export type MerchantWebhookEventData = z.infer<typeof MerchantWebhookEventData>;

@@ -23,6 +23,8 @@ const event = {
     payerPhone: '+237690000001',
     completedAt: '2025-01-31T12:00:00.000Z',
     metadata: {},
+    failureCode: null,
+    failureReason: null,
   },
 };
 

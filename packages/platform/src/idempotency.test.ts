@@ -1,0 +1,101 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { isAppError } from '@mmp/protocol';
+import {
+  checkIdempotencyKey,
+  createIdempotencyKeys,
+  requestHash,
+  type IdempotencyRecord,
+} from './idempotency.js';
+import { createIdempotentConsumer } from './idempotent.js';
+import { openEmbeddedStore } from './store/embedded.js';
+import type { Doc } from './store/port.js';
+
+const dir = await mkdtemp(path.join(os.tmpdir(), 'mmp-idem-'));
+const store = await openEmbeddedStore({ dir });
+afterAll(async () => {
+  await store.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+let clock = new Date('2026-01-01T00:00:00Z');
+const keys = createIdempotencyKeys<string>(store.collection<IdempotencyRecord<string>>('keys'), {
+  waitMs: 200,
+  staleMs: 60_000,
+  now: () => clock,
+});
+
+const codeOf = (error: unknown) => (isAppError(error) ? error.code : String(error));
+
+describe('Idempotency-Key records', () => {
+  it('gives the first caller the work and every later one its answer', async () => {
+    const first = await keys.claim('k1', requestHash({ a: 1 }));
+    expect(first.replay).toBeUndefined();
+    if (first.replay === undefined) await first.complete('answer');
+    expect(await keys.claim('k1', requestHash({ a: 1 }))).toEqual({ replay: 'answer' });
+  });
+
+  it('refuses the key with another request, and a duplicate while the first still runs', async () => {
+    await keys.claim('k2', requestHash({ a: 1 }));
+    const other = await keys.claim('k2', requestHash({ a: 2 })).catch(codeOf);
+    expect(other).toBe('idempotency_conflict');
+    const meanwhile = await keys.claim('k2', requestHash({ a: 1 })).catch(codeOf);
+    expect(meanwhile).toBe('idempotency_conflict');
+  });
+
+  it('frees a released key for a retry, and a crashed holder’s key after it goes stale', async () => {
+    const first = await keys.claim('k3', 'h');
+    if (first.replay === undefined) await first.release();
+    const retry = await keys.claim('k3', 'h');
+    expect(retry).toMatchObject({ recovering: false });
+    clock = new Date(clock.getTime() + 61_000);
+    const takeover = await keys.claim('k3', 'h');
+    expect(takeover).toMatchObject({ recovering: true });
+  });
+
+  it('forgets an answer after 24 hours', async () => {
+    const first = await keys.claim('k4', 'h');
+    if (first.replay === undefined) await first.complete('old');
+    clock = new Date(clock.getTime() + 24 * 3600 * 1000 + 1);
+    expect((await keys.claim('k4', 'h')).replay).toBeUndefined();
+  });
+
+  it('hashes the same body in any key order alike, and checks the key’s length', () => {
+    expect(requestHash({ a: 1, b: [1, { c: 2, d: 3 }] })).toBe(requestHash({ b: [1, { d: 3, c: 2 }], a: 1 }));
+    expect(requestHash({ a: 1 })).not.toBe(requestHash({ a: '1' }));
+    expect(checkIdempotencyKey('order-42')).toBe('order-42');
+    expect(() => checkIdempotencyKey('')).toThrow(/1 to 255/);
+    expect(() => checkIdempotencyKey('x'.repeat(256))).toThrow(/1 to 255/);
+  });
+});
+
+describe('idempotent consumer', () => {
+  type Processed = Doc & { consumer: string; eventId: string; processedAt: Date };
+  const processed = store.collection<Processed>('processed');
+
+  it('runs the work once per event id, per consumer, and forgets on a rebuild', async () => {
+    const runs: string[] = [];
+    const projection = createIdempotentConsumer(processed, 'projection');
+    const other = createIdempotentConsumer(processed, 'other');
+    expect(await projection.once('evt_1', async () => void runs.push('p1'))).toBe('processed');
+    expect(await projection.once('evt_1', async () => void runs.push('p1 again'))).toBe('duplicate');
+    expect(await other.once('evt_1', async () => void runs.push('o1'))).toBe('processed');
+    expect(runs).toEqual(['p1', 'o1']);
+    expect(await projection.forget()).toBe(1);
+    expect(await projection.once('evt_1', async () => void runs.push('p1 replayed'))).toBe('processed');
+  });
+
+  it('does not mark an event whose work failed, so its redelivery runs it again', async () => {
+    const consumer = createIdempotentConsumer(processed, 'flaky');
+    await expect(
+      consumer.once('evt_2', async () => {
+        throw new Error('store down');
+      }),
+    ).rejects.toThrow('store down');
+    let ran = false;
+    expect(await consumer.once('evt_2', async () => void (ran = true))).toBe('processed');
+    expect(ran).toBe(true);
+  });
+});

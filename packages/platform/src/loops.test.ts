@@ -1,0 +1,68 @@
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { createLogger } from './logger.js';
+import { startLoop } from './loops.js';
+import { eventually } from './testing/index.js';
+
+function capturedLog() {
+  let text = '';
+  const log = createLogger({
+    service: 'loop-test',
+    level: 'warn',
+    destination: new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        text += chunk.toString('utf8');
+        done();
+      },
+    }),
+  });
+  return { log, text: () => text };
+}
+
+describe('startLoop', () => {
+  it('runs at start, never overlaps passes, and goes on after a failed one', async () => {
+    const { log, text } = capturedLog();
+    let passes = 0;
+    let inPass = 0;
+    let overlapped = false;
+    const loop = startLoop({
+      name: 'test_loop',
+      intervalMs: 5,
+      log,
+      pass: async () => {
+        overlapped ||= inPass > 0;
+        inPass += 1;
+        passes += 1;
+        await new Promise((resolve) => setTimeout(resolve, 15));
+        inPass -= 1;
+        if (passes === 1) throw new Error('store down');
+      },
+    });
+    await eventually(async () => passes >= 3);
+    await loop.stop();
+    expect(overlapped).toBe(false);
+    expect(text()).toContain('"loop":"test_loop"');
+    expect(text()).toContain('store down');
+  });
+
+  it('tells a long pass to end on stop, waits for it, and runs no more', async () => {
+    const { log } = capturedLog();
+    let passes = 0;
+    let sawAbort = false;
+    const loop = startLoop({
+      name: 'long_loop',
+      intervalMs: 1,
+      log,
+      pass: async (signal) => {
+        passes += 1;
+        while (!signal.aborted) await new Promise((resolve) => setTimeout(resolve, 2));
+        sawAbort = true;
+      },
+    });
+    await eventually(async () => passes === 1);
+    await loop.stop();
+    expect(sawAbort).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(passes).toBe(1);
+  });
+});

@@ -1,0 +1,77 @@
+import { spawn } from 'node:child_process';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { ServiceName } from '@mmp/protocol';
+import type { Naming } from '../nats.js';
+import { createServiceClient } from '../rpc.js';
+import { eventually } from './index.js';
+
+/** A service running as its own process, as its `main.ts` runs in production. */
+export type ChildService = {
+  pid: number;
+  /** Resolves when the process has exited, with how it ended. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Sends `signal` (SIGKILL unless told) and waits for the process to be gone. */
+  kill(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Waits until the service answers its `ping` over NATS, or fails with its last output. */
+  waitReady(timeoutMs?: number): Promise<void>;
+  /** The last lines it wrote, for a failing test's message. */
+  output(): string;
+};
+
+/**
+ * Runs `main` (a service's `src/main.ts`) with tsx in a child process, for tests that kill
+ * and restart a service or need process-wide settings such as NODE_EXTRA_CA_CERTS.
+ * Readiness is its `ping` answered on `nc` under `naming`.
+ */
+export function spawnServiceProcess(options: {
+  name: ServiceName;
+  main: string;
+  env: Record<string, string | undefined>;
+  nc: () => Promise<NatsConnection>;
+  naming: Naming;
+  cwd?: string;
+}): ChildService {
+  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', options.main], {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let tail = '';
+  const keep = (chunk: Buffer) => (tail = (tail + chunk.toString('utf8')).slice(-4000));
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  async function ping(timeoutMs: number): Promise<boolean> {
+    const services = createServiceClient({
+      nc: await options.nc(),
+      naming: options.naming,
+      caller: 'test',
+      defaultTimeoutMs: timeoutMs,
+    });
+    return services.call(options.name, 'ping', {}).then(
+      () => true,
+      () => false,
+    );
+  }
+  return {
+    pid: child.pid ?? -1,
+    exited,
+    async kill(signal = 'SIGKILL') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+    async waitReady(timeoutMs = 20_000) {
+      const died = exited.then(({ code, signal }) => {
+        throw new Error(`${options.name} exited (${signal ?? code}) before it was ready:\n${tail}`);
+      });
+      died.catch(() => undefined);
+      const ready = eventually(() => ping(500), timeoutMs, 100).catch((error: unknown) => {
+        throw new Error(`${options.name} not ready: ${String(error)}\n${tail}`);
+      });
+      await Promise.race([ready, died]);
+    },
+    output: () => tail,
+  };
+}
