@@ -1,7 +1,7 @@
 /**
- * Rewrites the generated part of docs/api-keys-and-scopes.md from the scope list and the
- * route table, so the document says what the code enforces:
- * `pnpm --filter @mmp/gateway docs:scopes`.
+ * Rewrites the generated parts of docs/api-keys-and-scopes.md (scopes and routes) and of the
+ * README (scopes) from the scope list and the route table, so both say what the code
+ * enforces: `pnpm --filter @mmp/gateway docs:scopes` (then `pnpm format`).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -9,7 +9,7 @@ import { PUBLISHABLE_SAFE_SCOPES, SCOPES } from '../src/domain/scopes.js';
 import { forwardedRoutes } from '../src/routes/index.js';
 import type { ForwardedRoute } from '../src/routes/route.js';
 
-const file = resolve(import.meta.dirname, '../../../docs/api-keys-and-scopes.md');
+const root = resolve(import.meta.dirname, '../../..');
 const BEGIN = '<!-- generated:scopes:begin -->';
 const END = '<!-- generated:scopes:end -->';
 
@@ -36,27 +36,28 @@ const routeRows = forwardedRoutes
   .filter((route) => !route.page)
   .map((route) => `| ${route.method} | \`${route.url}\` | ${access(route)} | ${route.errorForm} |`);
 
-const generated = [
-  BEGIN,
-  '',
+const scopeTable = ['| Scope | Grants | Publishable-safe |', '|---|---|---|', ...scopeRows];
+
+function rewrite(path: string, lines: string[]): void {
+  const file = resolve(root, path);
+  const current = readFileSync(file, 'utf8');
+  const start = current.indexOf(BEGIN);
+  const end = current.indexOf(END);
+  if (start < 0 || end < 0) throw new Error(`${file} lacks the ${BEGIN} … ${END} markers`);
+  const generated = [BEGIN, '', ...lines, '', END].join('\n');
+  writeFileSync(file, current.slice(0, start) + generated + current.slice(end + END.length));
+  console.error(`updated ${file}`);
+}
+
+rewrite('docs/api-keys-and-scopes.md', [
   '### Scopes',
   '',
-  '| Scope | Grants | Publishable-safe |',
-  '|---|---|---|',
-  ...scopeRows,
+  ...scopeTable,
   '',
   '### What each route needs',
   '',
   '| Method | Path | Needs | Error form |',
   '|---|---|---|---|',
   ...routeRows,
-  '',
-  END,
-].join('\n');
-
-const current = readFileSync(file, 'utf8');
-const start = current.indexOf(BEGIN);
-const end = current.indexOf(END);
-if (start < 0 || end < 0) throw new Error(`${file} lacks the ${BEGIN} … ${END} markers`);
-writeFileSync(file, current.slice(0, start) + generated + current.slice(end + END.length));
-console.error(`updated ${file}: ${scopeRows.length} scopes, ${routeRows.length} routes`);
+]);
+rewrite('README.md', scopeTable);

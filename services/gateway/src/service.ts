@@ -1,10 +1,20 @@
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { BaseEnv, type RunningService, type ServiceContext, type ServiceDefinition } from '@mmp/platform';
+import {
+  BaseEnv,
+  createIdempotencyKeys,
+  createSecretBox,
+  ensureIdempotencyIndex,
+  type IdempotencyRecord,
+  type RunningService,
+  type ServiceContext,
+  type ServiceDefinition,
+} from '@mmp/platform';
 import { createAccounts } from './handlers/accounts.js';
 import { gatewayOperations } from './handlers/operations.js';
 import { buildGatewayApp } from './http/app.js';
+import type { RememberedReply } from './http/idempotency.js';
 import { connectRateLimitRedis, rateLimitNameSpace } from './http/shared-rate-limits.js';
 import { forwardedRoutes } from './routes/index.js';
 import type { ForwardedRoute } from './routes/route.js';
@@ -19,7 +29,9 @@ export const Env = BaseEnv.extend({
   /** 0 picks a free port (tests); read it back with `gatewayUrl(running)`. */
   GATEWAY_PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   /** Where clients reach the gateway; the OpenAPI server URL. */
-  PUBLIC_URL: z.url().default('http://127.0.0.1:3000'),
+  PUBLIC_URL: z
+    .url({ protocol: /^https?$/, error: 'must be an http(s):// URL' })
+    .default('http://127.0.0.1:3000'),
   BODY_LIMIT_BYTES: z.coerce
     .number()
     .int()
@@ -49,6 +61,10 @@ export const Env = BaseEnv.extend({
     .optional(),
   /** Trust X-Forwarded-For from the ingress, so per-IP limits see the client, not the proxy. */
   TRUST_PROXY: z.stringbool().default(false),
+  /** How long a request repeating an Idempotency-Key waits for the first one's answer. */
+  IDEMPOTENCY_WAIT_MS: z.coerce.number().int().nonnegative().default(3000),
+  /** After this long a claimed Idempotency-Key whose request never answered (crash) may be retried. */
+  IDEMPOTENCY_STALE_MS: z.coerce.number().int().positive().default(30_000),
   /** How long `/v1/health` waits for each service's ping. */
   HEALTH_TIMEOUT_MS: z.coerce.number().int().positive().default(1000),
 });
@@ -86,6 +102,12 @@ export const gatewayService = createGatewayService();
 async function startGateway(context: ServiceContext<z.infer<Env>>, routes: ForwardedRoute[]) {
   const { env } = context;
   const accounts = createAccounts(await openAccountsStore(context.store), env.SERVICE_SECRET_KEY);
+  const keyRecords = context.store.collection<IdempotencyRecord<RememberedReply>>('idempotency_keys');
+  await ensureIdempotencyIndex(keyRecords);
+  const idempotencyKeys = createIdempotencyKeys(keyRecords, {
+    waitMs: env.IDEMPOTENCY_WAIT_MS,
+    staleMs: env.IDEMPOTENCY_STALE_MS,
+  });
   const redis = env.RATE_LIMIT_REDIS_URL
     ? await connectRateLimitRedis(env.RATE_LIMIT_REDIS_URL, context.log.child({ component: 'rate-limit' }))
     : undefined;
@@ -106,7 +128,10 @@ async function startGateway(context: ServiceContext<z.infer<Env>>, routes: Forwa
     log: context.log.child({ component: 'http' }),
     services: context.services,
     accounts,
+    idempotencyKeys,
+    box: createSecretBox(env.SERVICE_SECRET_KEY),
     routes,
+    metrics: context.metrics,
   });
   await app.listen({ host: env.GATEWAY_HOST, port: env.GATEWAY_PORT });
   const { port } = app.server.address() as AddressInfo;

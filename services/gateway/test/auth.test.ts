@@ -96,9 +96,24 @@ describe('authorisation (403, 404)', () => {
     });
   });
 
-  it('serves a publishable key on a publishable-safe route', async () => {
+  it('refuses a publishable key on the payment-link routes (secret-key CRUD)', async () => {
     const response = await gw.http('GET', '/v1/payment-links', { token: shop.testPublishable.key });
-    expect(response.status).toBe(200);
+    expect(response.status).toBe(403);
+    expect(response.json).toMatchObject({
+      statusCode: 403,
+      error: 'Forbidden',
+      code: 'insufficient_permissions',
+    });
+  });
+
+  it('refuses to create a publishable key with payment_links:read', async () => {
+    const response = await gw.admin('POST', `/v1/admin/projects/${shop.id}/keys`, {
+      kind: 'publishable',
+      livemode: false,
+      scopes: ['payment_links:read'],
+    });
+    expect(response.status).toBe(422);
+    expect(response.json.error.errors).toEqual([{ field: 'scopes', message: expect.any(String) }]);
   });
 
   it('refuses a key without the route scope with insufficient_permissions', async () => {
@@ -123,7 +138,27 @@ describe('authorisation (403, 404)', () => {
       scopes: ['payments:write'],
     });
     expect(response.status).toBe(422);
-    expect(response.json.error.errors).toEqual([{ field: 'scopes', message: expect.any(String) }]);
+    expect(response.json.error.errors).toEqual([
+      { field: 'scopes', message: expect.stringMatching(/may hold only checkout_sessions:read$/) },
+    ]);
+  });
+
+  it('refuses an unknown scope as unknown, naming the scopes there are', async () => {
+    const response = await gw.admin('POST', `/v1/admin/projects/${shop.id}/keys`, {
+      kind: 'secret',
+      livemode: false,
+      scopes: ['payments:read', 'payments:admin'],
+    });
+    expect(response.status).toBe(422);
+    expect(response.json.error.message).toBe('A secret key cannot hold: payments:admin.');
+    expect(response.json.error.errors).toEqual([
+      {
+        field: 'scopes',
+        message: expect.stringMatching(
+          /^payments:admin is not a scope; scopes are payments:read, payments:write,/,
+        ),
+      },
+    ]);
   });
 
   it("answers 404 for another project's objects", async () => {

@@ -221,5 +221,6 @@ export function expectNoSecretsInLogs(edge: EdgeGateway): void {
   expect(text).not.toMatch(/\bsk_[A-Za-z0-9]{8,}/);
   expect(text).not.toContain('sig_secret_value');
   expect(text).not.toMatch(/whsec_[A-Za-z0-9]{8,}/);
+  expect(text).not.toMatch(/ssec_[A-Za-z0-9]{8,}/);
   expect(text).not.toContain('adm_test_token');
 }

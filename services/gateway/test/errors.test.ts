@@ -44,6 +44,33 @@ describe('error forms', () => {
     expect(response.json).toMatchObject({ statusCode: 400, error: 'Bad Request', code: 'invalid_request' });
   });
 
+  it('400 for JSON nested deeper than any request needs, before anything walks it', async () => {
+    const deep = `${'['.repeat(1500)}${']'.repeat(1500)}`;
+    const response = await gw.http('POST', '/v1/payments', {
+      token: shop.testSecret.key,
+      raw: `{"metadata": ${deep}}`,
+      headers: { 'content-type': 'application/json', 'idempotency-key': 'deep-1' },
+    });
+    expect(response.status).toBe(400);
+    expect(response.json).toMatchObject({ statusCode: 400, code: 'invalid_request' });
+    expect(response.json.message).toContain('64 levels');
+    const strings = await gw.http('POST', '/v1/payments', {
+      token: shop.testSecret.key,
+      raw: JSON.stringify({ description: '[[[[{{{{'.repeat(50), amount: 1000 }),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(strings.status).toBe(201);
+  });
+
+  it('answers absurd URLs in the envelope form: over-long ids 404, broken encoding 400', async () => {
+    const long = await gw.http('GET', `/v1/payments/${'a'.repeat(1500)}`, { token: shop.testSecret.key });
+    expect(long.status).toBe(404);
+    expect(long.json.error).toMatchObject({ code: 'resource_not_found', http_status: 404 });
+    const broken = await gw.http('GET', '/v1/payments/%E0%A4%A', { token: shop.testSecret.key });
+    expect(broken.status).toBe(400);
+    expect(broken.json.error).toMatchObject({ code: 'invalid_request', http_status: 400 });
+  });
+
   it('415 for a wrong content type', async () => {
     const response = await gw.http('POST', '/v1/payments', {
       token: shop.testSecret.key,

@@ -38,6 +38,29 @@ describe('forwarding', () => {
     expect((call.request as { headers: Record<string, string> }).headers.cookie).toBeUndefined();
   });
 
+  it('writes one access line per request: changes and failures at info, successful reads at debug', async () => {
+    await gw.http('POST', '/v1/payments', {
+      token: shop.testSecret.key,
+      body: { amount: 1000 },
+      headers: { 'x-request-id': 'access-write-1' },
+    });
+    await gw.http('GET', '/v1/payments?search=%2B237690000001', {
+      token: shop.testSecret.key,
+      headers: { 'x-request-id': 'access-read-1' },
+    });
+    const lines = gw.logs
+      .text()
+      .split('\n')
+      .filter((l) => l.includes('"request completed"'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const write = lines.filter((l) => l.requestId === 'access-write-1');
+    const read = lines.filter((l) => l.requestId === 'access-read-1');
+    expect(write).toMatchObject([{ level: 30, method: 'POST', route: '/v1/payments', statusCode: 201 }]);
+    expect(read).toMatchObject([{ level: 20, method: 'GET', path: '/v1/payments', statusCode: 200 }]);
+    // The query (a payer's phone here) stays out of the access log.
+    expect(JSON.stringify(read)).not.toContain('237690000001');
+  });
+
   it('makes a req_ id when none (or an insane one) is given', async () => {
     const response = await gw.http('GET', '/v1/payments', {
       token: shop.testSecret.key,

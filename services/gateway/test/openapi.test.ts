@@ -47,6 +47,41 @@ describe('OpenAPI document', () => {
     expect(missing).toEqual([]);
   });
 
+  it('documents the headers every caller relies on: Idempotency-Key on POSTs, X-Request-Id, 413/415 on bodies', () => {
+    type Operation = { parameters: { name: string }[]; responses: Record<string, unknown> };
+    const paths = document.paths as unknown as Record<string, Record<string, Operation>>;
+    const create = paths['/v1/payments']!.post!;
+    expect(create.parameters.map((p) => p.name)).toEqual(
+      expect.arrayContaining(['Idempotency-Key', 'X-Request-Id']),
+    );
+    expect(Object.keys(create.responses)).toEqual(
+      expect.arrayContaining(['201', '409', '413', '415', '422']),
+    );
+    const settlement = paths['/v1/provider/webhooks/{providerId}']!.post!;
+    expect(settlement.parameters.map((p) => p.name)).not.toContain('Idempotency-Key');
+    for (const operations of Object.values(paths)) {
+      for (const operation of Object.values(operations)) {
+        expect(operation.parameters.map((p) => p.name)).toContain('X-Request-Id');
+      }
+    }
+  });
+
+  it('types the success answer of every operation', () => {
+    type Operation = { responses: Record<string, { content?: Record<string, { schema: object }> }> };
+    const paths = document.paths as unknown as Record<string, Record<string, Operation>>;
+    const untyped: string[] = [];
+    for (const [path, operations] of Object.entries(paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        const success = Object.entries(operation.responses).filter(([status]) => status.startsWith('2'));
+        const empty = success.some(
+          ([, r]) => Object.keys(r.content?.['application/json']?.schema ?? {}).length === 0,
+        );
+        if (empty) untyped.push(`${method.toUpperCase()} ${path}`);
+      }
+    }
+    expect(untyped).toEqual([]);
+  });
+
   it('documents the security of each route and gives every merchant route a scope', () => {
     for (const route of forwardedRoutes.filter((r) => !r.page)) {
       const operation = document.paths[openApiPath(route.url)]![route.method.toLowerCase()]!;

@@ -8,7 +8,7 @@ import {
   parseApiKey,
   type ProviderActor,
 } from '@mmp/protocol';
-import { defaultScopes, forbiddenScopes, type KeyKind } from '../domain/api-keys.js';
+import { defaultScopes, refusedScopes, type KeyKind } from '../domain/api-keys.js';
 import type { AccountsStore, ApiKeyDoc, ProjectDoc } from '../store/accounts.js';
 
 export type KeySummary = {
@@ -66,12 +66,12 @@ export function createAccounts(store: AccountsStore, serverKey: string) {
     spec: { kind: KeyKind; livemode: boolean; scopes?: string[]; expiresAt?: Date | null },
   ): Promise<IssuedKey> {
     const scopes = spec.scopes ?? defaultScopes(spec.kind);
-    const refused = forbiddenScopes(spec.kind, scopes);
+    const refused = refusedScopes(spec.kind, scopes);
     if (refused.length > 0) {
       throw appError(
         'validation_error',
-        `A ${spec.kind} key cannot hold: ${refused.join(', ')}.`,
-        refused.map(() => ({ field: 'scopes', message: `not allowed on a ${spec.kind} key` })),
+        `A ${spec.kind} key cannot hold: ${refused.map((r) => r.scope).join(', ')}.`,
+        refused.map((r) => ({ field: 'scopes', message: r.reason })),
       );
     }
     const key = newApiKey(spec.kind, spec.livemode);
@@ -92,16 +92,21 @@ export function createAccounts(store: AccountsStore, serverKey: string) {
   }
 
   async function issueProviderKey(providerId: string): Promise<string> {
+    return (await insertProviderKey(providerId)).apiKey;
+  }
+
+  async function insertProviderKey(providerId: string): Promise<{ id: string; apiKey: string }> {
     const apiKey = newProviderApiKey();
+    const id = newKeyId();
     await store.insertProviderKey({
-      _id: newKeyId(),
+      _id: id,
       providerId,
       hash: hash(apiKey),
       hint: secretHint(apiKey),
       createdAt: new Date(),
       revokedAt: null,
     });
-    return apiKey;
+    return { id, apiKey };
   }
 
   async function requireProject(projectId: string): Promise<ProjectDoc> {
@@ -123,12 +128,14 @@ export function createAccounts(store: AccountsStore, serverKey: string) {
         logoUrl: input.logoUrl ?? null,
         createdAt: new Date(),
       };
-      await store.insertProject(doc);
+      // The keys first, the project last: a crash or a failed write in between leaves keys
+      // nobody was ever shown (harmless), never a listed project whose keys were lost.
       const keys: IssuedKey[] = [];
       for (const livemode of [false, true]) {
         for (const kind of ['secret', 'publishable'] as const)
           keys.push(await issueKey(doc._id, { kind, livemode }));
       }
+      await store.insertProject(doc);
       return { ...presentProject(doc), keys };
     },
 
@@ -158,15 +165,27 @@ export function createAccounts(store: AccountsStore, serverKey: string) {
     async rollKey(projectId: string, keyId: string, expiresAt?: Date | null): Promise<IssuedKey> {
       const old = await store.findApiKey(projectId, keyId);
       if (!old) throw appError('resource_not_found', `No key ${keyId} in project ${projectId}.`);
-      if (!(await store.revokeApiKey(projectId, keyId, new Date()))) {
+      if (old.revokedAt) {
         throw appError('invalid_request', `Key ${keyId} is already revoked; create a new key instead.`);
       }
-      return issueKey(projectId, {
+      // A scope the kind may no longer hold (a publishable key's payment_links:read) grants
+      // nothing already; carrying it over would make the roll fail.
+      const refused = new Set(refusedScopes(old.kind, old.scopes).map((r) => r.scope));
+      const scopes = old.scopes.filter((scope) => !refused.has(scope));
+      // The new key is stored before the old one is revoked: a crash in between leaves the
+      // old key working (retry the roll), never a merchant without a key.
+      const issued = await issueKey(projectId, {
         kind: old.kind,
         livemode: old.livemode,
-        scopes: old.scopes,
+        scopes,
         expiresAt: expiresAt ?? null,
       });
+      if (!(await store.revokeApiKey(projectId, keyId, new Date()))) {
+        // Another roll (or a revoke) won the race: this new key must not outlive it.
+        await store.revokeApiKey(projectId, issued.id, new Date());
+        throw appError('invalid_request', `Key ${keyId} is already revoked; create a new key instead.`);
+      }
+      return issued;
     },
 
     /** The key behind a presented merchant token, or the 401 that explains why it is refused. */
@@ -194,8 +213,25 @@ export function createAccounts(store: AccountsStore, serverKey: string) {
       if ((await store.countProviderKeys(providerId)) === 0) {
         throw appError('resource_not_found', `No provider ${providerId}.`);
       }
-      await store.revokeProviderKeys(providerId, new Date());
-      return issueProviderKey(providerId);
+      // The keys this roll replaces are read before its own exists, so a concurrent roll's
+      // new key is never among them. New key first, then the old ones revoked: a crash in
+      // between leaves a key working.
+      const replaced = await store.activeProviderKeyIds(providerId);
+      const issued = await insertProviderKey(providerId);
+      for (const [index, id] of replaced.entries()) {
+        if (await store.revokeProviderKey(providerId, id, new Date())) continue;
+        // Rolls revoke in the same order, so losing the first key means another roll won;
+        // this key must not outlive it. (Revoking "every key but mine" let two racing rolls
+        // revoke each other's new key and leave the provider with none.)
+        if (index === 0) {
+          await store.revokeProviderKey(providerId, issued.id, new Date());
+          throw appError(
+            'invalid_state',
+            `Another roll of provider ${providerId}'s key finished first; use its key or roll again.`,
+          );
+        }
+      }
+      return issued.apiKey;
     },
   };
 }

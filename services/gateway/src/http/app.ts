@@ -1,11 +1,16 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+} from 'fastify';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { appError } from '@mmp/protocol';
-import type { Logger, ServiceClient } from '@mmp/platform';
+import type { IdempotencyKeys, Logger, MetricsRegistry, SecretBox, ServiceClient } from '@mmp/platform';
 import type { Accounts } from '../handlers/accounts.js';
 import type { DocumentedRoute, ForwardedRoute } from '../routes/route.js';
 import { adminLocalRoutes } from './admin.js';
@@ -13,7 +18,9 @@ import { errorFormOf, registerEdge, requestIdOf } from './edge.js';
 import { shapeError, toAppError } from './errors.js';
 import { registerForwardedRoutes } from './forward.js';
 import { registerHealth } from './health.js';
+import { registerIdempotency, type RememberedReply } from './idempotency.js';
 import { registerLocalRoutes } from './local-route.js';
+import { registerHttpMetrics } from './metrics.js';
 import { buildOpenApiDocument } from './openapi.js';
 
 export type GatewaySettings = {
@@ -46,7 +53,12 @@ export type GatewayDeps = {
   log: Logger;
   services: ServiceClient;
   accounts: Accounts;
+  idempotencyKeys: IdempotencyKeys<RememberedReply>;
+  /** Seals the answers kept for Idempotency-Key replays. */
+  box: SecretBox;
   routes: ForwardedRoute[];
+  /** The service's registry: requests and latency per route. */
+  metrics: MetricsRegistry;
 };
 
 const ownRoutes: DocumentedRoute[] = [
@@ -77,6 +89,11 @@ const ownRoutes: DocumentedRoute[] = [
     errorForm: 'envelope',
     tag: 'System',
     summary: 'This document',
+    schema: {
+      responses: {
+        200: z.looseObject({ openapi: z.literal('3.1.0'), paths: z.record(z.string(), z.unknown()) }),
+      },
+    },
   },
 ];
 
@@ -91,9 +108,20 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
     bodyLimit: settings.bodyLimitBytes,
     trustProxy: settings.trustProxy,
     genReqId: requestIdOf,
-    logController: new LogController({ requestIdLogLabel: 'requestId' }),
+    // One access line per request instead of Fastify's two: registerEdge writes it.
+    logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
     return503OnClosing: true,
-    routerOptions: { ignoreTrailingSlash: true },
+    // Ids are short; a longer path segment still reaches its route, which answers 404 in its
+    // own error form. Past this, or with broken percent-encoding, frameworkErrors answers.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
+    frameworkErrors: (error, request, reply) => {
+      const known =
+        error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? appError('resource_not_found', 'No such resource.')
+          : appError('invalid_request', 'The URL is malformed.');
+      const { status, body } = shapeError(known, 'envelope', request.id);
+      void (reply as FastifyReply).code(status).type('application/json; charset=utf-8').send(body);
+    },
   });
 
   const served: ServedRoute[] = [];
@@ -109,6 +137,7 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
   app.decorate('servedRoutes', served);
 
   registerEdge(app, { https: settings.publicUrl.startsWith('https://') });
+  registerHttpMetrics(app, deps.metrics);
 
   app.setErrorHandler((error, request, reply) => {
     const { error: appErr, unexpected } = toAppError(error);
@@ -132,6 +161,8 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
     errorResponseBuilder: (_request, context) =>
       appError('rate_limit_exceeded', `Rate limit exceeded; retry in ${Math.ceil(context.ttl / 1000)} s.`),
   });
+
+  registerIdempotency(app, { keys: deps.idempotencyKeys, box: deps.box });
 
   app.setNotFoundHandler({ preHandler: app.rateLimit() }, async (request) => {
     throw appError('route_not_found', `No route ${request.method} ${request.url.split('?')[0]}.`);

@@ -38,10 +38,46 @@ const PAGE_SECURITY_HEADERS = {
   'referrer-policy': 'no-referrer',
 };
 
+/** No request body needs more; a deeper one could only exhaust the stack of whoever walks it. */
+export const MAX_JSON_DEPTH = 64;
+
+/** How deeply a JSON text nests arrays and objects, read without recursion. */
+export function jsonDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) deepest = Math.max(deepest, ++depth);
+    else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return deepest;
+}
+
 /** Request ids on every response, security headers, and a JSON parser that keeps raw bytes where asked. */
 export function registerEdge(app: FastifyInstance, options: { https: boolean }): void {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+  });
+  // One line per request. Successful reads go at debug: a pull provider polling every second
+  // or a page polling its status would otherwise drown the changes and failures worth reading.
+  app.addHook('onResponse', async (request, reply) => {
+    const quiet = (request.method === 'GET' || request.method === 'HEAD') && reply.statusCode < 400;
+    request.log[quiet ? 'debug' : 'info'](
+      {
+        method: request.method,
+        route: request.routeOptions.url ?? 'unmatched',
+        path: request.url.split('?')[0],
+        statusCode: reply.statusCode,
+        ms: Math.round(reply.elapsedTime),
+      },
+      'request completed',
+    );
   });
   app.addHook('onSend', async (request, reply, payload) => {
     const page = request.routeOptions.config?.page === true;
@@ -58,6 +94,13 @@ export function registerEdge(app: FastifyInstance, options: { https: boolean }):
     const keepRaw = request.routeOptions.config?.rawBody === true;
     if (keepRaw) request.rawBody = raw;
     if (raw.trim() === '') return done(null, undefined);
+    if (jsonDepth(raw) > MAX_JSON_DEPTH) {
+      if (keepRaw) return done(null, undefined);
+      return done(
+        appError('invalid_request', `The JSON body nests deeper than ${MAX_JSON_DEPTH} levels.`),
+        undefined,
+      );
+    }
     try {
       done(null, JSON.parse(raw));
     } catch {

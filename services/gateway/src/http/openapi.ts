@@ -77,19 +77,54 @@ const ERROR_STATUSES: Record<DocumentedRoute['auth'], string[]> = {
   signed: ['400', '403', '409', '413', '415', '422', '429', '503'],
 };
 
+const IDEMPOTENCY_KEY: JsonSchema = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Up to 255 characters. A retry with the same key and request within 24 h gets the first answer again (Idempotent-Replayed: true); another request with the key is 409 idempotency_conflict. Errors are not kept.',
+  schema: { type: 'string', minLength: 1, maxLength: 255 },
+};
+
+const REQUEST_ID: JsonSchema = {
+  name: 'X-Request-Id',
+  in: 'header',
+  required: false,
+  description:
+    'Your trace id (letters, digits, -_.:, up to 128); otherwise one is made (req_…). Echoed on every response and in error bodies; quote it to support.',
+  schema: { type: 'string', maxLength: 128 },
+};
+
+const WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
+
 function operation(route: DocumentedRoute): JsonSchema {
   const responses: Record<string, JsonSchema> = {};
+  const requestIdHeader = {
+    'X-Request-Id': { description: 'The request id', schema: { type: 'string' } },
+  };
   for (const [status, schema] of Object.entries(route.schema?.responses ?? { 200: z.unknown() })) {
     responses[status] = {
       description: 'Success',
+      headers: requestIdHeader,
       content: { 'application/json': { schema: jsonSchema(schema, 'output') } },
     };
   }
   const errorRef = {
     $ref: `#/components/schemas/${route.errorForm === 'simple' ? 'SimpleError' : 'EnvelopeError'}`,
   };
-  for (const status of ERROR_STATUSES[route.auth]) {
-    responses[status] = { description: 'Error', content: { 'application/json': { schema: errorRef } } };
+  const idempotent = route.method === 'POST' && route.auth !== 'signed';
+  const statuses = new Set([
+    ...ERROR_STATUSES[route.auth],
+    ...(idempotent ? ['409'] : []),
+    // Any body may be too large (413) or not JSON (415).
+    ...(WITH_BODY.has(route.method) ? ['413', '415'] : []),
+  ]);
+  for (const status of [...statuses].sort()) {
+    responses[status] = {
+      description: 'Error',
+      headers: requestIdHeader,
+      content: { 'application/json': { schema: errorRef } },
+    };
   }
   const body = route.schema?.body;
   return {
@@ -97,7 +132,12 @@ function operation(route: DocumentedRoute): JsonSchema {
     tags: [route.tag],
     operationId: `${route.method.toLowerCase()}${openApiPath(route.url).replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase())}`,
     security: security(route),
-    parameters: [...pathParameters(route), ...parameters(route.schema?.query, 'query')],
+    parameters: [
+      ...pathParameters(route),
+      ...parameters(route.schema?.query, 'query'),
+      ...(idempotent ? [IDEMPOTENCY_KEY] : []),
+      REQUEST_ID,
+    ],
     ...(body
       ? {
           requestBody: {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ForwardedRoute } from './route.js';
+import { ProviderMappingView, ProviderView, ReconciliationReport } from './provider-views.js';
 import { webhookEndpointsRoutes } from './webhook-endpoints.js';
 
 const admin = { auth: 'admin', errorForm: 'envelope' } as const;
@@ -42,6 +43,7 @@ export const adminRoutes: ForwardedRoute[] = [
     operation: 'providers.list',
     tag: 'Admin: providers',
     summary: 'List providers',
+    schema: { responses: { 200: z.object({ data: z.array(ProviderView) }) } },
   },
   {
     ...admin,
@@ -51,7 +53,11 @@ export const adminRoutes: ForwardedRoute[] = [
     operation: 'providers.mapping.set',
     tag: 'Admin: providers',
     summary: "Set the provider's declarative mapping of proprietary (non protocol-v1) settlement payloads",
-    schema: { params: z.object({ providerId: z.string() }), body: z.record(z.string(), z.unknown()) },
+    schema: {
+      params: z.object({ providerId: z.string() }),
+      body: z.record(z.string(), z.unknown()),
+      responses: { 200: ProviderMappingView },
+    },
   },
   {
     ...admin,
@@ -67,6 +73,7 @@ export const adminRoutes: ForwardedRoute[] = [
         date: z.iso.date().describe('YYYY-MM-DD'),
         livemode: z.enum(['true', 'false']).optional(),
       }),
+      responses: { 200: ReconciliationReport },
     },
   },
 ];

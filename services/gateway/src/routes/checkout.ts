@@ -1,11 +1,16 @@
 import { z } from 'zod';
-import { CheckoutSession, CheckoutSessionStatusResponse, CreateCheckoutSessionBody, PayCheckoutSessionBody } from '@mmp/protocol';
+import {
+  CheckoutSession,
+  CheckoutSessionStatusResponse,
+  CreateCheckoutSessionBody,
+  PayCheckoutSessionBody,
+} from '@mmp/protocol';
 import type { ForwardedRoute } from './route.js';
 
 const sessionParams = z.object({ id: z.string().describe('Checkout session id (cs_…)') });
 const payBody = PayCheckoutSessionBody.pick({ paymentMethod: true, phone: true });
 /** What the hosted page also needs: environment, operators it may offer, the failure and whether to offer a retry. */
-const sessionView = CheckoutSession.extend({
+export const sessionView = CheckoutSession.extend({
   livemode: z.boolean(),
   operators: z.array(z.string()),
   failureCode: z.string().nullable(),
@@ -51,7 +56,8 @@ export const checkoutRoutes: ForwardedRoute[] = [
     operation: 'sessions.pay',
     auth: 'public',
     errorForm: 'simple',
-    summary: 'Pay a checkout session with an operator and a phone number; the payer then confirms the USSD prompt',
+    summary:
+      'Pay a checkout session with an operator and a phone number; the payer then confirms the USSD prompt',
     tag: 'Checkout',
     schema: { params: sessionParams, body: payBody, responses: { 200: statusView } },
   },

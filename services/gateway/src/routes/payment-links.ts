@@ -1,6 +1,13 @@
 import { z } from 'zod';
-import { CreatePaymentLinkBody, PaymentLink, PublicPaymentLink, ShortCode, UpdatePaymentLinkBody } from '@mmp/protocol';
+import {
+  CreatePaymentLinkBody,
+  PaymentLink,
+  PublicPaymentLink,
+  ShortCode,
+  UpdatePaymentLinkBody,
+} from '@mmp/protocol';
 import type { ForwardedRoute } from './route.js';
+import { sessionView } from './checkout.js';
 
 const idParams = z.object({ id: z.uuid().describe('Payment link id') });
 const codeParams = z.object({ shortCode: ShortCode.describe('8 alphanumeric characters') });
@@ -15,11 +22,18 @@ const linkList = z.object({
   meta: z.object({ limit: z.number().int(), total: z.number().int(), page: z.number().int() }),
 });
 const startBody = z.object({
-  amount: z.number().int().optional().describe('Required for variable-amount links, within minAmount and maxAmount'),
+  amount: z
+    .number()
+    .int()
+    .optional()
+    .describe('Required for variable-amount links, within minAmount and maxAmount'),
   name: z.string().optional(),
   email: z.string().optional(),
   phone: z.string().optional(),
-  customFields: z.record(z.string(), z.string()).optional().describe("Answers to the link's custom fields, by key"),
+  customFields: z
+    .record(z.string(), z.string())
+    .optional()
+    .describe("Answers to the link's custom fields, by key"),
 });
 
 /** Payment links (merchant CRUD) and their public read, page and start, served by links-checkout. */
@@ -73,6 +87,19 @@ export const paymentLinksRoutes: ForwardedRoute[] = [
     schema: { params: idParams, body: UpdatePaymentLinkBody, responses: { 200: PaymentLink } },
   },
   {
+    method: 'DELETE',
+    url: '/v1/payment-links/:id',
+    service: 'links-checkout',
+    operation: 'links.delete',
+    auth: 'merchant',
+    scope: 'payment_links:write',
+    errorForm: 'simple',
+    summary:
+      'Delete a payment link: gone from the API and its page (404), new payments refused; its sessions and payments are kept',
+    tag: 'Payment links',
+    schema: { params: idParams, responses: { 200: z.object({ id: z.string(), deleted: z.literal(true) }) } },
+  },
+  {
     method: 'GET',
     url: '/v1/pay/:shortCode',
     service: 'links-checkout',
@@ -90,9 +117,10 @@ export const paymentLinksRoutes: ForwardedRoute[] = [
     operation: 'links.start',
     auth: 'public',
     errorForm: 'simple',
-    summary: 'Start paying a link: creates a checkout session (400 when the link is inactive, expired or used up)',
+    summary:
+      'Start paying a link: creates a checkout session (400 when the link is inactive, expired or used up)',
     tag: 'Payment links',
-    schema: { params: codeParams, body: startBody },
+    schema: { params: codeParams, body: startBody, responses: { 201: sessionView } },
   },
   {
     method: 'GET',

@@ -1,20 +1,37 @@
 import { z } from 'zod';
 import type { ForwardedRoute } from './route.js';
+import { ProviderView } from './provider-views.js';
 
-const portal = { auth: 'provider', errorForm: 'envelope', service: 'provider-router', tag: 'Provider portal' } as const;
+const portal = {
+  auth: 'provider',
+  errorForm: 'envelope',
+  service: 'provider-router',
+  tag: 'Provider portal',
+} as const;
 
 const railParams = z.object({ railId: z.string() });
 const Network = z.enum(['ORANGE_MONEY', 'MTN_MOMO', 'WAVE', 'MOOV_MONEY']);
 
 const RailInput = z.object({
   transport: z.enum(['webhook', 'pull']),
-  endpoint: z.url().optional().describe('Webhook rails: the HTTPS endpoint receiving signed health.check and payment.execute calls'),
+  endpoint: z
+    .url()
+    .optional()
+    .describe('Webhook rails: the HTTPS endpoint receiving signed health.check and payment.execute calls'),
   networks: z.array(Network).min(1),
   countries: z.array(z.string().length(2)).min(1).describe('ISO 3166-1 alpha-2'),
   currencies: z.array(z.enum(['XAF', 'XOF'])).min(1),
   supportsPayout: z.boolean().optional(),
   environment: z.enum(['sandbox', 'live']),
-  priority: z.number().int().min(0).max(1000).optional().describe('Lower is preferred; default 100'),
+  priority: z
+    .number()
+    .int()
+    .min(0)
+    .max(1000)
+    .optional()
+    .describe(
+      "Lower is preferred, after certified rails; default 100. The sandbox provider's rail is 50: a sandbox rail below 50 gets sandbox orders before it",
+    ),
 });
 
 const Rail = RailInput.extend({
@@ -25,7 +42,13 @@ const Rail = RailInput.extend({
   status: z.enum(['PENDING', 'TESTED', 'ACTIVE']),
   certified: z.boolean(),
   lastTest: z
-    .object({ ok: z.boolean(), reason: z.string(), httpStatus: z.number().nullable(), latencyMs: z.number().nullable(), at: z.string() })
+    .object({
+      ok: z.boolean(),
+      reason: z.string(),
+      httpStatus: z.number().nullable(),
+      latencyMs: z.number().nullable(),
+      at: z.string(),
+    })
     .nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
@@ -39,6 +62,7 @@ export const providerPortalRoutes: ForwardedRoute[] = [
     url: '/v1/provider/profile',
     operation: 'providers.get',
     summary: 'The authenticated provider',
+    schema: { responses: { 200: ProviderView } },
   },
   {
     ...portal,
@@ -78,7 +102,8 @@ export const providerPortalRoutes: ForwardedRoute[] = [
     method: 'POST',
     url: '/v1/provider/rails/:railId/activate',
     operation: 'rails.activate',
-    summary: 'Activate a TESTED rail; a live rail also needs the CERTIFIED badge (409 invalid_state otherwise)',
+    summary:
+      'Activate a TESTED rail; a live rail also needs the CERTIFIED badge (409 invalid_state otherwise)',
     schema: { params: railParams, responses: { 200: Rail } },
   },
   {

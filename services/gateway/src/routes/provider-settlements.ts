@@ -1,12 +1,16 @@
 import { z } from 'zod';
 import type { ForwardedRoute } from './route.js';
 import { providerPortalRoutes } from './provider-portal.js';
+import { ProviderMappingView } from './provider-views.js';
 
 const providerParams = z.object({ providerId: z.string() });
 
 /** The portal's rail routes again under `/v1/admin/providers/:providerId`, for the `mmp` command. */
 function forProvider(route: ForwardedRoute): ForwardedRoute {
-  const params = route.schema?.params instanceof z.ZodObject ? providerParams.extend(route.schema.params.shape) : providerParams;
+  const params =
+    route.schema?.params instanceof z.ZodObject
+      ? providerParams.extend(route.schema.params.shape)
+      : providerParams;
   return {
     ...route,
     auth: 'admin',
@@ -57,7 +61,7 @@ export const providerSettlementsRoutes: ForwardedRoute[] = [
     errorForm: 'envelope',
     tag: 'Admin: providers',
     summary: "The provider's declarative mapping of proprietary settlement payloads (null when none)",
-    schema: { params: providerParams },
+    schema: { params: providerParams, responses: { 200: ProviderMappingView } },
   },
   {
     method: 'POST',
@@ -68,7 +72,10 @@ export const providerSettlementsRoutes: ForwardedRoute[] = [
     errorForm: 'envelope',
     tag: 'Admin: providers',
     summary: "Roll the provider's settlement signing secret; the new secret is returned once",
-    schema: { params: providerParams },
+    schema: {
+      params: providerParams,
+      responses: { 200: z.object({ id: z.string(), name: z.string(), signingSecret: z.string() }) },
+    },
   },
   ...providerPortalRoutes.filter((route) => route.url.startsWith('/v1/provider/rails')).map(forProvider),
 ];

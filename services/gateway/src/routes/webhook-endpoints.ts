@@ -61,6 +61,18 @@ export const webhookEndpointsRoutes: ForwardedRoute[] = [
     schema: { responses: { 200: z.object({ data: z.array(WebhookEndpoint), has_more: z.boolean() }) } },
   },
   {
+    method: 'GET',
+    url: '/v1/webhook-endpoints/:id',
+    service: 'payments',
+    operation: 'webhook-endpoints.get',
+    auth: 'merchant',
+    scope: 'webhooks:read',
+    errorForm: 'envelope',
+    summary: 'Retrieve a webhook endpoint (its secret only as a hint)',
+    tag: 'Webhook endpoints',
+    schema: { params: idParams, responses: { 200: WebhookEndpoint } },
+  },
+  {
     method: 'PATCH',
     url: '/v1/webhook-endpoints/:id',
     service: 'payments',

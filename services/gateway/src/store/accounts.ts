@@ -58,8 +58,12 @@ export async function openAccountsStore(store: Store) {
     insertProviderKey: (doc: ProviderKeyDoc) => providerKeys.insertOne(doc),
     findProviderKeyByHash: (hash: string) => providerKeys.findOne({ hash }),
     countProviderKeys: (providerId: string) => providerKeys.count({ providerId }),
-    revokeProviderKeys: (providerId: string, at: Date) =>
-      providerKeys.updateMany({ providerId, revokedAt: null }, { $set: { revokedAt: at } }),
+    /** Ids of the provider's working keys, in a fixed order (by id). */
+    activeProviderKeyIds: async (providerId: string) =>
+      (await providerKeys.find({ providerId, revokedAt: null }, { sort: { _id: 1 } })).map((key) => key._id),
+    /** Compare-and-set: only a working key is revoked; null when it was revoked already. */
+    revokeProviderKey: (providerId: string, id: string, at: Date) =>
+      providerKeys.findOneAndUpdate({ _id: id, providerId, revokedAt: null }, { $set: { revokedAt: at } }),
   };
 }
 export type AccountsStore = Awaited<ReturnType<typeof openAccountsStore>>;

@@ -1,0 +1,85 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  checkIdempotencyKey,
+  requestHash,
+  type IdempotencyClaim,
+  type IdempotencyKeys,
+  type SecretBox,
+} from '@mmp/platform';
+import type { Actor } from '@mmp/protocol';
+
+/**
+ * What a key remembers of the first answer: enough to send it again byte for byte. The body
+ * is sealed, since some answers show a key or secret once (project create, roll, endpoints).
+ */
+export type RememberedReply = { status: number; contentType: string | null; sealedBody: string };
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    idempotencyClaim?: Exclude<IdempotencyClaim<RememberedReply>, { replay: RememberedReply }>;
+  }
+}
+
+/** Keys are per caller: one merchant's key never replays another's answer. */
+function callerOf(actor: Actor): string {
+  switch (actor.kind) {
+    case 'merchant':
+      return `merchant:${actor.projectId}:${actor.livemode ? 'live' : 'test'}`;
+    case 'provider':
+      return `provider:${actor.providerId}`;
+    case 'admin':
+      return 'admin';
+    default:
+      return 'public';
+  }
+}
+
+/**
+ * `Idempotency-Key` on every POST, as the specification promises: the first answer below
+ * 400 is kept for 24 h and replayed (with `Idempotent-Replayed: true`) to the same caller
+ * sending the same key with the same request; the same key with another request is 409
+ * `idempotency_conflict`. Errors are not kept, so a corrected retry may reuse its key.
+ * Services that create money-moving objects keep their own key too (payments does), so a
+ * retry after a gateway crash mid-request still never makes a second one.
+ */
+export function registerIdempotency(
+  app: FastifyInstance,
+  deps: { keys: IdempotencyKeys<RememberedReply>; box: SecretBox },
+): void {
+  const { keys, box } = deps;
+  app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
+    const header = request.headers['idempotency-key'];
+    // Signed raw-body routes (settlements) de-duplicate by the payload's own idempotency_key;
+    // an unknown route has no caller to key by.
+    const signed = request.routeOptions.config?.rawBody === true;
+    if (request.method !== 'POST' || header === undefined || signed || !request.actor) return;
+    const key = checkIdempotencyKey(Array.isArray(header) ? header.join(',') : header);
+    const claim = await keys.claim(
+      `${callerOf(request.actor)}:${key}`,
+      requestHash({ url: request.url, body: request.rawBody ?? request.body ?? null }),
+    );
+    if (claim.replay) {
+      const { status, contentType, sealedBody } = claim.replay;
+      if (contentType) reply.type(contentType);
+      return reply.code(status).header('idempotent-replayed', 'true').send(box.open(sealedBody));
+    }
+    request.idempotencyClaim = claim;
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const claim = request.idempotencyClaim;
+    if (!claim) return payload;
+    request.idempotencyClaim = undefined;
+    if (reply.statusCode < 400 && (typeof payload === 'string' || payload === null)) {
+      const contentType = reply.getHeader('content-type');
+      await claim.complete({
+        status: reply.statusCode,
+        contentType: typeof contentType === 'string' ? contentType : null,
+        sealedBody: box.seal(payload ?? ''),
+      });
+    } else {
+      await claim.release();
+    }
+    return payload;
+  });
+}

@@ -1,0 +1,118 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore, type Store } from '@mmp/platform';
+import { createAccounts, type Accounts } from '../src/handlers/accounts.js';
+import { openAccountsStore, type AccountsStore } from '../src/store/accounts.js';
+
+let dir: string;
+let store: Store;
+let keys: AccountsStore;
+let accounts: Accounts;
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'mmp-gw-accounts-'));
+  store = await openStore({ dataDir: dir, service: 'gateway' });
+  keys = await openAccountsStore(store);
+  accounts = createAccounts(keys, 'test-server-key-0123456789abcdef');
+});
+
+afterAll(async () => {
+  await store?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('creating a project', () => {
+  it('stores no project when one of its keys could not be stored', async () => {
+    let stored = 0;
+    const failing = createAccounts(
+      {
+        ...keys,
+        async insertApiKey(doc) {
+          // The process dies (or the store fails) after two of the four keys.
+          if (++stored > 2) throw new Error('store lost');
+          await keys.insertApiKey(doc);
+        },
+      },
+      'test-server-key-0123456789abcdef',
+    );
+    await expect(failing.createProject({ id: 'prj_half', name: 'Half' })).rejects.toThrow('store lost');
+    expect(await keys.findProject('prj_half')).toBeNull();
+    // Nothing stands in the way of creating it again.
+    const project = await accounts.createProject({ id: 'prj_half', name: 'Half' });
+    expect(project.keys).toHaveLength(4);
+  });
+});
+
+describe('rolling a key', () => {
+  it('drops a scope its kind may no longer hold instead of failing after the old key is revoked', async () => {
+    const project = await accounts.createProject({ name: 'Legacy' });
+    // A publishable key issued while payment_links:read was still publishable-safe.
+    await keys.insertApiKey({
+      _id: 'key_legacy',
+      projectId: project.id,
+      kind: 'publishable',
+      livemode: false,
+      scopes: ['checkout_sessions:read', 'payment_links:read'],
+      hash: 'legacy-hash',
+      hint: 'svc_test_pk_…abcd',
+      createdAt: new Date(),
+      expiresAt: null,
+      revokedAt: null,
+    });
+
+    const rolled = await accounts.rollKey(project.id, 'key_legacy');
+    expect(rolled).toMatchObject({
+      kind: 'publishable',
+      livemode: false,
+      scopes: ['checkout_sessions:read'],
+    });
+    expect(rolled.key).toMatch(/^svc_test_pk_/);
+    expect((await keys.findApiKey(project.id, 'key_legacy'))?.revokedAt).toBeInstanceOf(Date);
+  });
+
+  it('lets exactly one of two concurrent rolls win, and leaves exactly one working key', async () => {
+    const project = await accounts.createProject({ name: 'Racing' });
+    const secret = project.keys.find((k) => k.kind === 'secret' && !k.livemode)!;
+    const results = await Promise.allSettled([
+      accounts.rollKey(project.id, secret.id),
+      accounts.rollKey(project.id, secret.id),
+    ]);
+    const won = results.filter((r) => r.status === 'fulfilled');
+    expect(won).toHaveLength(1);
+    const working = await Promise.allSettled(
+      [secret.key, ...results.flatMap((r) => (r.status === 'fulfilled' ? [r.value.key] : []))].map((token) =>
+        accounts.authenticateMerchant(token),
+      ),
+    );
+    expect(working.map((r) => r.status)).toEqual(['rejected', 'fulfilled']);
+    const live = (await keys.listApiKeys(project.id)).filter(
+      (k) => k.kind === 'secret' && !k.livemode && !k.revokedAt,
+    );
+    expect(live).toHaveLength(1);
+  });
+
+  it('lets exactly one of concurrent provider key rolls win, never leaving the provider without a key', async () => {
+    const first = await accounts.issueProviderKey('prv_racing');
+    const results = await Promise.allSettled(
+      Array.from({ length: 3 }, () => accounts.rollProviderKey('prv_racing')),
+    );
+    const won = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    expect(won).toHaveLength(1);
+    expect(results.filter((r) => r.status === 'rejected').map((r) => r.reason)).toEqual([
+      expect.objectContaining({ code: 'invalid_state' }),
+      expect.objectContaining({ code: 'invalid_state' }),
+    ]);
+    await expect(accounts.authenticateProvider(won[0]!)).resolves.toMatchObject({ providerId: 'prv_racing' });
+    await expect(accounts.authenticateProvider(first)).rejects.toMatchObject({ code: 'invalid_api_key' });
+    expect(await keys.activeProviderKeyIds('prv_racing')).toHaveLength(1);
+  });
+
+  it('rolls a provider key to one working key', async () => {
+    const first = await accounts.issueProviderKey('prv_roll');
+    const second = await accounts.rollProviderKey('prv_roll');
+    await expect(accounts.authenticateProvider(first)).rejects.toMatchObject({ code: 'invalid_api_key' });
+    await expect(accounts.authenticateProvider(second)).resolves.toMatchObject({ providerId: 'prv_roll' });
+  });
+});

@@ -1,0 +1,54 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ForwardedRoute } from '../src/routes/route.js';
+import { startTestGateway, type TestGateway } from './support.js';
+
+/** What an operator alerts on at the edge: requests and latency per route and status class. */
+
+const routes: ForwardedRoute[] = [
+  {
+    summary: 'test route',
+    tag: 'Test',
+    method: 'GET',
+    url: '/v1/pay/:shortCode',
+    service: 'links-checkout',
+    operation: 'links.public',
+    auth: 'public',
+    errorForm: 'simple',
+  },
+];
+
+let gw: TestGateway;
+beforeAll(async () => {
+  gw = await startTestGateway({ routes, label: 'gwmetrics', env: { REQUEST_TIMEOUT_MS: '300' } });
+});
+afterAll(() => gw?.stop());
+
+async function sample(labels: Record<string, string>, name = 'mmp_http_requests_total'): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${gw.running.opsPort}/metrics`)).text();
+  const line = text
+    .split('\n')
+    .find(
+      (l) => l.startsWith(`${name}{`) && Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)),
+    );
+  return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
+}
+
+describe('gateway metrics', () => {
+  it('count requests per route pattern and status class, with their latency', async () => {
+    const route = { method: 'GET', route: '/v1/pay/:shortCode', service: 'gateway' };
+    // links-checkout is not running: 503 service_unavailable.
+    expect((await gw.http('GET', '/v1/pay/abc')).status).toBe(503);
+    await gw.serve('links-checkout', { 'links.public': async () => ({ status: 200, body: {} }) });
+    expect((await gw.http('GET', '/v1/pay/abc')).status).toBe(200);
+    expect((await gw.http('GET', '/v1/pay/def')).status).toBe(200);
+    expect((await gw.http('GET', '/v1/nowhere')).status).toBe(404);
+
+    expect(await sample({ ...route, status_class: '2xx' })).toBe(2);
+    expect(await sample({ ...route, status_class: '5xx' })).toBe(1);
+    expect(await sample({ route: 'unmatched', status_class: '4xx' })).toBe(1);
+    expect(await sample({ ...route, status_class: '2xx' }, 'mmp_http_request_duration_seconds_count')).toBe(
+      2,
+    );
+    expect(await sample({ target: 'links-checkout', outcome: 'unavailable' }, 'mmp_calls_total')).toBe(1);
+  });
+});
