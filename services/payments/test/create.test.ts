@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPaymentsDb } from '../src/store/db.js';
-import { createPayment, eventually, merchant, startPaymentsHarness, type PaymentsHarness } from './support.js';
+import {
+  createPayment,
+  eventually,
+  merchant,
+  startPaymentsHarness,
+  type PaymentsHarness,
+} from './support.js';
 
 let h: PaymentsHarness;
 beforeAll(async () => {
@@ -18,7 +24,19 @@ describe('create', () => {
     expect(reply.status).toBe(201);
     const body = reply.body as Record<string, unknown>;
     expect(Object.keys(body).sort()).toEqual(
-      ['amount', 'completedAt', 'createdAt', 'currency', 'description', 'id', 'livemode', 'paymentUrl', 'projectId', 'status', 'token'].sort(),
+      [
+        'amount',
+        'completedAt',
+        'createdAt',
+        'currency',
+        'description',
+        'id',
+        'livemode',
+        'paymentUrl',
+        'projectId',
+        'status',
+        'token',
+      ].sort(),
     );
     expect(body).toMatchObject({
       projectId: actor.projectId,
@@ -32,12 +50,21 @@ describe('create', () => {
     expect(body.token).toMatch(/^pay_[A-Za-z0-9]+$/);
     expect(body.paymentUrl).toMatch(/^http:\/\/localhost:3000\/checkout\/cs_/);
     const session = h.sessions.find((s) => s.paymentId === body.id);
-    expect(session).toMatchObject({ token: body.token, projectId: actor.projectId, livemode: false, amount: 5000 });
+    expect(session).toMatchObject({
+      token: body.token,
+      projectId: actor.projectId,
+      livemode: false,
+      amount: 5000,
+    });
     await eventually(async () => h.eventsOf(body.id as string, 'payment.created').length === 1);
   });
 
   it('takes livemode from the key', async () => {
-    const reply = await h.call('create', { body: { amount: 100, currency: 'XOF' } }, merchant({ livemode: true }));
+    const reply = await h.call(
+      'create',
+      { body: { amount: 100, currency: 'XOF' } },
+      merchant({ livemode: true }),
+    );
     expect(reply.body).toMatchObject({ livemode: true, currency: 'XOF', amount: 100 });
   });
 
@@ -101,7 +128,9 @@ describe('create', () => {
     } finally {
       await h.servePeer('links-checkout');
     }
-    expect(((await h.call('list', { query: {} }, actor)).body as { meta: { total: number } }).meta.total).toBe(0);
+    expect(
+      ((await h.call('list', { query: {} }, actor)).body as { meta: { total: number } }).meta.total,
+    ).toBe(0);
     await createPayment(h, actor, { reference: 'DOWN-1' });
   });
 
@@ -115,8 +144,16 @@ describe('Idempotency-Key', () => {
   it('replays the first status and body for the same key and body', async () => {
     const actor = merchant();
     const key = randomUUID();
-    const first = await h.call('create', { body: { amount: 2500 }, headers: { 'idempotency-key': key } }, actor);
-    const second = await h.call('create', { body: { amount: 2500 }, headers: { 'idempotency-key': key } }, actor);
+    const first = await h.call(
+      'create',
+      { body: { amount: 2500 }, headers: { 'idempotency-key': key } },
+      actor,
+    );
+    const second = await h.call(
+      'create',
+      { body: { amount: 2500 }, headers: { 'idempotency-key': key } },
+      actor,
+    );
     expect(second.status).toBe(201);
     expect(second.body).toEqual(first.body);
     expect(second.headers).toEqual({ 'Idempotent-Replayed': 'true' });
@@ -127,15 +164,27 @@ describe('Idempotency-Key', () => {
     const actor = merchant();
     const key = randomUUID();
     await h.call('create', { body: { amount: 2500 }, headers: { 'idempotency-key': key } }, actor);
-    const error = await h.callError('create', { body: { amount: 2600 }, headers: { 'idempotency-key': key } }, actor);
+    const error = await h.callError(
+      'create',
+      { body: { amount: 2600 }, headers: { 'idempotency-key': key } },
+      actor,
+    );
     expect(error.code).toBe('idempotency_conflict');
     expect(error.status).toBe(409);
   });
 
   it('scopes keys to the project and environment', async () => {
     const key = randomUUID();
-    const a = await h.call('create', { body: { amount: 2500 }, headers: { 'idempotency-key': key } }, merchant());
-    const b = await h.call('create', { body: { amount: 2500 }, headers: { 'idempotency-key': key } }, merchant());
+    const a = await h.call(
+      'create',
+      { body: { amount: 2500 }, headers: { 'idempotency-key': key } },
+      merchant(),
+    );
+    const b = await h.call(
+      'create',
+      { body: { amount: 2500 }, headers: { 'idempotency-key': key } },
+      merchant(),
+    );
     expect((a.body as { id: string }).id).not.toBe((b.body as { id: string }).id);
   });
 
@@ -143,7 +192,9 @@ describe('Idempotency-Key', () => {
     const actor = merchant();
     const key = randomUUID();
     const results = await Promise.allSettled(
-      Array.from({ length: 8 }, () => h.call('create', { body: { amount: 7000 }, headers: { 'idempotency-key': key } }, actor)),
+      Array.from({ length: 8 }, () =>
+        h.call('create', { body: { amount: 7000 }, headers: { 'idempotency-key': key } }, actor),
+      ),
     );
     const ids = new Set(
       results.filter((r) => r.status === 'fulfilled').map((r) => (r.value.body as { id: string }).id),
@@ -154,7 +205,11 @@ describe('Idempotency-Key', () => {
   });
 
   it('refuses an Idempotency-Key longer than 255 characters', async () => {
-    const error = await h.callError('create', { body: { amount: 5000 }, headers: { 'idempotency-key': 'k'.repeat(256) } }, merchant());
+    const error = await h.callError(
+      'create',
+      { body: { amount: 5000 }, headers: { 'idempotency-key': 'k'.repeat(256) } },
+      merchant(),
+    );
     expect(error.code).toBe('invalid_request');
     expect(error.status).toBe(400);
   });
@@ -163,26 +218,73 @@ describe('Idempotency-Key', () => {
     const actor = merchant();
     const key = randomUUID();
     await createPayment(h, actor, { reference: 'TAKEN' });
-    const error = await h.callError('create', { body: { amount: 5000, reference: 'TAKEN' }, headers: { 'idempotency-key': key } }, actor);
+    const error = await h.callError(
+      'create',
+      { body: { amount: 5000, reference: 'TAKEN' }, headers: { 'idempotency-key': key } },
+      actor,
+    );
     expect(error.code).toBe('duplicate_transaction');
-    const again = await h.callError('create', { body: { amount: 5000, reference: 'TAKEN' }, headers: { 'idempotency-key': key } }, actor);
+    const again = await h.callError(
+      'create',
+      { body: { amount: 5000, reference: 'TAKEN' }, headers: { 'idempotency-key': key } },
+      actor,
+    );
     expect(again.code).toBe('duplicate_transaction');
+  });
+
+  it('forgets a key after 24 hours: the same request then creates a new payment', async () => {
+    const actor = merchant();
+    const key = randomUUID();
+    const request = { body: { amount: 4200 }, headers: { 'idempotency-key': key } };
+    const first = await h.call('create', request, actor);
+    const HOUR = 3_600_000;
+    try {
+      h.advanceClock(23 * HOUR);
+      const replayed = await h.call('create', request, actor);
+      expect(replayed.headers).toEqual({ 'Idempotent-Replayed': 'true' });
+      expect(replayed.body).toEqual(first.body);
+      h.advanceClock(HOUR + 60_000);
+      const fresh = await h.call('create', request, actor);
+      expect(fresh.status).toBe(201);
+      expect(fresh.headers).toBeUndefined();
+      expect((fresh.body as { id: string }).id).not.toBe((first.body as { id: string }).id);
+      // The new payment owns the key from now on.
+      const again = await h.call('create', request, actor);
+      expect(again.body).toEqual(fresh.body);
+      const list = (await h.call('list', { query: {} }, actor)).body as { meta: { total: number } };
+      expect(list.meta.total).toBe(2);
+    } finally {
+      h.advanceClock(-(24 * HOUR + 60_000));
+    }
   });
 
   it('after a crash between storing the payment and answering, a retry answers that payment', async () => {
     const actor = merchant();
     const key = randomUUID();
-    const first = await h.call('create', { body: { amount: 3100 }, headers: { 'idempotency-key': key } }, actor);
+    const first = await h.call(
+      'create',
+      { body: { amount: 3100 }, headers: { 'idempotency-key': key } },
+      actor,
+    );
     // Put the key back the way a crash leaves it: claimed long ago, no answer stored.
     const db = openPaymentsDb(h.service.context.store);
     const reopened = await db.idempotency.findOneAndUpdate(
       { _id: `create:${actor.projectId}:test:${key}` },
-      { $set: { state: 'pending', claimedAt: new Date(Date.now() - 3_600_000).toISOString() }, $unset: { status: true, body: true } },
+      {
+        $set: { state: 'pending', claimedAt: new Date(Date.now() - 3_600_000).toISOString() },
+        $unset: { status: true, body: true },
+      },
     );
     expect(reopened).not.toBeNull();
-    const retried = await h.call('create', { body: { amount: 3100 }, headers: { 'idempotency-key': key } }, actor);
+    const retried = await h.call(
+      'create',
+      { body: { amount: 3100 }, headers: { 'idempotency-key': key } },
+      actor,
+    );
     expect(retried.status).toBe(201);
     expect(retried.body).toEqual(first.body);
-    expect(((await h.call('list', { query: {} }, actor)).body as { meta: { total: number } }).meta.total).toBe(1);
+    expect(
+      ((await h.call('list', { query: {} }, actor)).body as { meta: { total: number } }).meta.total,
+    ).toBe(1);
   });
 });

@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SERVICE_ACTOR, createPayment, eventually, merchant, startPaymentsHarness, type PaymentsHarness } from './support.js';
+import {
+  SERVICE_ACTOR,
+  createPayment,
+  eventually,
+  merchant,
+  startPaymentsHarness,
+  type PaymentsHarness,
+} from './support.js';
 
 let h: PaymentsHarness;
 beforeAll(async () => {
@@ -17,7 +24,11 @@ async function status(token: string) {
 
 async function initiated(body: Record<string, unknown> = {}) {
   const payment = await createPayment(h, actor, body);
-  await h.call('initiate', { body: { token: payment.token, paymentMethod: 'ORANGE_MONEY', phone: '690000001' } }, SERVICE_ACTOR);
+  await h.call(
+    'initiate',
+    { body: { token: payment.token, paymentMethod: 'ORANGE_MONEY', phone: '690000001' } },
+    SERVICE_ACTOR,
+  );
   return payment;
 }
 
@@ -37,7 +48,13 @@ function settlement(paymentId: string, status: string, extra: Record<string, unk
   };
 }
 
-const execution = (paymentId: string) => ({ paymentId, orderKey: 'pexec_1', railId: 'rail_1', code: null, reason: null });
+const execution = (paymentId: string) => ({
+  paymentId,
+  orderKey: 'pexec_1',
+  railId: 'rail_1',
+  code: null,
+  reason: null,
+});
 
 describe('initiate', () => {
   it('records the payer and emits payment.initiated with the execution, once', async () => {
@@ -47,13 +64,26 @@ describe('initiate', () => {
       { body: { token: payment.token, paymentMethod: 'ORANGE_MONEY', phone: '+237 6 90 00 00 01' } },
       SERVICE_ACTOR,
     );
-    expect(reply.body).toMatchObject({ payment: { token: payment.token, status: 'PENDING', paymentMethod: 'ORANGE_MONEY', payerPhone: '+237690000001' } });
+    expect(reply.body).toMatchObject({
+      payment: {
+        token: payment.token,
+        status: 'PENDING',
+        paymentMethod: 'ORANGE_MONEY',
+        payerPhone: '+237690000001',
+      },
+    });
     const [event] = await eventually(async () => {
       const found = h.eventsOf(payment.id, 'payment.initiated');
       return found.length === 1 && found;
     });
-    expect(event!.data).toMatchObject({ execution: { network: 'ORANGE_MONEY', phone: '+237690000001', country: 'CM' } });
-    const again = await h.callError('initiate', { body: { token: payment.token, paymentMethod: 'ORANGE_MONEY', phone: '690000001' } }, SERVICE_ACTOR);
+    expect(event!.data).toMatchObject({
+      execution: { network: 'ORANGE_MONEY', phone: '+237690000001', country: 'CM' },
+    });
+    const again = await h.callError(
+      'initiate',
+      { body: { token: payment.token, paymentMethod: 'ORANGE_MONEY', phone: '690000001' } },
+      SERVICE_ACTOR,
+    );
     expect(again.code).toBe('invalid_state');
     expect(again.status).toBe(409);
   });
@@ -62,7 +92,11 @@ describe('initiate', () => {
     const payment = await createPayment(h, actor);
     const results = await Promise.allSettled(
       Array.from({ length: 5 }, () =>
-        h.call('initiate', { body: { token: payment.token, paymentMethod: 'MTN_MOMO', phone: '+237670000001' } }, SERVICE_ACTOR),
+        h.call(
+          'initiate',
+          { body: { token: payment.token, paymentMethod: 'MTN_MOMO', phone: '+237670000001' } },
+          SERVICE_ACTOR,
+        ),
       ),
     );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
@@ -77,7 +111,11 @@ describe('initiate', () => {
       ['ORANGE_MONEY', '12'],
       ['ORANGE_MONEY', '+2250707000001'],
     ]) {
-      const error = await h.callError('initiate', { body: { token: payment.token, paymentMethod, phone } }, SERVICE_ACTOR);
+      const error = await h.callError(
+        'initiate',
+        { body: { token: payment.token, paymentMethod, phone } },
+        SERVICE_ACTOR,
+      );
       expect(error.code).toBe('invalid_phone');
       expect(error.status).toBe(400);
     }
@@ -86,22 +124,38 @@ describe('initiate', () => {
   it('refuses cancelled and expired payments with their codes, and unknown tokens with 404', async () => {
     const cancelled = await createPayment(h, actor);
     await h.call('cancel', { params: { token: cancelled.token } }, actor);
-    const body = (token: string) => ({ body: { token, paymentMethod: 'ORANGE_MONEY', phone: '+237690000001' } });
-    expect((await h.callError('initiate', body(cancelled.token), SERVICE_ACTOR)).code).toBe('payment_cancelled');
-    expect((await h.callError('initiate', body('pay_nothing'), SERVICE_ACTOR)).code).toBe('resource_not_found');
-    const invalid = await h.callError('initiate', { body: { token: cancelled.token, paymentMethod: 'VISA', phone: '1' } }, SERVICE_ACTOR);
+    const body = (token: string) => ({
+      body: { token, paymentMethod: 'ORANGE_MONEY', phone: '+237690000001' },
+    });
+    expect((await h.callError('initiate', body(cancelled.token), SERVICE_ACTOR)).code).toBe(
+      'payment_cancelled',
+    );
+    expect((await h.callError('initiate', body('pay_nothing'), SERVICE_ACTOR)).code).toBe(
+      'resource_not_found',
+    );
+    const invalid = await h.callError(
+      'initiate',
+      { body: { token: cancelled.token, paymentMethod: 'VISA', phone: '1' } },
+      SERVICE_ACTOR,
+    );
     expect(invalid.code).toBe('validation_error');
   });
 
   it('is internal: a merchant key cannot call it', async () => {
     const payment = await createPayment(h, actor);
-    const error = await h.callError('initiate', { body: { token: payment.token, paymentMethod: 'ORANGE_MONEY', phone: '+237690000001' } }, actor);
+    const error = await h.callError(
+      'initiate',
+      { body: { token: payment.token, paymentMethod: 'ORANGE_MONEY', phone: '+237690000001' } },
+      actor,
+    );
     expect(error.code).toBe('insufficient_permissions');
   });
 
   it('refuses a cancel once the payer initiated', async () => {
     const payment = await initiated();
-    expect((await h.callError('cancel', { params: { token: payment.token } }, actor)).code).toBe('invalid_state');
+    expect((await h.callError('cancel', { params: { token: payment.token } }, actor)).code).toBe(
+      'invalid_state',
+    );
   });
 });
 
@@ -112,28 +166,79 @@ describe('lifecycle events', () => {
     await eventually(async () => (await status(payment.token)) === 'PROCESSING');
     await h.publish('settlement.received', settlement(payment.id, 'COMPLETED'));
     await eventually(async () => (await status(payment.token)) === 'COMPLETED');
-    const full = (await h.call('retrieve', { params: { token: payment.token }, query: { expand: 'events' } }, actor)).body as {
+    const full = (
+      await h.call('retrieve', { params: { token: payment.token }, query: { expand: 'events' } }, actor)
+    ).body as {
       completedAt: string;
       events: { type: string }[];
     };
     expect(full.completedAt).toEqual(expect.any(String));
-    expect(full.events.map((e) => e.type)).toEqual(['payment.created', 'payment.initiated', 'payment.processing', 'payment.completed']);
+    expect(full.events.map((e) => e.type)).toEqual([
+      'payment.created',
+      'payment.initiated',
+      'payment.processing',
+      'payment.completed',
+    ]);
     await eventually(async () => h.eventsOf(payment.id, 'payment.completed').length === 1);
   });
 
   it('fails with the failure code of execution.failed', async () => {
     const payment = await initiated();
-    await h.publish('execution.failed', { ...execution(payment.id), code: 'provider_unavailable', reason: 'no rail' });
+    await h.publish('execution.failed', {
+      ...execution(payment.id),
+      code: 'provider_unavailable',
+      reason: 'no rail',
+    });
     await eventually(async () => (await status(payment.token)) === 'FAILED');
     const event = await eventually(async () => h.eventsOf(payment.id, 'payment.failed')[0]);
     expect(event.data).toMatchObject({ payment: { failureCode: 'provider_unavailable' } });
+    // The merchant reads why on the timeline, in plain words (the router's own reason stays internal).
+    const full = (
+      await h.call('retrieve', { params: { token: payment.token }, query: { 'expand[]': 'events' } }, actor)
+    ).body as Record<string, unknown> & { events: Record<string, unknown>[] };
+    expect(full.events.at(-1)).toEqual({
+      id: event.id,
+      type: 'payment.failed',
+      createdAt: expect.any(String),
+      failureCode: 'provider_unavailable',
+      failureReason: 'No mobile money provider could take the payment.',
+    });
+    expect(full.events.slice(0, -1).every((e) => !('failureCode' in e))).toBe(true);
+    // Retrieve keeps the specification's field set.
+    expect(full).not.toHaveProperty('failureCode');
+    expect(full).not.toHaveProperty('failureReason');
   });
 
   it('fails with the settlement failure code', async () => {
     const payment = await initiated();
-    await h.publish('settlement.received', settlement(payment.id, 'FAILED', { failureCode: 'insufficient_balance' }));
+    await h.publish(
+      'settlement.received',
+      settlement(payment.id, 'FAILED', { failureCode: 'insufficient_balance' }),
+    );
     const event = await eventually(async () => h.eventsOf(payment.id, 'payment.failed')[0]);
-    expect(event.data).toMatchObject({ payment: { status: 'FAILED', failureCode: 'insufficient_balance' } });
+    expect(event.data).toMatchObject({
+      payment: {
+        status: 'FAILED',
+        failureCode: 'insufficient_balance',
+        failureReason: "The payer's wallet balance is too low.",
+      },
+    });
+  });
+
+  it('forgets an earlier failure once money moved after all', async () => {
+    const payment = await initiated();
+    await h.publish(
+      'settlement.received',
+      settlement(payment.id, 'FAILED', { failureCode: 'insufficient_balance' }),
+    );
+    await eventually(async () => (await status(payment.token)) === 'FAILED');
+    await h.publish('settlement.received', settlement(payment.id, 'COMPLETED'));
+    const event = await eventually(async () => h.eventsOf(payment.id, 'payment.completed')[0]);
+    expect(event.data).toMatchObject({ payment: { failureCode: null, failureReason: null } });
+    const full = (
+      await h.call('retrieve', { params: { token: payment.token }, query: { expand: 'events' } }, actor)
+    ).body as { events: { type: string; failureCode?: string }[] };
+    expect(full.events.find((e) => e.type === 'payment.failed')?.failureCode).toBe('insufficient_balance');
   });
 
   it('never downgrades COMPLETED on a FAILED settlement, and records the anomaly', async () => {
@@ -142,7 +247,9 @@ describe('lifecycle events', () => {
     await eventually(async () => (await status(payment.token)) === 'COMPLETED');
     await h.publish('settlement.received', settlement(payment.id, 'FAILED'));
     const events = await eventually(async () => {
-      const body = (await h.call('retrieve', { params: { token: payment.token }, query: { expand: 'events' } }, actor)).body as {
+      const body = (
+        await h.call('retrieve', { params: { token: payment.token }, query: { expand: 'events' } }, actor)
+      ).body as {
         events: { type: string }[];
       };
       return body.events.some((e) => e.type === 'reconciliation.anomaly') && body.events;
@@ -157,10 +264,17 @@ describe('lifecycle events', () => {
     await h.call('cancel', { params: { token: payment.token } }, actor);
     await h.publish('settlement.received', settlement(payment.id, 'COMPLETED'));
     await eventually(async () => (await status(payment.token)) === 'COMPLETED');
-    const body = (await h.call('retrieve', { params: { token: payment.token }, query: { expand: 'events' } }, actor)).body as {
+    const body = (
+      await h.call('retrieve', { params: { token: payment.token }, query: { expand: 'events' } }, actor)
+    ).body as {
       events: { type: string }[];
     };
-    expect(body.events.map((e) => e.type)).toEqual(['payment.created', 'payment.cancelled', 'payment.completed', 'reconciliation.anomaly']);
+    expect(body.events.map((e) => e.type)).toEqual([
+      'payment.created',
+      'payment.cancelled',
+      'payment.completed',
+      'reconciliation.anomaly',
+    ]);
   });
 
   it('refunds a completed payment on a REFUNDED settlement', async () => {
@@ -205,24 +319,67 @@ describe('internal operations for checkout', () => {
     expect(again.status).toBe(200);
     const snapshot = first.body as { id: string; token: string; checkoutSessionId: string; status: string };
     expect(again.body).toMatchObject({ id: snapshot.id });
-    expect(snapshot).toMatchObject({ checkoutSessionId: sessionId, status: 'PENDING', amount: 1500, payerEmail: 'a@example.com' });
+    expect(snapshot).toMatchObject({
+      checkoutSessionId: sessionId,
+      status: 'PENDING',
+      amount: 1500,
+      payerEmail: 'a@example.com',
+    });
     for (const body of [{ token: snapshot.token }, { id: snapshot.id }]) {
       const read = await h.call('retrieve-internal', { body }, SERVICE_ACTOR);
-      expect(read.body).toMatchObject({ id: snapshot.id, paymentUrl: `http://localhost:3000/checkout/${sessionId}` });
+      expect(read.body).toMatchObject({
+        id: snapshot.id,
+        paymentUrl: `http://localhost:3000/checkout/${sessionId}`,
+      });
     }
-    expect((await h.callError('retrieve-internal', { body: { token: 'pay_none' } }, SERVICE_ACTOR)).code).toBe('resource_not_found');
-    expect((await h.callError('create-for-session', { body: { ...sessionBody('cs_x'), amount: 10 } }, SERVICE_ACTOR)).code).toBe('invalid_amount');
-    expect((await h.callError('create-for-session', { body: sessionBody('cs_y') }, actor)).code).toBe('insufficient_permissions');
+    expect(
+      (await h.callError('retrieve-internal', { body: { token: 'pay_none' } }, SERVICE_ACTOR)).code,
+    ).toBe('resource_not_found');
+    expect(
+      (
+        await h.callError(
+          'create-for-session',
+          { body: { ...sessionBody('cs_x'), amount: 10 } },
+          SERVICE_ACTOR,
+        )
+      ).code,
+    ).toBe('invalid_amount');
+    expect((await h.callError('create-for-session', { body: sessionBody('cs_y') }, actor)).code).toBe(
+      'insufficient_permissions',
+    );
+  });
+
+  it('answers by checkout session whether that session has a payment', async () => {
+    const sessionId = `cs_${Math.random().toString(36).slice(2)}`;
+    const ask = { body: { checkoutSessionId: sessionId } };
+    expect((await h.callError('retrieve-internal', ask, SERVICE_ACTOR)).code).toBe('resource_not_found');
+    const created = await h.call('create-for-session', { body: sessionBody(sessionId) }, SERVICE_ACTOR);
+    const read = await h.call('retrieve-internal', ask, SERVICE_ACTOR);
+    expect(read.body).toMatchObject({
+      id: (created.body as { id: string }).id,
+      checkoutSessionId: sessionId,
+      status: 'PENDING',
+      paymentMethod: 'UNKNOWN',
+    });
+    expect((await h.callError('retrieve-internal', ask, actor)).code).toBe('insufficient_permissions');
   });
 
   it('cancels for the payer while open, even once initiated, and refuses afterwards', async () => {
     const payment = await initiated();
     const reply = await h.call('cancel-for-session', { body: { token: payment.token } }, SERVICE_ACTOR);
     expect(reply.body).toMatchObject({ status: 'CANCELLED', failureCode: 'payment_cancelled' });
-    expect((await h.callError('cancel-for-session', { body: { token: payment.token } }, SERVICE_ACTOR)).code).toBe('invalid_state');
-    expect((await h.callError('cancel-for-session', { body: { token: payment.token, checkoutSessionId: 'cs_other' } }, SERVICE_ACTOR)).code).toBe(
-      'resource_not_found',
-    );
+    expect(
+      (await h.callError('cancel-for-session', { body: { token: payment.token } }, SERVICE_ACTOR)).code,
+    ).toBe('invalid_state');
+    expect(
+      (
+        await h.callError(
+          'cancel-for-session',
+          { body: { token: payment.token, checkoutSessionId: 'cs_other' } },
+          SERVICE_ACTOR,
+        )
+      ).code,
+    ).toBe('resource_not_found');
   });
 });
 
@@ -231,12 +388,86 @@ describe('verify', () => {
     await h.serveRouter();
     try {
       const payment = await initiated();
-      h.orderStatus.set(payment.id, { order: { orderKey: 'pexec_1', status: 'ACKED', railId: 'r', providerId: 'p' }, settlement: settlement(payment.id, 'COMPLETED') });
+      h.orderStatus.set(payment.id, {
+        order: { orderKey: 'pexec_1', status: 'ACCEPTED', railId: 'r', providerId: 'p' },
+        settlement: settlement(payment.id, 'COMPLETED'),
+      });
       const reply = await h.call('verify', { params: { token: payment.token } }, actor);
-      expect(reply.body).toMatchObject({ token: payment.token, status: 'COMPLETED', completedAt: expect.any(String) });
+      expect(reply.body).toMatchObject({
+        token: payment.token,
+        status: 'COMPLETED',
+        completedAt: expect.any(String),
+      });
       const again = await h.call('verify', { params: { token: payment.token } }, actor);
       expect(again.body).toMatchObject({ status: 'COMPLETED' });
       await eventually(async () => h.eventsOf(payment.id, 'payment.completed').length === 1);
+    } finally {
+      await h.stopRouter();
+    }
+  });
+
+  it('moves a payment to PROCESSING when provider-router says a rail accepted its order', async () => {
+    await h.serveRouter();
+    try {
+      const payment = await initiated();
+      h.orderStatus.set(payment.id, {
+        order: { orderKey: 'pexec_2', status: 'ACCEPTED', railId: 'r', providerId: 'p', decisions: [] },
+        settlement: null,
+      });
+      const reply = await h.call('verify', { params: { token: payment.token } }, actor);
+      expect(reply.body).toMatchObject({ status: 'PROCESSING' });
+      // The event that was missed arrives after all: nothing moves twice.
+      await h.publish('execution.accepted', { ...execution(payment.id), orderKey: 'pexec_2' });
+      await h.call('verify', { params: { token: payment.token } }, actor);
+      await eventually(async () => h.eventsOf(payment.id, 'payment.processing').length === 1);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(h.eventsOf(payment.id, 'payment.processing')).toHaveLength(1);
+    } finally {
+      await h.stopRouter();
+    }
+  });
+
+  it('fails a payment with the code of an order no rail could take, and tells the merchant why', async () => {
+    await h.serveRouter();
+    try {
+      const payment = await initiated();
+      h.orderStatus.set(payment.id, {
+        order: {
+          orderKey: 'pexec_3',
+          status: 'FAILED',
+          railId: 'r',
+          providerId: 'p',
+          failureCode: 'provider_timeout',
+          expiresAt: new Date().toISOString(),
+          decisions: [{ at: new Date().toISOString(), railId: 'r', action: 'failed', reason: 'TIMEOUT' }],
+        },
+        settlement: null,
+      });
+      const reply = await h.call('verify', { params: { token: payment.token } }, actor);
+      expect(reply.body).toMatchObject({ status: 'FAILED' });
+      const event = await eventually(async () => h.eventsOf(payment.id, 'payment.failed')[0]);
+      expect(event.data).toMatchObject({
+        payment: { failureCode: 'provider_timeout', failureReason: expect.any(String) },
+      });
+      const full = (
+        await h.call('retrieve', { params: { token: payment.token }, query: { expand: 'events' } }, actor)
+      ).body as { events: Record<string, unknown>[] };
+      expect(full.events.at(-1)).toMatchObject({ type: 'payment.failed', failureCode: 'provider_timeout' });
+    } finally {
+      await h.stopRouter();
+    }
+  });
+
+  it('changes nothing while the order is still being routed', async () => {
+    await h.serveRouter();
+    try {
+      const payment = await initiated();
+      h.orderStatus.set(payment.id, {
+        order: { orderKey: 'pexec_4', status: 'ROUTED', railId: 'r', providerId: 'p' },
+        settlement: null,
+      });
+      const reply = await h.call('verify', { params: { token: payment.token } }, actor);
+      expect(reply.body).toMatchObject({ status: 'PENDING' });
     } finally {
       await h.stopRouter();
     }
@@ -250,6 +481,8 @@ describe('verify', () => {
 
   it('answers 404 for a payment of another environment', async () => {
     const payment = await createPayment(h, actor);
-    expect((await h.callError('verify', { params: { token: payment.token } }, { ...actor, livemode: true })).code).toBe('resource_not_found');
+    expect(
+      (await h.callError('verify', { params: { token: payment.token } }, { ...actor, livemode: true })).code,
+    ).toBe('resource_not_found');
   });
 });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openPaymentsDb } from '../src/store/db.js';
 import { createPayment, merchant, startPaymentsHarness, type PaymentsHarness } from './support.js';
 
 let h: PaymentsHarness;
@@ -10,19 +11,46 @@ afterAll(async () => {
   await h?.close();
 });
 
-type ListBody = { data: { id: string; token: string; amount: number; createdAt: string }[]; has_more: boolean; meta: Record<string, number> };
+type ListBody = {
+  data: { id: string; token: string; amount: number; createdAt: string }[];
+  has_more: boolean;
+  meta: Record<string, number>;
+};
 const FULL_FIELDS = [
-  'amount', 'completedAt', 'createdAt', 'currency', 'description', 'id', 'livemode', 'payerEmail', 'payerName', 'payerPhone',
-  'paymentMethod', 'paymentUrl', 'projectId', 'reference', 'status', 'token',
+  'amount',
+  'completedAt',
+  'createdAt',
+  'currency',
+  'description',
+  'id',
+  'livemode',
+  'payerEmail',
+  'payerName',
+  'payerPhone',
+  'paymentMethod',
+  'paymentUrl',
+  'projectId',
+  'reference',
+  'status',
+  'token',
 ].sort();
 
 describe('retrieve', () => {
   it('returns the full field set', async () => {
     const actor = merchant();
-    const created = await createPayment(h, actor, { reference: 'R-1', customer: { name: 'Awa', email: 'awa@example.com' } });
+    const created = await createPayment(h, actor, {
+      reference: 'R-1',
+      customer: { name: 'Awa', email: 'awa@example.com' },
+    });
     const reply = await h.call('retrieve', { params: { token: created.token } }, actor);
     expect(Object.keys(reply.body as object).sort()).toEqual(FULL_FIELDS);
-    expect(reply.body).toMatchObject({ token: created.token, reference: 'R-1', paymentMethod: 'UNKNOWN', payerName: 'Awa', payerEmail: 'awa@example.com' });
+    expect(reply.body).toMatchObject({
+      token: created.token,
+      reference: 'R-1',
+      paymentMethod: 'UNKNOWN',
+      payerName: 'Awa',
+      payerEmail: 'awa@example.com',
+    });
   });
 
   it('answers 404 for an unknown token and for a payment of another project or environment', async () => {
@@ -41,13 +69,25 @@ describe('retrieve', () => {
 
   it('expands customer, project, refunds and events with expand[] or expand', async () => {
     const actor = merchant();
-    const created = await createPayment(h, actor, { customerId: 'cust-1', customer: { phone: '+237690000001' } });
-    const reply = await h.call('retrieve', { params: { token: created.token }, query: { 'expand[]': ['customer', 'project'], expand: 'refunds,events' } }, actor);
+    const created = await createPayment(h, actor, {
+      customerId: 'cust-1',
+      customer: { phone: '+237690000001' },
+    });
+    const reply = await h.call(
+      'retrieve',
+      {
+        params: { token: created.token },
+        query: { 'expand[]': ['customer', 'project'], expand: 'refunds,events' },
+      },
+      actor,
+    );
     const body = reply.body as Record<string, unknown>;
     expect(body.customer).toEqual({ id: 'cust-1', email: null, phone: '+237690000001', name: null });
     expect(body.project).toEqual({ id: actor.projectId, name: 'Test shop' });
     expect(body.refunds).toEqual([]);
-    expect(body.events).toEqual([expect.objectContaining({ type: 'payment.created', id: expect.stringMatching(/^evt_/) })]);
+    expect(body.events).toEqual([
+      expect.objectContaining({ type: 'payment.created', id: expect.stringMatching(/^evt_/) }),
+    ]);
     const plain = await h.call('retrieve', { params: { token: created.token } }, actor);
     expect(plain.body).not.toHaveProperty('events');
   });
@@ -57,7 +97,11 @@ describe('retrieve', () => {
     const created = await createPayment(h, actor);
     await h.stopPeer('gateway');
     try {
-      const error = await h.callError('retrieve', { params: { token: created.token }, query: { expand: 'project' } }, actor);
+      const error = await h.callError(
+        'retrieve',
+        { params: { token: created.token }, query: { expand: 'project' } },
+        actor,
+      );
       expect(error.code).toBe('service_unavailable');
     } finally {
       await h.servePeer('gateway');
@@ -67,7 +111,11 @@ describe('retrieve', () => {
   it('answers 400 invalid_request for an unknown expansion', async () => {
     const actor = merchant();
     const created = await createPayment(h, actor);
-    const error = await h.callError('retrieve', { params: { token: created.token }, query: { expand: 'secrets' } }, actor);
+    const error = await h.callError(
+      'retrieve',
+      { params: { token: created.token }, query: { expand: 'secrets' } },
+      actor,
+    );
     expect(error.code).toBe('invalid_request');
     expect(error.status).toBe(400);
   });
@@ -97,7 +145,16 @@ describe('list', () => {
     const reply = await h.call('list', { query: {} }, actor);
     const body = reply.body as ListBody;
     expect(body.data.map((p) => p.id)).toEqual([...created].reverse().map((p) => p.id));
-    expect(Object.keys(body.data[0] as object).sort()).toEqual(['amount', 'completedAt', 'createdAt', 'currency', 'id', 'paymentMethod', 'status', 'token']);
+    expect(Object.keys(body.data[0] as object).sort()).toEqual([
+      'amount',
+      'completedAt',
+      'createdAt',
+      'currency',
+      'id',
+      'paymentMethod',
+      'status',
+      'token',
+    ]);
     expect(body.has_more).toBe(false);
     expect(body.meta).toEqual({ limit: 20, total: 7, page: 1 });
   });
@@ -106,14 +163,17 @@ describe('list', () => {
     const first = (await h.call('list', { query: { limit: '3' } }, actor)).body as ListBody;
     expect(first.data).toHaveLength(3);
     expect(first.has_more).toBe(true);
-    const second = (await h.call('list', { query: { limit: '3', starting_after: first.data[2]!.id } }, actor)).body as ListBody;
+    const second = (await h.call('list', { query: { limit: '3', starting_after: first.data[2]!.id } }, actor))
+      .body as ListBody;
     expect(second.data.map((p) => p.id)).toEqual([created[3], created[2], created[1]].map((p) => p!.id));
     expect(second.has_more).toBe(true);
     expect(second.meta).toEqual({ limit: 3, total: 7 });
-    const back = (await h.call('list', { query: { limit: '3', ending_before: second.data[0]!.id } }, actor)).body as ListBody;
+    const back = (await h.call('list', { query: { limit: '3', ending_before: second.data[0]!.id } }, actor))
+      .body as ListBody;
     expect(back.data.map((p) => p.id)).toEqual(first.data.map((p) => p.id));
     expect(back.has_more).toBe(false);
-    const last = (await h.call('list', { query: { limit: '3', starting_after: second.data[2]!.id } }, actor)).body as ListBody;
+    const last = (await h.call('list', { query: { limit: '3', starting_after: second.data[2]!.id } }, actor))
+      .body as ListBody;
     expect(last.data.map((p) => p.id)).toEqual([created[0]!.id]);
     expect(last.has_more).toBe(false);
   });
@@ -127,21 +187,55 @@ describe('list', () => {
   it('filters by status, currency, amount range, dates, method and search', async () => {
     const ids = async (query: Record<string, string>) =>
       ((await h.call('list', { query }, actor)).body as ListBody).data.map((p) => p.id).sort();
-    expect(await ids({ currency: 'XOF' })).toEqual([created[1], created[3], created[5]].map((p) => p!.id).sort());
-    expect(await ids({ minAmount: '2000', maxAmount: '3000' })).toEqual([created[1], created[2]].map((p) => p!.id).sort());
+    expect(await ids({ currency: 'XOF' })).toEqual(
+      [created[1], created[3], created[5]].map((p) => p!.id).sort(),
+    );
+    expect(await ids({ minAmount: '2000', maxAmount: '3000' })).toEqual(
+      [created[1], created[2]].map((p) => p!.id).sort(),
+    );
     expect(await ids({ status: 'COMPLETED' })).toEqual([]);
     expect(await ids({ status: 'PENDING', paymentMethod: 'UNKNOWN' })).toHaveLength(7);
     expect(await ids({ search: 'list-6' })).toEqual([created[6]!.id]);
     expect(await ids({ search: created[2]!.token.slice(4, 16) })).toEqual([created[2]!.id]);
     expect(await ids({ search: 'moussa' })).toEqual([created[4]!.id]);
     expect(await ids({ search: '670000009' })).toEqual([created[4]!.id]);
-    expect(await ids({ startDate: '2000-01-01T00:00:00Z', endDate: new Date(Date.now() + 60_000).toISOString() })).toHaveLength(7);
+    expect(
+      await ids({ startDate: '2000-01-01T00:00:00Z', endDate: new Date(Date.now() + 60_000).toISOString() }),
+    ).toHaveLength(7);
     expect(await ids({ endDate: '2000-01-01' })).toEqual([]);
+    // Bounds are numbers, not only integers (the specification types them so).
+    expect(await ids({ minAmount: '1999.5', maxAmount: '3000.5' })).toEqual(
+      [created[1], created[2]].map((p) => p!.id).sort(),
+    );
+    expect(await ids({ minAmount: '1000.01', maxAmount: '1999.99' })).toEqual([]);
   });
 
   it('expands on list items', async () => {
-    const body = (await h.call('list', { query: { limit: '1', 'expand[]': 'events' } }, actor)).body as { data: { events: unknown[] }[] };
+    const body = (await h.call('list', { query: { limit: '1', 'expand[]': 'events' } }, actor)).body as {
+      data: { events: unknown[] }[];
+    };
     expect(body.data[0]!.events).toHaveLength(1);
+  });
+
+  it('expands customer, project and refunds on every list item', async () => {
+    const body = (
+      await h.call('list', { query: { limit: '4', 'expand[]': ['customer', 'project', 'refunds'] } }, actor)
+    ).body as { data: Record<string, unknown>[] };
+    expect(body.data.map((item) => item.id)).toEqual(
+      [created[6], created[5], created[4], created[3]].map((p) => p!.id),
+    );
+    for (const item of body.data) {
+      expect(item.project).toEqual({ id: actor.projectId, name: 'Test shop' });
+      expect(item.refunds).toEqual([]);
+      expect(item).not.toHaveProperty('events');
+    }
+    expect(body.data[2]!.customer).toEqual({
+      id: null,
+      email: null,
+      phone: '+237670000009',
+      name: 'Moussa Diallo',
+    });
+    expect(body.data[0]!.customer).toBeNull();
   });
 
   it.each([
@@ -153,6 +247,8 @@ describe('list', () => {
     [{ currency: 'EUR' }],
     [{ paymentMethod: 'VISA' }],
     [{ minAmount: '-1' }],
+    [{ maxAmount: '1e3' }],
+    [{ minAmount: '-0.5' }],
     [{ startDate: 'yesterday' }],
     [{ minAmount: '500', maxAmount: '100' }],
     [{ starting_after: 'not-a-payment' }],
@@ -175,14 +271,60 @@ describe('list', () => {
     expect(Array.isArray(body)).toBe(true);
     expect(body.map((p) => p.id)).toEqual([created[2], created[1], created[0]].map((p) => p!.id));
     expect(Object.keys(body[0] as object).sort()).toEqual(FULL_FIELDS);
-    const limited = (await h.call('list-by-user', { params: { userId }, query: { limit: '1' } }, actor)).body as unknown[];
+    const limited = (await h.call('list-by-user', { params: { userId }, query: { limit: '1' } }, actor))
+      .body as unknown[];
     expect(limited).toHaveLength(1);
     expect((await h.call('list-by-user', { params: { userId } }, merchant())).body).toEqual([]);
   });
 
   it('refuses a bad userId or limit on the user list', async () => {
-    expect((await h.callError('list-by-user', { params: { userId: 'abc' } }, actor)).code).toBe('invalid_request');
-    expect((await h.callError('list-by-user', { params: { userId }, query: { limit: '101' } }, actor)).code).toBe('invalid_request');
+    expect((await h.callError('list-by-user', { params: { userId: 'abc' } }, actor)).code).toBe(
+      'invalid_request',
+    );
+    expect(
+      (await h.callError('list-by-user', { params: { userId }, query: { limit: '101' } }, actor)).code,
+    ).toBe('invalid_request');
+  });
+});
+
+describe('list ordering when creation times tie', () => {
+  it('orders by id after createdAt, so pages never skip or repeat a payment', async () => {
+    const actor = merchant();
+    const ids: string[] = [];
+    for (let i = 0; i < 7; i += 1) ids.push((await createPayment(h, actor)).id);
+    // Payments created in the same millisecond (concurrent creates, several replicas).
+    const db = openPaymentsDb(h.service.context.store);
+    expect(
+      await db.payments.updateMany({ id: { $in: ids } }, { $set: { createdAt: '2026-01-01T00:00:00.000Z' } }),
+    ).toBe(7);
+    const expected = [...ids].sort().reverse();
+    const list = async (query: Record<string, string>) =>
+      ((await h.call('list', { query }, actor)).body as ListBody).data.map((p) => p.id);
+    expect(await list({})).toEqual(expected);
+    // Forward with starting_after, two at a time.
+    const forward: string[] = [];
+    let after: string | undefined;
+    for (;;) {
+      const page = await list({ limit: '2', ...(after ? { starting_after: after } : {}) });
+      forward.push(...page);
+      if (page.length < 2) break;
+      after = page.at(-1);
+    }
+    expect(forward).toEqual(expected);
+    // Backward with ending_before from the last one.
+    const backward: string[] = [];
+    let before: string | undefined = expected.at(-1);
+    for (;;) {
+      const page = await list({ limit: '2', ending_before: before! });
+      backward.unshift(...page);
+      if (page.length < 2) break;
+      before = page[0];
+    }
+    expect(backward).toEqual(expected.slice(0, -1));
+    // Page mode agrees, and so does the same query asked again.
+    const pages = [1, 2, 3, 4].map((page) => list({ limit: '2', page: String(page) }));
+    expect((await Promise.all(pages)).flat()).toEqual(expected);
+    expect(await list({})).toEqual(expected);
   });
 });
 
@@ -201,14 +343,24 @@ describe('cancel', () => {
     const actor = merchant();
     const created = await createPayment(h, actor);
     const key = randomUUID();
-    const first = await h.call('cancel', { params: { token: created.token }, headers: { 'Idempotency-Key': key } }, actor);
-    const second = await h.call('cancel', { params: { token: created.token }, headers: { 'Idempotency-Key': key } }, actor);
+    const first = await h.call(
+      'cancel',
+      { params: { token: created.token }, headers: { 'Idempotency-Key': key } },
+      actor,
+    );
+    const second = await h.call(
+      'cancel',
+      { params: { token: created.token }, headers: { 'Idempotency-Key': key } },
+      actor,
+    );
     expect(second.body).toEqual(first.body);
     expect(second.headers).toEqual({ 'Idempotent-Replayed': 'true' });
   });
 
   it('answers 404 for a payment of another project', async () => {
     const created = await createPayment(h, merchant());
-    expect((await h.callError('cancel', { params: { token: created.token } }, merchant())).code).toBe('resource_not_found');
+    expect((await h.callError('cancel', { params: { token: created.token } }, merchant())).code).toBe(
+      'resource_not_found',
+    );
   });
 });

@@ -25,7 +25,12 @@ let retries = 0;
 async function createUntilAnswered(actor: ReturnType<typeof merchant>, key: string, amount: number) {
   for (;;) {
     try {
-      const reply = await h.call('create', { body: { amount, reference: `BURST-${key}` }, headers: { 'idempotency-key': key } }, actor, 1500);
+      const reply = await h.call(
+        'create',
+        { body: { amount, reference: `BURST-${key}` }, headers: { 'idempotency-key': key } },
+        actor,
+        1500,
+      );
       return reply.body as { id: string; token: string };
     } catch (error) {
       if (!isAppError(error) || !RETRYABLE.has(error.code)) throw error;
@@ -38,7 +43,8 @@ async function createUntilAnswered(actor: ReturnType<typeof merchant>, key: stri
 describe('a restart in the middle of a burst', () => {
   it('loses no payment or event and sends no webhook twice for one event to one endpoint', async () => {
     const actor = merchant();
-    const endpoint = (await h.call('webhook-endpoints.create', { body: { url: receiver.url } }, actor)).body as { secret: string };
+    const endpoint = (await h.call('webhook-endpoints.create', { body: { url: receiver.url } }, actor))
+      .body as { secret: string };
 
     const keys = Array.from({ length: BURST }, () => randomUUID());
     const creating = keys.map((key, i) => sleep(i * 5).then(() => createUntilAnswered(actor, key, 1000 + i)));
@@ -49,9 +55,14 @@ describe('a restart in the middle of a burst', () => {
     expect(retries).toBeGreaterThan(0);
 
     expect(new Set(payments.map((p) => p.id)).size).toBe(BURST);
-    const list = (await h.call('list', { query: { limit: '100' } }, actor)).body as { meta: { total: number } };
+    const list = (await h.call('list', { query: { limit: '100' } }, actor)).body as {
+      meta: { total: number };
+    };
     expect(list.meta.total).toBe(BURST);
-    await eventually(async () => payments.every((p) => h.eventsOf(p.id, 'payment.created').length >= 1), 10_000);
+    await eventually(
+      async () => payments.every((p) => h.eventsOf(p.id, 'payment.created').length >= 1),
+      10_000,
+    );
 
     // Settle every payment; restart again while merchant webhooks are being sent.
     for (const payment of payments) {
@@ -73,7 +84,10 @@ describe('a restart in the middle of a burst', () => {
     await h.restart();
     expect(sentBeforeRestart).toBeLessThan(BURST);
 
-    await eventually(async () => payments.every((p) => h.eventsOf(p.id, 'payment.completed').length >= 1), 15_000);
+    await eventually(
+      async () => payments.every((p) => h.eventsOf(p.id, 'payment.completed').length >= 1),
+      15_000,
+    );
     const distinct = await eventually(async () => {
       const ids = new Set(receiver.received.map((r) => r.body.id as string));
       return ids.size === BURST && ids;
@@ -87,6 +101,10 @@ describe('a restart in the middle of a burst', () => {
     }
     expect(receiver.received).toHaveLength(BURST);
     expect(distinct.size).toBe(BURST);
-    expect(receiver.received.every((r) => merchantVerifies(endpoint.secret, r.headers['x-service-signature'] as string, r.raw))).toBe(true);
+    expect(
+      receiver.received.every((r) =>
+        merchantVerifies(endpoint.secret, r.headers['x-service-signature'] as string, r.raw),
+      ),
+    ).toBe(true);
   });
 });

@@ -13,8 +13,15 @@ import {
   type RunningService,
 } from '@mmp/platform';
 import { createTestSystem, eventually } from '@mmp/platform/testing';
-import { isAppError, newEventId, type AppError, type MerchantActor, type ServiceReply } from '@mmp/protocol';
-import { paymentsService, type Env } from '../src/service.js';
+import {
+  eventSubject,
+  isAppError,
+  newEventId,
+  type AppError,
+  type MerchantActor,
+  type ServiceReply,
+} from '@mmp/protocol';
+import { createPaymentsService, type Env } from '../src/service.js';
 import type { z } from 'zod';
 
 export { eventually };
@@ -40,7 +47,11 @@ export const SERVICE_ACTOR = { kind: 'service', service: 'links-checkout' } as c
 export async function startPaymentsHarness(extraEnv: Record<string, string> = {}) {
   const system = createTestSystem('pay');
   const log = createLogger({ service: 'payments-test', level: 'silent' });
-  const nc: NatsConnection = await connectNats({ url: system.env.NATS_URL as string, name: 'payments-test', log });
+  const nc: NatsConnection = await connectNats({
+    url: system.env.NATS_URL as string,
+    name: 'payments-test',
+    log,
+  });
   const env = {
     ...system.env,
     EXPIRY_INTERVAL_MS: '100',
@@ -50,6 +61,9 @@ export async function startPaymentsHarness(extraEnv: Record<string, string> = {}
     REQUEST_TIMEOUT_MS: '3000',
     ...extraEnv,
   };
+  // The service's clock runs with real time, shifted by what a test advanced it.
+  let clockOffsetMs = 0;
+  const paymentsService = createPaymentsService({ now: () => new Date(Date.now() + clockOffsetMs) });
   let service: RunningService<z.infer<Env>> = await startService(paymentsService, env);
 
   const sessions: Record<string, unknown>[] = [];
@@ -66,14 +80,27 @@ export async function startPaymentsHarness(extraEnv: Record<string, string> = {}
     gateway: {
       'projects.get': async (request) => {
         const { projectId } = request.body as { projectId: string };
-        return { status: 200, body: { id: projectId, name: 'Test shop', displayName: 'Test shop', logoUrl: null } };
+        return {
+          status: 200,
+          body: { id: projectId, name: 'Test shop', displayName: 'Test shop', logoUrl: null },
+        };
       },
     },
   };
   const handles = new Map<string, Awaited<ReturnType<typeof serveOperations>>>();
   async function servePeer(name: string) {
     const operations = peers[name] ?? {};
-    handles.set(name, await serveOperations({ nc, naming: system.naming, service: name as 'gateway', version: '0.0.1', log, operations }));
+    handles.set(
+      name,
+      await serveOperations({
+        nc,
+        naming: system.naming,
+        service: name as 'gateway',
+        version: '0.0.1',
+        log,
+        operations,
+      }),
+    );
   }
   for (const name of Object.keys(peers)) await servePeer(name);
   let router: Awaited<ReturnType<typeof serveOperations>> | undefined;
@@ -105,8 +132,16 @@ export async function startPaymentsHarness(extraEnv: Record<string, string> = {}
     handle: async (event) => void events.push(event),
   });
 
-  async function call(operation: string, request: Parameters<typeof client.call>[2], actor: unknown, timeoutMs?: number): Promise<ServiceReply> {
-    return client.call('payments', operation, request, { actor: actor as MerchantActor, ...(timeoutMs ? { timeoutMs } : {}) });
+  async function call(
+    operation: string,
+    request: Parameters<typeof client.call>[2],
+    actor: unknown,
+    timeoutMs?: number,
+  ): Promise<ServiceReply> {
+    return client.call('payments', operation, request, {
+      actor: actor as MerchantActor,
+      ...(timeoutMs ? { timeoutMs } : {}),
+    });
   }
 
   return {
@@ -121,7 +156,11 @@ export async function startPaymentsHarness(extraEnv: Record<string, string> = {}
     },
     call,
     /** The AppError an operation fails with; fails the test if it succeeds. */
-    async callError(operation: string, request: Parameters<typeof client.call>[2], actor: unknown): Promise<AppError> {
+    async callError(
+      operation: string,
+      request: Parameters<typeof client.call>[2],
+      actor: unknown,
+    ): Promise<AppError> {
       try {
         const reply = await call(operation, request, actor);
         throw new Error(`expected ${operation} to fail, got ${reply.status} ${JSON.stringify(reply.body)}`);
@@ -130,16 +169,34 @@ export async function startPaymentsHarness(extraEnv: Record<string, string> = {}
         throw error;
       }
     },
-    async publish(type: string, data: unknown) {
-      await publisher({ id: newEventId(), type, occurredAt: new Date().toISOString(), data });
+    /** Publishes an event as its producer would; returns its id. */
+    async publish(type: string, data: unknown, event: { id?: string; occurredAt?: string } = {}) {
+      const id = event.id ?? newEventId();
+      await publisher({ id, type, occurredAt: event.occurredAt ?? new Date().toISOString(), data });
+      return id;
+    },
+    /**
+     * Publishes an event again without its `Nats-Msg-Id`, so the stream keeps the copy: what a
+     * consumer meets when the outbox relay re-publishes after the duplicate window.
+     */
+    async republish(type: string, data: unknown, id: string) {
+      const envelope = { id, type, occurredAt: new Date().toISOString(), data };
+      nc.publish(system.naming.subject(eventSubject(type)), JSON.stringify(envelope));
+      await nc.flush();
     },
     eventsOf(paymentId: string, type?: string) {
       return events.filter(
-        (event) => (event.data as { payment: { id: string } }).payment.id === paymentId && (!type || event.type === type),
+        (event) =>
+          (event.data as { payment: { id: string } }).payment.id === paymentId &&
+          (!type || event.type === type),
       );
     },
     serveRouter,
     servePeer,
+    /** Moves the service's clock by `ms` (negative moves it back). */
+    advanceClock(ms: number) {
+      clockOffsetMs += ms;
+    },
     async stopPeer(name: 'links-checkout' | 'gateway') {
       await handles.get(name)?.stop();
       handles.delete(name);
@@ -164,7 +221,11 @@ export async function startPaymentsHarness(extraEnv: Record<string, string> = {}
 }
 export type PaymentsHarness = Awaited<ReturnType<typeof startPaymentsHarness>>;
 
-export async function createPayment(harness: PaymentsHarness, actor: MerchantActor, body: Record<string, unknown> = {}) {
+export async function createPayment(
+  harness: PaymentsHarness,
+  actor: MerchantActor,
+  body: Record<string, unknown> = {},
+) {
   const reply = await harness.call('create', { body: { amount: 5000, ...body } }, actor);
   return reply.body as { id: string; token: string; status: string; paymentUrl: string; createdAt: string };
 }

@@ -2,8 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MerchantActor } from '@mmp/protocol';
-import { createPayment, eventually, merchant, startPaymentsHarness, type PaymentsHarness } from './support.js';
+import { MerchantWebhookEvent, type MerchantActor } from '@mmp/protocol';
+import {
+  createPayment,
+  eventually,
+  merchant,
+  startPaymentsHarness,
+  type PaymentsHarness,
+} from './support.js';
 import { merchantVerifies, startReceiver } from './receiver.js';
 
 let h: PaymentsHarness;
@@ -15,14 +21,23 @@ afterAll(async () => {
 });
 
 type Endpoint = { id: string; secret?: string; secretHint: string; status: string; enabledEvents: string[] };
-type Delivery = { id: string; eventId: string; status: string; attempts: { statusCode: number | null; error: string | null; manual: boolean }[] };
+type Delivery = {
+  id: string;
+  eventId: string;
+  status: string;
+  attempts: { statusCode: number | null; error: string | null; manual: boolean }[];
+};
 
 async function addEndpoint(actor: MerchantActor, body: Record<string, unknown>) {
   return (await h.call('webhook-endpoints.create', { body }, actor)).body as Endpoint;
 }
 
 async function deliveries(actor: MerchantActor, endpointId: string) {
-  return ((await h.call('webhook-endpoints.deliveries', { params: { id: endpointId } }, actor)).body as { data: Delivery[] }).data;
+  return (
+    (await h.call('webhook-endpoints.deliveries', { params: { id: endpointId } }, actor)).body as {
+      data: Delivery[];
+    }
+  ).data;
 }
 
 async function settle(actor: MerchantActor, status: 'COMPLETED' | 'FAILED' = 'COMPLETED') {
@@ -45,7 +60,11 @@ async function settle(actor: MerchantActor, status: 'COMPLETED' | 'FAILED' = 'CO
 describe('webhook endpoints', () => {
   it('shows the secret once, then only its hint', async () => {
     const actor = merchant();
-    const reply = await h.call('webhook-endpoints.create', { body: { url: 'http://127.0.0.1:9/hooks' } }, actor);
+    const reply = await h.call(
+      'webhook-endpoints.create',
+      { body: { url: 'http://127.0.0.1:9/hooks' } },
+      actor,
+    );
     expect(reply.status).toBe(201);
     const created = reply.body as Endpoint;
     expect(created.secret).toMatch(/^whsec_[A-Za-z0-9]{32,}$/);
@@ -55,15 +74,33 @@ describe('webhook endpoints', () => {
     expect(list.data[0]).not.toHaveProperty('secret');
     expect(JSON.stringify(list)).not.toContain(created.secret!.slice(6));
     expect(list.data[0]!.secretHint.endsWith(created.secret!.slice(-4))).toBe(true);
-    const rolled = (await h.call('webhook-endpoints.roll-secret', { params: { id: created.id } }, actor)).body as Endpoint;
+    const rolled = (await h.call('webhook-endpoints.roll-secret', { params: { id: created.id } }, actor))
+      .body as Endpoint;
     expect(rolled.secret).toMatch(/^whsec_/);
     expect(rolled.secret).not.toBe(created.secret);
+  });
+
+  it('answers only one of two concurrent secret rolls, the one deliveries are signed with', async () => {
+    const actor = merchant();
+    const created = await addEndpoint(actor, { url: 'http://127.0.0.1:9/rolled' });
+    const roll = () => h.call('webhook-endpoints.roll-secret', { params: { id: created.id } }, actor);
+    const results = await Promise.allSettled([roll(), roll()]);
+    const won = results.flatMap((r) =>
+      r.status === 'fulfilled' ? [(r.value.body as Endpoint).secret!] : [],
+    );
+    expect(won).toHaveLength(1);
+    expect(results.find((r) => r.status === 'rejected')).toMatchObject({ reason: { code: 'invalid_state' } });
+    const listed = (await h.call('webhook-endpoints.get', { params: { id: created.id } }, actor))
+      .body as Endpoint;
+    expect(listed.secretHint.endsWith(won[0]!.slice(-4))).toBe(true);
   });
 
   it('stores the secret sealed, never in clear', async () => {
     const created = await addEndpoint(merchant(), { url: 'http://127.0.0.1:9/sealed' });
     const dir = join(h.system.dataDir, 'payments');
-    const stored = readdirSync(dir).map((file) => readFileSync(join(dir, file), 'utf8')).join('\n');
+    const stored = readdirSync(dir)
+      .map((file) => readFileSync(join(dir, file), 'utf8'))
+      .join('\n');
     expect(stored).toContain(created.id);
     expect(stored).not.toContain(created.secret!.slice(6));
   });
@@ -71,15 +108,40 @@ describe('webhook endpoints', () => {
   it('updates and deletes, and hides endpoints of other projects and environments', async () => {
     const actor = merchant();
     const created = await addEndpoint(actor, { url: 'http://127.0.0.1:9/a', description: 'main' });
-    const updated = await h.call('webhook-endpoints.update', { params: { id: created.id }, body: { status: 'disabled', enabledEvents: ['transaction.failed'] } }, actor);
-    expect(updated.body).toMatchObject({ status: 'disabled', enabledEvents: ['transaction.failed'], description: 'main' });
+    const updated = await h.call(
+      'webhook-endpoints.update',
+      { params: { id: created.id }, body: { status: 'disabled', enabledEvents: ['transaction.failed'] } },
+      actor,
+    );
+    expect(updated.body).toMatchObject({
+      status: 'disabled',
+      enabledEvents: ['transaction.failed'],
+      description: 'main',
+    });
     for (const who of [merchant(), { ...actor, livemode: true }]) {
-      expect((await h.callError('webhook-endpoints.update', { params: { id: created.id }, body: { status: 'enabled' } }, who)).code).toBe('resource_not_found');
-      expect((await h.callError('webhook-endpoints.delete', { params: { id: created.id } }, who)).code).toBe('resource_not_found');
-      expect((await h.callError('webhook-endpoints.deliveries', { params: { id: created.id } }, who)).code).toBe('resource_not_found');
+      expect(
+        (
+          await h.callError(
+            'webhook-endpoints.update',
+            { params: { id: created.id }, body: { status: 'enabled' } },
+            who,
+          )
+        ).code,
+      ).toBe('resource_not_found');
+      expect((await h.callError('webhook-endpoints.delete', { params: { id: created.id } }, who)).code).toBe(
+        'resource_not_found',
+      );
+      expect(
+        (await h.callError('webhook-endpoints.deliveries', { params: { id: created.id } }, who)).code,
+      ).toBe('resource_not_found');
     }
-    expect((await h.call('webhook-endpoints.delete', { params: { id: created.id } }, actor)).body).toEqual({ id: created.id, deleted: true });
-    expect((await h.callError('webhook-endpoints.roll-secret', { params: { id: created.id } }, actor)).code).toBe('resource_not_found');
+    expect((await h.call('webhook-endpoints.delete', { params: { id: created.id } }, actor)).body).toEqual({
+      id: created.id,
+      deleted: true,
+    });
+    expect(
+      (await h.callError('webhook-endpoints.roll-secret', { params: { id: created.id } }, actor)).code,
+    ).toBe('resource_not_found');
   });
 
   it.each([
@@ -96,7 +158,13 @@ describe('webhook endpoints', () => {
 
   it('requires https and a public address in live mode', async () => {
     const live = merchant({ livemode: true });
-    for (const url of ['http://example.com/hook', 'https://127.0.0.1/hook', 'https://localhost/hook', 'https://10.1.2.3/hook', 'https://[::1]/hook']) {
+    for (const url of [
+      'http://example.com/hook',
+      'https://127.0.0.1/hook',
+      'https://localhost/hook',
+      'https://10.1.2.3/hook',
+      'https://[::1]/hook',
+    ]) {
       const error = await h.callError('webhook-endpoints.create', { body: { url } }, live);
       expect(error.code, url).toBe('validation_error');
       expect(error.fields?.[0]?.field).toBe('url');
@@ -106,8 +174,18 @@ describe('webhook endpoints', () => {
   it('refuses an empty update and a bad deliveries limit', async () => {
     const actor = merchant();
     const created = await addEndpoint(actor, { url: 'http://127.0.0.1:9/a' });
-    expect((await h.callError('webhook-endpoints.update', { params: { id: created.id }, body: {} }, actor)).code).toBe('validation_error');
-    expect((await h.callError('webhook-endpoints.deliveries', { params: { id: created.id }, query: { limit: '0' } }, actor)).code).toBe('invalid_request');
+    expect(
+      (await h.callError('webhook-endpoints.update', { params: { id: created.id }, body: {} }, actor)).code,
+    ).toBe('validation_error');
+    expect(
+      (
+        await h.callError(
+          'webhook-endpoints.deliveries',
+          { params: { id: created.id }, query: { limit: '0' } },
+          actor,
+        )
+      ).code,
+    ).toBe('invalid_request');
   });
 });
 
@@ -119,14 +197,27 @@ describe('webhook delivery', () => {
       const endpoint = await addEndpoint(actor, { url: receiver.url });
       const payment = await settle(actor);
       const [hit] = await eventually(async () => receiver.received.length > 0 && receiver.received);
-      expect(merchantVerifies(endpoint.secret!, hit!.headers['x-service-signature'] as string, hit!.raw)).toBe(true);
-      expect(merchantVerifies('whsec_wrong', hit!.headers['x-service-signature'] as string, hit!.raw)).toBe(false);
+      expect(
+        merchantVerifies(endpoint.secret!, hit!.headers['x-service-signature'] as string, hit!.raw),
+      ).toBe(true);
+      expect(merchantVerifies('whsec_wrong', hit!.headers['x-service-signature'] as string, hit!.raw)).toBe(
+        false,
+      );
       expect(hit!.body).toMatchObject({
         id: expect.stringMatching(/^evt_/),
         type: 'transaction.completed',
         livemode: false,
-        data: { token: payment.token, amount: 5000, currency: 'XAF', status: 'COMPLETED', paymentMethod: 'MTN_MOMO' },
+        data: {
+          token: payment.token,
+          amount: 5000,
+          currency: 'XAF',
+          status: 'COMPLETED',
+          paymentMethod: 'MTN_MOMO',
+          failureCode: null,
+          failureReason: null,
+        },
       });
+      expect(MerchantWebhookEvent.parse(hit!.body)).toEqual(hit!.body);
       expect(hit!.headers['x-service-event-id']).toBe(hit!.body.id);
       const [delivery] = await eventually(async () => {
         const found = await deliveries(actor, endpoint.id);
@@ -145,12 +236,22 @@ describe('webhook delivery', () => {
       const actor = merchant();
       const endpoint = await addEndpoint(actor, { url: receiver.url });
       await settle(actor, 'FAILED');
-      const delivery = await eventually(async () => (await deliveries(actor, endpoint.id)).find((d) => d.status === 'delivered'));
+      const delivery = await eventually(async () =>
+        (await deliveries(actor, endpoint.id)).find((d) => d.status === 'delivered'),
+      );
       expect(delivery.attempts.map((a) => a.statusCode)).toEqual([500, 500, 200]);
       expect(delivery.attempts[0]!.error).toBe('HTTP 500');
       expect(receiver.received).toHaveLength(3);
       expect(new Set(receiver.received.map((r) => r.raw)).size).toBe(1);
-      expect(receiver.received[0]!.body.type).toBe('transaction.failed');
+      expect(receiver.received[0]!.body).toMatchObject({
+        type: 'transaction.failed',
+        data: {
+          status: 'FAILED',
+          failureCode: 'insufficient_balance',
+          failureReason: "The payer's wallet balance is too low.",
+        },
+      });
+      expect(MerchantWebhookEvent.safeParse(receiver.received[0]!.body).success).toBe(true);
     } finally {
       await receiver.close();
     }
@@ -163,15 +264,31 @@ describe('webhook delivery', () => {
       const actor = merchant();
       const endpoint = await addEndpoint(actor, { url: receiver.url });
       await settle(actor);
-      const failed = await eventually(async () => (await deliveries(actor, endpoint.id)).find((d) => d.status === 'failed'));
+      const failed = await eventually(async () =>
+        (await deliveries(actor, endpoint.id)).find((d) => d.status === 'failed'),
+      );
       expect(failed.attempts).toHaveLength(3);
       healthy = true;
-      const queued = await h.call('webhook-endpoints.redeliver', { params: { id: endpoint.id, deliveryId: failed.id } }, actor);
+      const queued = await h.call(
+        'webhook-endpoints.redeliver',
+        { params: { id: endpoint.id, deliveryId: failed.id } },
+        actor,
+      );
       expect(queued.status).toBe(202);
-      const delivered = await eventually(async () => (await deliveries(actor, endpoint.id)).find((d) => d.status === 'delivered'));
+      const delivered = await eventually(async () =>
+        (await deliveries(actor, endpoint.id)).find((d) => d.status === 'delivered'),
+      );
       expect(delivered.attempts.at(-1)).toMatchObject({ statusCode: 200, manual: true });
       expect(new Set(receiver.received.map((r) => r.body.id)).size).toBe(1);
-      expect((await h.callError('webhook-endpoints.redeliver', { params: { id: endpoint.id, deliveryId: 'whd_nope' } }, actor)).code).toBe('resource_not_found');
+      expect(
+        (
+          await h.callError(
+            'webhook-endpoints.redeliver',
+            { params: { id: endpoint.id, deliveryId: 'whd_nope' } },
+            actor,
+          )
+        ).code,
+      ).toBe('resource_not_found');
     } finally {
       await receiver.close();
     }
@@ -184,9 +301,16 @@ describe('webhook delivery', () => {
       await addEndpoint(actor, { url: `${receiver.url}?all` });
       await addEndpoint(actor, { url: `${receiver.url}?failed`, enabledEvents: ['transaction.failed'] });
       const disabled = await addEndpoint(actor, { url: `${receiver.url}?disabled` });
-      await h.call('webhook-endpoints.update', { params: { id: disabled.id }, body: { status: 'disabled' } }, actor);
+      await h.call(
+        'webhook-endpoints.update',
+        { params: { id: disabled.id }, body: { status: 'disabled' } },
+        actor,
+      );
       await addEndpoint(merchant(), { url: `${receiver.url}?other` });
-      await addEndpoint({ ...actor, livemode: true, projectId: actor.projectId }, { url: 'https://example.com/hook' }).catch(() => undefined);
+      await addEndpoint(
+        { ...actor, livemode: true, projectId: actor.projectId },
+        { url: 'https://example.com/hook' },
+      ).catch(() => undefined);
       await settle(actor);
       await eventually(async () => receiver.received.length >= 1);
       await new Promise((resolve) => setTimeout(resolve, 300));
@@ -197,7 +321,9 @@ describe('webhook delivery', () => {
   });
 
   it('keeps payments fast while an endpoint hangs', async () => {
-    const receiver = await startReceiver(() => new Promise((resolve) => setTimeout(() => resolve(200), 2000)));
+    const receiver = await startReceiver(
+      () => new Promise((resolve) => setTimeout(() => resolve(200), 2000)),
+    );
     try {
       const actor = merchant();
       const endpoint = await addEndpoint(actor, { url: receiver.url });

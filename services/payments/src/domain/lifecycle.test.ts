@@ -78,13 +78,20 @@ describe('payment lifecycle', () => {
 
   it('never lets a FAILED settlement downgrade a COMPLETED payment, and records the contradiction', () => {
     const decision = onSettlement('COMPLETED', 'FAILED');
-    expect(decision).toEqual({ kind: 'none', reason: 'already COMPLETED', anomaly: 'failed_after_completed' });
+    expect(decision).toEqual({
+      kind: 'none',
+      reason: 'already COMPLETED',
+      anomaly: 'failed_after_completed',
+    });
   });
 
   it('completes an EXPIRED or CANCELLED payment on a COMPLETED settlement, as an anomaly', () => {
     for (const from of ['EXPIRED', 'CANCELLED', 'FAILED'] as PaymentStatus[]) {
       const decision = onSettlement(from, 'COMPLETED');
-      expect(decision).toEqual({ kind: 'move', move: { to: 'COMPLETED', anomaly: `completed_after_${from.toLowerCase()}` } });
+      expect(decision).toEqual({
+        kind: 'move',
+        move: { to: 'COMPLETED', anomaly: `completed_after_${from.toLowerCase()}` },
+      });
     }
   });
 

@@ -47,8 +47,15 @@ export type Move = { to: PaymentStatus; anomaly?: string };
 /** What a trigger decided: a move, or nothing to change with the reason why. */
 export type Decision = { kind: 'move'; move: Move } | { kind: 'none'; reason: string; anomaly?: string };
 
-const none = (reason: string, anomaly?: string): Decision => ({ kind: 'none', reason, ...(anomaly ? { anomaly } : {}) });
-const move = (to: PaymentStatus, anomaly?: string): Decision => ({ kind: 'move', move: { to, ...(anomaly ? { anomaly } : {}) } });
+const none = (reason: string, anomaly?: string): Decision => ({
+  kind: 'none',
+  reason,
+  ...(anomaly ? { anomaly } : {}),
+});
+const move = (to: PaymentStatus, anomaly?: string): Decision => ({
+  kind: 'move',
+  move: { to, ...(anomaly ? { anomaly } : {}) },
+});
 
 /** A rail accepted the order: the payer now sees the USSD prompt. */
 export function onExecutionAccepted(status: PaymentStatus): Decision {

@@ -1,15 +1,5 @@
-import type { PaymentSnapshot } from '@mmp/protocol';
-import type { PaymentStatus } from '@mmp/protocol';
-
-/** One entry of a payment's timeline (the `events` expansion). */
-export type TimelineEntry = {
-  /** The domain event id, or a `tl_` id for entries that published nothing (anomalies). */
-  id: string;
-  type: string;
-  status: PaymentStatus;
-  at: string;
-  detail?: Record<string, unknown>;
-};
+import type { PaymentSnapshot, PaymentStatus } from '@mmp/protocol';
+import type { TimelineEntry } from './timeline.js';
 
 export type PaymentCustomer = { email: string | null; phone: string | null; name: string | null };
 
@@ -50,6 +40,11 @@ export type Payment = {
   appliedSettlements: string[];
   initiatedAt: string | null;
   expiresAt: string;
+  /**
+   * `expiresAt` while the payment is open (PENDING or PROCESSING), removed in the write that
+   * moves it on: the expiry loop's sparse index then holds open payments only.
+   */
+  openUntil?: string;
   createdAt: string;
   updatedAt: string;
   completedAt: string | null;
@@ -135,9 +130,4 @@ export function toListItem(payment: Payment) {
     createdAt: payment.createdAt,
     completedAt: payment.completedAt,
   };
-}
-
-/** The `events` expansion: the payment's timeline, oldest first. */
-export function toTimelineView(entry: TimelineEntry) {
-  return { id: entry.id, type: entry.type, createdAt: entry.at };
 }

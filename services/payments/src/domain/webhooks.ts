@@ -47,7 +47,10 @@ export function toEndpointView(endpoint: WebhookEndpoint) {
 }
 
 export function subscribes(endpoint: WebhookEndpoint, type: MerchantEventType): boolean {
-  return endpoint.status === 'enabled' && (endpoint.enabledEvents.includes('*') || endpoint.enabledEvents.includes(type));
+  return (
+    endpoint.status === 'enabled' &&
+    (endpoint.enabledEvents.includes('*') || endpoint.enabledEvents.includes(type))
+  );
 }
 
 export type DeliveryAttempt = {
@@ -120,6 +123,10 @@ export function buildMerchantEvent(options: {
       payerPhone: payment.payerPhone,
       completedAt: payment.completedAt,
       metadata: payment.metadata,
+      // Why a payment failed, expired or was cancelled (null otherwise), so a merchant need
+      // not call back to find out.
+      failureCode: payment.failureCode,
+      failureReason: payment.failureReason,
     },
   };
 }
@@ -128,14 +135,20 @@ export function buildMerchantEvent(options: {
  * Delay before the next automatic attempt, or null when the schedule is exhausted.
  * Jitter of ±20% spreads retries of many deliveries that failed together.
  */
-export function nextRetryDelay(schedule: readonly number[], retryCount: number, random = Math.random()): number | null {
+export function nextRetryDelay(
+  schedule: readonly number[],
+  retryCount: number,
+  random = Math.random(),
+): number | null {
   const base = schedule[retryCount];
   if (base === undefined) return null;
   return Math.round(base * (0.8 + 0.4 * random));
 }
 
 /** Default schedule: 1 min, 5 min, 30 min, 2 h, 5 h, 10 h, 24 h, 30 h — about 3 days in all. */
-export const DEFAULT_RETRY_SCHEDULE_MS = [60_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 86_400_000, 108_000_000];
+export const DEFAULT_RETRY_SCHEDULE_MS = [
+  60_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 86_400_000, 108_000_000,
+];
 
 export function parseRetrySchedule(text: string): number[] {
   return text

@@ -13,10 +13,11 @@ import {
   requireActor,
 } from '@mmp/protocol';
 import { OPEN_STATUSES, onMerchantCancel, onPayerCancel } from '../domain/lifecycle.js';
-import { toFullPayment, toSnapshot, type Payment, type TimelineEntry } from '../domain/payment.js';
+import { toFullPayment, toSnapshot, type Payment } from '../domain/payment.js';
+import type { TimelineEntry } from '../domain/timeline.js';
 import { findPaymentById, findPaymentByToken } from '../store/payments.js';
 import { idempotencyKeyOf, type Deps } from './deps.js';
-import { applySettlement } from './lifecycle-consumer.js';
+import { applyExecutionOutcome, applySettlement, type ExecutionOutcomeType } from './lifecycle-consumer.js';
 import { expirePayment } from './expiry.js';
 import { merchantPayment, paymentNotFound } from './read.js';
 import { paymentEvent, transition } from './transition.js';
@@ -32,7 +33,56 @@ const CancelForSessionBody = z.object({
   checkoutSessionId: z.string().min(1).optional(),
 });
 
-type OrderStatus = { order: unknown; settlement: unknown };
+/**
+ * What verify reads of provider-router's `orders.status` answer: the order's state, and the
+ * latest settlement (checked against its own schema where it is applied).
+ */
+const OrderStatusReply = z.object({
+  order: z
+    .object({
+      orderKey: z.string(),
+      /** ROUTED, ACCEPTED or FAILED; a state added later is read as "nothing to apply". */
+      status: z.string(),
+      railId: z.string().nullable(),
+      failureCode: z.string().nullable().default(null),
+      decisions: z.array(z.object({ reason: z.string() })).default([]),
+    })
+    .nullable(),
+  settlement: z.unknown(),
+});
+type OrderStatusReply = z.infer<typeof OrderStatusReply>;
+
+/** The order states that are a verdict, and the event provider-router announces it with. */
+const EXECUTION_OUTCOMES: Partial<Record<string, ExecutionOutcomeType>> = {
+  ACCEPTED: 'execution.accepted',
+  FAILED: 'execution.failed',
+};
+
+/**
+ * Applies what provider-router knows through the same compare-and-set paths as its events:
+ * the order's verdict first (a rail accepted it, or none could), then the settlement, so
+ * the timeline reads as if the events had arrived.
+ */
+async function applyOrderStatus(deps: Deps, paymentId: string, reply: OrderStatusReply, requestId: string) {
+  const { order } = reply;
+  const verdict = order && EXECUTION_OUTCOMES[order.status];
+  if (order && verdict) {
+    await applyExecutionOutcome(
+      deps,
+      verdict,
+      {
+        paymentId,
+        orderKey: order.orderKey,
+        railId: order.railId,
+        code: verdict === 'execution.failed' ? order.failureCode : null,
+        reason: order.decisions.at(-1)?.reason ?? null,
+      },
+      requestId,
+    );
+  }
+  const settlement = SettlementReceivedData.safeParse(reply.settlement);
+  if (settlement.success) await applySettlement(deps, settlement.data, requestId);
+}
 
 /** Why a payment cannot be initiated, in the order a payer would want to hear it. */
 async function refuseUnlessInitiable(deps: Deps, payment: Payment, requestId: string): Promise<void> {
@@ -184,14 +234,15 @@ export function actionOperations(deps: Deps): Record<string, Operation> {
       const merchant = requireActor(actor, ['merchant']);
       const payment = await merchantPayment(deps, request.params.token, merchant);
       try {
-        const status = await deps.services.command<OrderStatus>(
+        const status = await deps.services.command<unknown>(
           'provider-router',
           'orders.status',
           { paymentId: payment.id },
           { requestId },
         );
-        const settlement = SettlementReceivedData.safeParse(status?.settlement);
-        if (settlement.success) await applySettlement(deps, settlement.data, requestId);
+        const reply = OrderStatusReply.safeParse(status);
+        if (reply.success) await applyOrderStatus(deps, payment.id, reply.data, requestId);
+        else log.warn({ paymentId: payment.id }, 'unreadable orders.status answer; answering stored state');
       } catch (error) {
         // Verify answers with what we know: the stored state stays true until a settlement says otherwise.
         if (!isAppError(error)) throw error;

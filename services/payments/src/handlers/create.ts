@@ -66,6 +66,7 @@ function buildPayment(deps: Deps, input: NewPayment): Payment {
   const at = now.toISOString();
   const { body, scope } = input;
   const customer = customerOf(body.customer);
+  const expiresAt = new Date(now.getTime() + deps.settings.paymentTtlSeconds * 1000).toISOString();
   const phone = customer?.phone ? (normalizePhone(customer.phone, 'CM')?.e164 ?? customer.phone) : null;
   return {
     _id: input.id,
@@ -98,7 +99,8 @@ function buildPayment(deps: Deps, input: NewPayment): Payment {
     refundedAmount: 0,
     appliedSettlements: [],
     initiatedAt: null,
-    expiresAt: new Date(now.getTime() + deps.settings.paymentTtlSeconds * 1000).toISOString(),
+    expiresAt,
+    openUntil: expiresAt,
     createdAt: at,
     updatedAt: at,
     completedAt: null,

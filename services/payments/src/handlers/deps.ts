@@ -1,4 +1,4 @@
-import type { Logger, Outbox, SecretBox, ServiceClient } from '@mmp/platform';
+import type { Logger, MetricsRegistry, Outbox, SecretBox, ServiceClient } from '@mmp/platform';
 import { appError } from '@mmp/protocol';
 import type { PaymentsDb } from '../store/db.js';
 import type { Idempotency } from '../store/idempotency.js';
@@ -21,6 +21,7 @@ export type Deps = {
   log: Logger;
   settings: PaymentsSettings;
   now: () => Date;
+  metrics: MetricsRegistry;
 };
 
 /** The idempotency-key header, whatever case the caller used. */

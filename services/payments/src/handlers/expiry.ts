@@ -1,3 +1,4 @@
+import { startLoop, type Loop } from '@mmp/platform';
 import { onExpiry } from '../domain/lifecycle.js';
 import type { Payment } from '../domain/payment.js';
 import { findExpiredOpenPayments } from '../store/payments.js';
@@ -30,29 +31,20 @@ export async function expireDuePayments(deps: Deps): Promise<number> {
 }
 
 /**
- * Each tick asks the store for open payments whose `expiresAt` has passed (an indexed
- * range query, never a scan) in batches. The deadline is stored on the payment, so a
- * restart loses nothing: the first tick after it catches up.
+ * Each tick asks the store for open payments whose deadline has passed, in batches, by
+ * `openUntil`: an indexed range over open payments only, so a tick never reads the settled
+ * history. The deadline is stored on the payment, so a restart loses nothing: the first tick
+ * after it catches up.
  */
-export function startExpiryLoop(deps: Deps, intervalMs: number) {
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> = Promise.resolve();
-  const tick = () => {
-    running = (async () => {
-      // A full batch means more may be due: keep going before sleeping.
-      while ((await expireDuePayments(deps)) >= BATCH && timer);
-    })()
-      .catch((error) => deps.log.warn({ err: error }, 'expiry pass failed'))
-      .finally(() => {
-        if (timer) timer = setTimeout(tick, intervalMs);
-      });
-  };
-  timer = setTimeout(tick, 0);
-  return {
-    async stop() {
-      if (timer) clearTimeout(timer);
-      timer = undefined;
-      await running;
+export function startExpiryLoop(deps: Deps, intervalMs: number): Loop {
+  return startLoop({
+    name: 'payment_expiry',
+    intervalMs,
+    log: deps.log,
+    metrics: deps.metrics,
+    // A full batch means more may be due: keep going before sleeping.
+    pass: async (signal) => {
+      while (!signal.aborted && (await expireDuePayments(deps)) >= BATCH);
     },
-  };
+  });
 }

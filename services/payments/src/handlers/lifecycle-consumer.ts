@@ -1,6 +1,7 @@
 import { consumeEvents, type NatsConnection, type Naming, type ReceivedEvent } from '@mmp/platform';
-import { ExecutionOutcomeData, SettlementReceivedData } from '@mmp/protocol';
+import { EXECUTION_EVENT_TYPES, ExecutionOutcomeData, SettlementReceivedData } from '@mmp/protocol';
 import { onExecutionAccepted, onExecutionFailed, onSettlement } from '../domain/lifecycle.js';
+import { failureReasonFor } from '../domain/failures.js';
 import type { Payment } from '../domain/payment.js';
 import { transition, type Plan, type TransitionResult } from './transition.js';
 import type { Deps } from './deps.js';
@@ -19,11 +20,18 @@ export function settlementPlan(settlement: SettlementReceivedData) {
     };
     const set: Partial<Payment> = {};
     if (payment.paymentMethod === 'UNKNOWN') set.paymentMethod = settlement.network;
-    if (decision.kind === 'move' && decision.move.to === 'FAILED') {
+    const to = decision.kind === 'move' ? decision.move.to : null;
+    if (to === 'FAILED') {
       set.failureCode = settlement.failureCode ?? 'provider_declined';
-      set.failureReason = 'The provider reported the payment as failed.';
+      set.failureReason = failureReasonFor(set.failureCode);
     }
-    if (decision.kind === 'move' && decision.move.to === 'REFUNDED') set.refundedAmount = payment.amount;
+    if (to === 'CANCELLED') {
+      set.failureCode = 'payment_cancelled';
+      set.failureReason = 'The payer cancelled the payment with the operator.';
+    }
+    // Money moved after all: an earlier failure no longer describes the payment.
+    if (to === 'COMPLETED') Object.assign(set, { failureCode: null, failureReason: null });
+    if (to === 'REFUNDED') set.refundedAmount = payment.amount;
     return { decision, set, detail, settlementId: settlement.settlementId };
   };
 }
@@ -34,6 +42,36 @@ export function applySettlement(
   requestId?: string,
 ): Promise<TransitionResult> {
   return transition(deps, settlement.paymentId, settlementPlan(settlement), requestId);
+}
+
+export type ExecutionOutcomeType = (typeof EXECUTION_EVENT_TYPES)[number];
+
+function isExecutionOutcomeType(type: string): type is ExecutionOutcomeType {
+  return (EXECUTION_EVENT_TYPES as readonly string[]).includes(type);
+}
+
+/** provider-router's verdict on executing the payment; shared by the consumer and verify. */
+export function applyExecutionOutcome(
+  deps: Deps,
+  type: ExecutionOutcomeType,
+  outcome: ExecutionOutcomeData,
+  requestId?: string,
+): Promise<TransitionResult> {
+  return transition(
+    deps,
+    outcome.paymentId,
+    (payment): Plan => {
+      const detail = { orderKey: outcome.orderKey, railId: outcome.railId };
+      if (type === 'execution.accepted') return { decision: onExecutionAccepted(payment.status), detail };
+      const code = outcome.code ?? 'provider_unavailable';
+      return {
+        decision: onExecutionFailed(payment.status),
+        detail: { ...detail, code: outcome.code, reason: outcome.reason },
+        set: { failureCode: code, failureReason: failureReasonFor(code) },
+      };
+    },
+    requestId,
+  );
 }
 
 /** Retrying an event that can never parse would block nothing but fill the logs forever. */
@@ -52,23 +90,9 @@ async function handle(deps: Deps, event: ReceivedEvent): Promise<void> {
     return;
   }
   const parsed = ExecutionOutcomeData.safeParse(event.data);
-  if (!parsed.success) return dropMalformed(deps, event);
+  if (!isExecutionOutcomeType(event.type) || !parsed.success) return dropMalformed(deps, event);
   const outcome = parsed.data;
-  const result = await transition(
-    deps,
-    outcome.paymentId,
-    (payment): Plan => {
-      const detail = { orderKey: outcome.orderKey, railId: outcome.railId };
-      if (event.type === 'execution.accepted')
-        return { decision: onExecutionAccepted(payment.status), detail };
-      return {
-        decision: onExecutionFailed(payment.status),
-        detail: { ...detail, code: outcome.code },
-        set: { failureCode: outcome.code ?? 'provider_unavailable', failureReason: outcome.reason },
-      };
-    },
-    event.requestId,
-  );
+  const result = await applyExecutionOutcome(deps, event.type, outcome, event.requestId);
   if (result.outcome === 'missing')
     deps.log.warn(
       { paymentId: outcome.paymentId, type: event.type },
@@ -85,7 +109,7 @@ export function consumeLifecycleEvents(deps: Deps, nc: NatsConnection, naming: N
     nc,
     naming,
     durable: 'payments-lifecycle',
-    types: ['execution.accepted', 'execution.failed', 'settlement.received'],
+    types: [...EXECUTION_EVENT_TYPES, 'settlement.received'],
     log: deps.log,
     handle: (event) => handle(deps, event),
   });

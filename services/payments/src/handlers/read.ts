@@ -9,10 +9,12 @@ import {
   type PaymentExpand,
   requireActor,
 } from '@mmp/protocol';
-import { toFullPayment, toListItem, toSnapshot, toTimelineView, type Payment } from '../domain/payment.js';
+import { toFullPayment, toListItem, toSnapshot, type Payment } from '../domain/payment.js';
+import { timelineView } from '../domain/timeline.js';
 import {
   findPaymentById,
   findPaymentByToken,
+  findPaymentOfSession,
   findPaymentsOfUser,
   listPayments,
   type PaymentListFilter,
@@ -66,7 +68,7 @@ function createExpander(deps: Deps, expand: PaymentExpand[], requestId: string) 
     if (expand.includes('project')) extra.project = await loadProject(payment.projectId);
     // Refunds are not issued through this API yet: the relation exists and is empty.
     if (expand.includes('refunds')) extra.refunds = [];
-    if (expand.includes('events')) extra.events = payment.timeline.map(toTimelineView);
+    if (expand.includes('events')) extra.events = timelineView(payment.timeline);
     return { ...view, ...extra };
   };
 }
@@ -149,15 +151,21 @@ export function readOperations(deps: Deps): Record<string, Operation> {
       return { status: 200, body: payments.map(toFullPayment) };
     },
 
+    /**
+     * By token, id or checkout session. links-checkout asks by session when a pay attempt's
+     * outcome was lost (it may not know the token): not found means no payment exists.
+     */
     async 'retrieve-internal'(request, { actor }) {
       requireActor(actor, ['service']);
-      const body = (request.body ?? {}) as { token?: unknown; id?: unknown };
+      const body = (request.body ?? {}) as { token?: unknown; id?: unknown; checkoutSessionId?: unknown };
       const payment =
         typeof body.token === 'string'
           ? await findPaymentByToken(deps.db, body.token)
           : typeof body.id === 'string'
             ? await findPaymentById(deps.db, body.id)
-            : null;
+            : typeof body.checkoutSessionId === 'string'
+              ? await findPaymentOfSession(deps.db, body.checkoutSessionId)
+              : null;
       if (!payment) throw paymentNotFound();
       return {
         status: 200,

@@ -1,7 +1,8 @@
 import { randomBase62, newEventId } from '@mmp/protocol';
 import type { PendingEvent } from '@mmp/platform';
-import { eventTypeFor, type Decision, type Move } from '../domain/lifecycle.js';
-import { toSnapshot, type Payment, type TimelineEntry } from '../domain/payment.js';
+import { OPEN_STATUSES, eventTypeFor, type Decision, type Move } from '../domain/lifecycle.js';
+import { toSnapshot, type Payment } from '../domain/payment.js';
+import type { TimelineEntry } from '../domain/timeline.js';
 import { findPaymentById } from '../store/payments.js';
 import type { Deps } from './deps.js';
 
@@ -68,14 +69,26 @@ export async function writeMove(
   const next: Payment = { ...payment, ...set };
   const event = paymentEvent(eventTypeFor(move.to), next, at);
   const entries: TimelineEntry[] = [
-    { id: event.id, type: event.type, status: move.to, at, ...(plan.detail ? { detail: plan.detail } : {}) },
+    {
+      id: event.id,
+      type: event.type,
+      status: move.to,
+      at,
+      ...(plan.detail ? { detail: plan.detail } : {}),
+      ...(set.failureCode ? { failureCode: set.failureCode, failureReason: set.failureReason ?? null } : {}),
+    },
   ];
   if (move.anomaly)
     entries.push(anomalyEntry(move.anomaly, next, at, { from: payment.status, ...plan.detail }));
   return deps.outbox.update(
     deps.db.payments,
     { _id: payment._id, status: payment.status, version: payment.version },
-    { $set: set, $push: { timeline: { $each: entries } }, $inc: { version: 1 } },
+    {
+      $set: set,
+      ...(OPEN_STATUSES.includes(move.to) ? {} : { $unset: { openUntil: true as const } }),
+      $push: { timeline: { $each: entries } },
+      $inc: { version: 1 },
+    },
     [event],
     requestId,
   );

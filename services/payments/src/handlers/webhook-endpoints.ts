@@ -75,6 +75,11 @@ export function webhookEndpointOperations(deps: Deps): Record<string, Operation>
       return { status: 200, body: { data: endpoints.map(toEndpointView), has_more: false } };
     },
 
+    async 'webhook-endpoints.get'(request, { actor }) {
+      const merchant = requireActor(actor, ['merchant']);
+      return { status: 200, body: toEndpointView(await ownedEndpoint(deps, request.params.id, merchant)) };
+    },
+
     async 'webhook-endpoints.update'(request, { actor }) {
       const merchant = requireActor(actor, ['merchant']);
       const endpoint = await ownedEndpoint(deps, request.params.id, merchant);
@@ -93,8 +98,9 @@ export function webhookEndpointOperations(deps: Deps): Record<string, Operation>
       const merchant = requireActor(actor, ['merchant']);
       const endpoint = await ownedEndpoint(deps, request.params.id, merchant);
       const secret = newWebhookSecret();
+      // Guarded on the secret read: of two rolls at once, the one whose secret is not stored fails.
       const updated = await deps.db.endpoints.findOneAndUpdate(
-        { _id: endpoint._id },
+        { _id: endpoint._id, secretSealed: endpoint.secretSealed },
         {
           $set: {
             secretSealed: deps.box.seal(secret),
@@ -103,7 +109,10 @@ export function webhookEndpointOperations(deps: Deps): Record<string, Operation>
           },
         },
       );
-      if (!updated) throw notFound();
+      if (!updated) {
+        await ownedEndpoint(deps, endpoint.id, merchant);
+        throw appError('invalid_state', 'The secret was rolled by another request meanwhile; roll again.');
+      }
       return { status: 200, body: { ...toEndpointView(updated), secret } };
     },
 

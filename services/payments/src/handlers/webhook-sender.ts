@@ -1,5 +1,6 @@
 import { request } from 'undici';
 import { signPayload } from '@mmp/protocol';
+import { countLoopRun, counter } from '@mmp/platform';
 import { nextRetryDelay, type DeliveryAttempt, type WebhookDelivery } from '../domain/webhooks.js';
 import {
   claimDelivery,
@@ -77,7 +78,14 @@ async function sendOne(deps: Deps, claimed: WebhookDelivery): Promise<void> {
     error: result.error,
     manual: claimed.manual,
   };
-  await recordAttempt(deps.db, claimed, attempt, outcomeOf(deps, claimed, result));
+  const outcome = outcomeOf(deps, claimed, result);
+  if (await recordAttempt(deps.db, claimed, attempt, outcome))
+    counter(
+      deps.metrics,
+      'mmp_webhook_deliveries_total',
+      'Merchant webhook attempts, by outcome: delivered, retry (scheduled again), failed (given up).',
+      ['outcome'],
+    ).inc({ outcome: outcome.kind });
 }
 
 /**
@@ -129,7 +137,7 @@ export function startWebhookSender(deps: Deps, options: { intervalMs: number; co
       return;
     }
     busy = true;
-    ticking = fill()
+    ticking = countLoopRun(deps.metrics, 'webhook_sender', fill)
       .catch((error) => deps.log.warn({ err: error }, 'webhook sender pass failed'))
       .finally(() => {
         busy = false;

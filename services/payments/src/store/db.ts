@@ -1,20 +1,24 @@
-import { ensureOutboxIndex, type Collection, type Doc, type Store } from '@mmp/platform';
+import {
+  ensureIdempotencyIndex,
+  ensureOutboxIndex,
+  type Collection,
+  type Doc,
+  type Store,
+} from '@mmp/platform';
 import type { Payment } from '../domain/payment.js';
-import type { IdempotencyRecord } from './idempotency.js';
+import type { PaymentsIdempotencyRecord } from './idempotency.js';
 import type { WebhookDelivery, WebhookEndpoint } from '../domain/webhooks.js';
 
 /** The payments service's collections; the only place that names them. */
 export function openPaymentsDb(store: Store) {
   return {
     payments: store.collection<Payment>('payments'),
-    idempotency: store.collection<IdempotencyRecord>('idempotency_keys'),
+    idempotency: store.collection<PaymentsIdempotencyRecord>('idempotency_keys'),
     endpoints: store.collection<WebhookEndpoint>('webhook_endpoints'),
     deliveries: store.collection<WebhookDelivery>('webhook_deliveries'),
   };
 }
 export type PaymentsDb = ReturnType<typeof openPaymentsDb>;
-
-const DAY_SECONDS = 24 * 3600;
 
 export async function ensureIndexes(db: PaymentsDb): Promise<void> {
   await db.payments.ensureIndex({ fields: { token: 1 }, unique: true });
@@ -23,11 +27,16 @@ export async function ensureIndexes(db: PaymentsDb): Promise<void> {
   await db.payments.ensureIndex({ fields: { projectId: 1, livemode: 1, createdAt: -1, id: -1 } });
   await db.payments.ensureIndex({ fields: { userId: 1, createdAt: -1 } });
   await db.payments.ensureIndex({ fields: { idempotencyId: 1 } });
-  // The expiry loop asks for open payments past their deadline through this index, so
-  // settled payments with old deadlines are never visited again.
+  // The expiry loop reads due payments by `openUntil`, a deadline only open payments carry:
+  // a range over this sparse index is exactly the due ones in MongoDB and NeDB alike, and
+  // settled payments are never visited again. (NeDB serves a compound index only for plain
+  // equality on every field, and a single-field `status` index would capture every
+  // `{_id, status}` compare-and-set as a read of all payments in that status.)
+  await db.payments.ensureIndex({ fields: { openUntil: 1 }, sparse: true });
+  // Lets MongoDB find, at start, open payments stored before `openUntil` existed.
   await db.payments.ensureIndex({ fields: { status: 1, expiresAt: 1 } });
   await ensureOutboxIndex(db.payments as unknown as Collection<Doc>);
-  await db.idempotency.ensureIndex({ fields: { createdAt: 1 }, expireAfterSeconds: DAY_SECONDS });
+  await ensureIdempotencyIndex(db.idempotency);
   await db.endpoints.ensureIndex({ fields: { projectId: 1, livemode: 1 } });
   // The sender loop asks for due deliveries through this index.
   await db.deliveries.ensureIndex({ fields: { nextAttemptAt: 1 } });

@@ -1,5 +1,6 @@
 import type { Filter } from '@mmp/platform';
 import type { Payment } from '../domain/payment.js';
+import type { TimelineEntry } from '../domain/timeline.js';
 import { OPEN_STATUSES } from '../domain/lifecycle.js';
 import type { PaymentsDb } from './db.js';
 
@@ -25,22 +26,72 @@ export function referenceKeyOf(scope: Scope, reference: string): string {
 }
 
 export function findPaymentByToken(db: PaymentsDb, token: string, scope?: Scope): Promise<Payment | null> {
-  return db.payments.findOne(scope ? { token, projectId: scope.projectId, livemode: scope.livemode } : { token });
+  return db.payments.findOne(
+    scope ? { token, projectId: scope.projectId, livemode: scope.livemode } : { token },
+  );
+}
+
+/** The one payment `create-for-session` made for a checkout session, through its unique `sessionKey`. */
+export function findPaymentOfSession(db: PaymentsDb, checkoutSessionId: string): Promise<Payment | null> {
+  return db.payments.findOne({ sessionKey: checkoutSessionId });
 }
 
 export function findPaymentById(db: PaymentsDb, id: string): Promise<Payment | null> {
   return db.payments.findOne({ _id: id });
 }
 
-/** Open payments past their deadline, oldest first, through the expiresAt index. */
+/** Open payments past their deadline, oldest first, through the sparse `openUntil` index. */
+/** Only open payments carry `openUntil`, so its index holds the open ones, not the history. */
+export function expiredOpenPaymentsFilter(now: Date): Filter {
+  return { openUntil: { $lte: now.toISOString() } };
+}
+
 export function findExpiredOpenPayments(db: PaymentsDb, now: Date, limit: number): Promise<Payment[]> {
-  return db.payments.find(
-    { expiresAt: { $lte: now.toISOString() }, status: { $in: [...OPEN_STATUSES] } },
-    { sort: { expiresAt: 1 }, limit },
+  return db.payments.find(expiredOpenPaymentsFilter(now), { sort: { openUntil: 1 }, limit });
+}
+
+/**
+ * Gives `openUntil` to open payments stored before it existed, so an upgrade mid-window
+ * still expires them. Guarded on the version read, like every payment write.
+ */
+export async function backfillOpenUntil(db: PaymentsDb): Promise<number> {
+  const missing = await db.payments.find({
+    status: { $in: [...OPEN_STATUSES] },
+    openUntil: { $exists: false },
+  });
+  let filled = 0;
+  for (const payment of missing) {
+    const updated = await db.payments.findOneAndUpdate(
+      { _id: payment._id, version: payment.version },
+      { $set: { openUntil: payment.expiresAt } },
+    );
+    if (updated) filled += 1;
+  }
+  return filled;
+}
+
+/**
+ * Adds an entry that changes no state, guarded on the version read: null when the payment
+ * changed meanwhile (read again and decide again).
+ */
+export function appendTimelineEntry(
+  db: PaymentsDb,
+  payment: Payment,
+  entry: TimelineEntry,
+  at: string,
+): Promise<Payment | null> {
+  return db.payments.findOneAndUpdate(
+    { _id: payment._id, version: payment.version },
+    { $set: { updatedAt: at }, $push: { timeline: { $each: [entry] } }, $inc: { version: 1 } },
   );
 }
 
-export function findPaymentsOfUser(db: PaymentsDb, scope: Scope, userId: string, limit: number): Promise<Payment[]> {
+export function findPaymentsOfUser(
+  db: PaymentsDb,
+  scope: Scope,
+  userId: string,
+  limit: number,
+): Promise<Payment[]> {
   return db.payments.find(
     { projectId: scope.projectId, livemode: scope.livemode, userId },
     { sort: { createdAt: -1, id: -1 }, limit },
@@ -87,13 +138,17 @@ export async function listPayments(
   const limit = query.limit;
   if (cursor.after) {
     const { createdAt, id } = cursor.after;
-    const filter = { $and: [base, { $or: [{ createdAt: { $lt: createdAt } }, { createdAt, id: { $lt: id } }] }] };
+    const filter = {
+      $and: [base, { $or: [{ createdAt: { $lt: createdAt } }, { createdAt, id: { $lt: id } }] }],
+    };
     const rows = await db.payments.find(filter, { sort: { createdAt: -1, id: -1 }, limit: limit + 1 });
     return { items: rows.slice(0, limit), hasMore: rows.length > limit, total };
   }
   if (cursor.before) {
     const { createdAt, id } = cursor.before;
-    const filter = { $and: [base, { $or: [{ createdAt: { $gt: createdAt } }, { createdAt, id: { $gt: id } }] }] };
+    const filter = {
+      $and: [base, { $or: [{ createdAt: { $gt: createdAt } }, { createdAt, id: { $gt: id } }] }],
+    };
     const rows = await db.payments.find(filter, { sort: { createdAt: 1, id: 1 }, limit: limit + 1 });
     return { items: rows.slice(0, limit).reverse(), hasMore: rows.length > limit, total };
   }

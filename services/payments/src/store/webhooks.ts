@@ -4,11 +4,16 @@ import type { PaymentsDb } from './db.js';
 import type { Scope } from './payments.js';
 
 export function findEndpoint(db: PaymentsDb, id: string, scope?: Scope): Promise<WebhookEndpoint | null> {
-  return db.endpoints.findOne(scope ? { _id: id, projectId: scope.projectId, livemode: scope.livemode } : { _id: id });
+  return db.endpoints.findOne(
+    scope ? { _id: id, projectId: scope.projectId, livemode: scope.livemode } : { _id: id },
+  );
 }
 
 export function listEndpoints(db: PaymentsDb, scope: Scope): Promise<WebhookEndpoint[]> {
-  return db.endpoints.find({ projectId: scope.projectId, livemode: scope.livemode }, { sort: { createdAt: -1 }, limit: 100 });
+  return db.endpoints.find(
+    { projectId: scope.projectId, livemode: scope.livemode },
+    { sort: { createdAt: -1 }, limit: 100 },
+  );
 }
 
 export function countEndpoints(db: PaymentsDb, scope: Scope): Promise<number> {
@@ -16,7 +21,10 @@ export function countEndpoints(db: PaymentsDb, scope: Scope): Promise<number> {
 }
 
 export function enabledEndpoints(db: PaymentsDb, scope: Scope): Promise<WebhookEndpoint[]> {
-  return db.endpoints.find({ projectId: scope.projectId, livemode: scope.livemode, status: 'enabled' }, { limit: 100 });
+  return db.endpoints.find(
+    { projectId: scope.projectId, livemode: scope.livemode, status: 'enabled' },
+    { limit: 100 },
+  );
 }
 
 /** Inserts the delivery of one event to one endpoint; a second insert of the pair is a no-op. */
@@ -30,11 +38,19 @@ export async function insertDelivery(db: PaymentsDb, delivery: WebhookDelivery):
   }
 }
 
-export function findDelivery(db: PaymentsDb, endpointId: string, id: string): Promise<WebhookDelivery | null> {
+export function findDelivery(
+  db: PaymentsDb,
+  endpointId: string,
+  id: string,
+): Promise<WebhookDelivery | null> {
   return db.deliveries.findOne({ id, endpointId });
 }
 
-export function listDeliveries(db: PaymentsDb, endpointId: string, limit: number): Promise<WebhookDelivery[]> {
+export function listDeliveries(
+  db: PaymentsDb,
+  endpointId: string,
+  limit: number,
+): Promise<WebhookDelivery[]> {
   return db.deliveries.find({ endpointId }, { sort: { createdAt: -1, id: -1 }, limit });
 }
 
@@ -54,17 +70,25 @@ export function findDueDeliveries(db: PaymentsDb, now: Date, limit: number): Pro
  * Claims a delivery for one send (compare-and-set on what was read), so no two senders,
  * replicas or a redeliver ever post the same event to the same endpoint at the same time.
  */
-export function claimDelivery(db: PaymentsDb, delivery: WebhookDelivery, claimedUntil: Date): Promise<WebhookDelivery | null> {
+export function claimDelivery(
+  db: PaymentsDb,
+  delivery: WebhookDelivery,
+  claimedUntil: Date,
+): Promise<WebhookDelivery | null> {
   return db.deliveries.findOneAndUpdate(
     { _id: delivery._id, status: delivery.status, updatedAt: delivery.updatedAt },
-    { $set: { status: 'sending', claimedUntil: claimedUntil.toISOString(), updatedAt: new Date().toISOString() } },
+    {
+      $set: {
+        status: 'sending',
+        claimedUntil: claimedUntil.toISOString(),
+        updatedAt: new Date().toISOString(),
+      },
+    },
   );
 }
 
 export type AttemptOutcome =
-  | { kind: 'delivered' }
-  | { kind: 'retry'; nextAttemptAt: Date }
-  | { kind: 'failed' };
+  { kind: 'delivered' } | { kind: 'retry'; nextAttemptAt: Date } | { kind: 'failed' };
 
 export function recordAttempt(
   db: PaymentsDb,
@@ -72,10 +96,15 @@ export function recordAttempt(
   attempt: DeliveryAttempt,
   outcome: AttemptOutcome,
 ): Promise<WebhookDelivery | null> {
-  const set: Record<string, unknown> = { claimedUntil: null, manual: false, updatedAt: new Date().toISOString() };
+  const set: Record<string, unknown> = {
+    claimedUntil: null,
+    manual: false,
+    updatedAt: new Date().toISOString(),
+  };
   if (outcome.kind === 'delivered') Object.assign(set, { status: 'delivered', nextAttemptAt: null });
   if (outcome.kind === 'failed') Object.assign(set, { status: 'failed', nextAttemptAt: null });
-  if (outcome.kind === 'retry') Object.assign(set, { status: 'pending', nextAttemptAt: outcome.nextAttemptAt.toISOString() });
+  if (outcome.kind === 'retry')
+    Object.assign(set, { status: 'pending', nextAttemptAt: outcome.nextAttemptAt.toISOString() });
   return db.deliveries.findOneAndUpdate(
     { _id: delivery._id, status: 'sending', claimedUntil: delivery.claimedUntil },
     { $set: set, $push: { attempts: { $each: [attempt] } }, $inc: { retryCount: delivery.manual ? 0 : 1 } },
@@ -83,7 +112,11 @@ export function recordAttempt(
 }
 
 /** Queues one more attempt now; refused while a send is in flight. */
-export function requestRedelivery(db: PaymentsDb, delivery: WebhookDelivery, now: Date): Promise<WebhookDelivery | null> {
+export function requestRedelivery(
+  db: PaymentsDb,
+  delivery: WebhookDelivery,
+  now: Date,
+): Promise<WebhookDelivery | null> {
   if (delivery.status === 'sending') return Promise.resolve(null);
   return db.deliveries.findOneAndUpdate(
     { _id: delivery._id, status: delivery.status, updatedAt: delivery.updatedAt },
