@@ -44,7 +44,9 @@
   function request(method, path, body) {
     return fetch(api + path, {
       method: method,
-      headers: body ? { 'content-type': 'application/json', accept: 'application/json' } : { accept: 'application/json' },
+      headers: body
+        ? { 'content-type': 'application/json', accept: 'application/json' }
+        : { accept: 'application/json' },
       body: body ? JSON.stringify(body) : undefined,
       credentials: 'omit',
       cache: 'no-store',
@@ -60,10 +62,41 @@
     });
   }
 
-  function normalizePhone(raw) {
-    var phone = String(raw || '').replace(/[\s.()-]/g, '');
-    if (phone.indexOf('00') === 0) phone = '+' + phone.slice(2);
-    return phone;
+  var plan = data.phonePlan || { home: null, countries: [] };
+
+  // The number as the API will read it: international (+, 00 or bare calling code) for any
+  // country of the currency, national only for the home country. Null when it is neither.
+  function parsePhone(raw) {
+    var digits = String(raw || '').replace(/[\s.()-]/g, '');
+    var intl = digits.charAt(0) === '+' ? digits.slice(1) : null;
+    if (intl === null && digits.indexOf('00') === 0) intl = digits.slice(2);
+    var bare = intl === null ? digits : intl;
+    if (!/^\d+$/.test(bare)) return null;
+    for (var i = 0; i < plan.countries.length; i++) {
+      var c = plan.countries[i];
+      if (intl === null && c.country === plan.home && bare.length === c.length)
+        return { country: c, national: bare };
+      if (bare.indexOf(c.code) === 0 && bare.length === c.code.length + c.length)
+        return { country: c, national: bare.slice(c.code.length) };
+    }
+    return null;
+  }
+
+  // The operator the plan names for a national number (longest prefix), or null: unknown.
+  function operatorOf(country, national) {
+    var best = null;
+    for (var i = 0; i < country.prefixes.length; i++) {
+      var rule = country.prefixes[i];
+      if (national.indexOf(rule[0]) === 0 && (!best || rule[0].length > best[0].length)) best = rule;
+    }
+    return best && best[1];
+  }
+
+  // False only when the number's country does not offer the network or its plan names another operator.
+  function belongsTo(number, network) {
+    if (number.country.networks.indexOf(network) < 0) return false;
+    var owner = operatorOf(number.country, number.national);
+    return network === 'WAVE' || !owner || owner === network;
   }
 
   function redirect(url) {
@@ -137,18 +170,24 @@
     if (busy) return;
     var operator = chosenOperator();
     var input = $('phone');
-    var phone = normalizePhone(input.value);
     setError('operator-error', '');
     setError('phone-error', '');
     setError('form-error', '');
     input.removeAttribute('aria-invalid');
     if (!operator) return setError('operator-error', t.errorRequired);
     var example = operator.getAttribute('data-example');
-    if (!/^\+\d{8,15}$/.test(phone)) {
+    var number = parsePhone(input.value);
+    var problem = !number
+      ? fill(t.errorPhone, { example: example })
+      : !belongsTo(number, operator.value)
+        ? fill(t.errorOperator, { operator: operator.parentNode.textContent })
+        : '';
+    if (problem) {
       input.setAttribute('aria-invalid', 'true');
-      setError('phone-error', fill(t.errorPhone, { example: example }));
+      setError('phone-error', problem);
       return input.focus();
     }
+    var phone = '+' + number.country.code + number.national;
     busy = true;
     var button = document.querySelector('#pay-form button[type="submit"]');
     button.disabled = true;
@@ -164,7 +203,8 @@
           setError('phone-error', fill(t.errorPhone, { example: example }));
           return input.focus();
         }
-        if (code === 'invalid_state' || code === 'payment_expired' || code === 'payment_cancelled') return poll();
+        if (code === 'invalid_state' || code === 'payment_expired' || code === 'payment_cancelled')
+          return poll();
         setError('form-error', t['failure_' + code] || result.body.message || t.failure_default);
       })
       .catch(function () {
@@ -202,7 +242,7 @@
     radios[j].addEventListener('change', function (event) {
       var hint = $('phone-hint');
       var example = event.target.getAttribute('data-example');
-      if (hint && example) hint.textContent = hint.textContent.replace(/\+\d+/, example);
+      if (hint && example) hint.textContent = fill(t.phoneHint, { example: example });
     });
 
   if (data.status === 'processing' || data.status === 'pending_ussd') wait('');

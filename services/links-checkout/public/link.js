@@ -7,7 +7,11 @@
   var data = JSON.parse(dataNode.textContent || '{}');
   var t = data.t || {};
   var busy = false;
-  var LINK_ERRORS = { link_inactive: t.linkInactive, link_expired: t.linkExpired, link_exhausted: t.linkExhausted };
+  var LINK_ERRORS = {
+    link_inactive: t.linkInactive,
+    link_expired: t.linkExpired,
+    link_exhausted: t.linkExhausted,
+  };
 
   function setError(input, text) {
     var node = document.getElementById(input ? input.id + '-error' : 'form-error');

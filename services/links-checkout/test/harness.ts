@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import {
   connectNats,
   createEventPublisher,
   createLogger,
   createServiceClient,
+  openEmbeddedStore,
   serveOperations,
   startService,
   type Operation,
+  type Store,
 } from '@mmp/platform';
 import { createTestSystem, samplePaymentSnapshot, TEST_NATS_URL } from '@mmp/platform/testing';
 import {
@@ -25,7 +28,8 @@ export const PROJECT = {
   id: randomUUID(),
   name: 'shop',
   displayName: 'Boutique Ndolo',
-  logoUrl: 'https://cdn.example.com/logo.png',
+  // Never resolves (RFC 2606): the pages then show the name only; test/logos.test.ts serves a real one.
+  logoUrl: 'https://logo.invalid/logo.png',
 };
 
 export function merchant(projectId = PROJECT.id, livemode = false): Actor {
@@ -44,16 +48,13 @@ type InitiateBody = { token: string; paymentMethod: string; phone: string };
 
 /**
  * links-checkout in-process on the real NATS server, with stand-ins answering for the
- * gateway (projects.get) and payments (create-for-session, initiate, cancel-for-session).
+ * gateway (projects.get) and payments (create-for-session, initiate, cancel-for-session,
+ * retrieve-internal). With `paymentsAway`, nothing answers for payments until `paymentsUp()`.
  */
-export async function startHarness(extraEnv: Record<string, string> = {}) {
+export async function startHarness(extraEnv: Record<string, string> = {}, options = { paymentsAway: false }) {
   const system = createTestSystem('lc');
-  const service = await startService(linksCheckoutService, {
-    ...system.env,
-    PUBLIC_URL,
-    LINK_SWEEP_INTERVAL_MS: '150',
-    ...extraEnv,
-  });
+  const env = { ...system.env, PUBLIC_URL, LINK_SWEEP_INTERVAL_MS: '150', ...extraEnv };
+  let service = await startService(linksCheckoutService, env);
   const log = createLogger({ service: 'stand-in', level: 'silent' });
   const nc = await connectNats({ url: TEST_NATS_URL, name: 'stand-in', log });
   const payments = new Map<string, PaymentSnapshot>();
@@ -61,6 +62,7 @@ export async function startHarness(extraEnv: Record<string, string> = {}) {
     createForSession: [] as unknown[],
     initiate: [] as InitiateBody[],
     cancel: [] as unknown[],
+    retrieve: [] as { token?: string; checkoutSessionId?: string }[],
   };
   const stand = {
     /** What payments answers to initiate; replace to simulate a refusal. */
@@ -100,31 +102,40 @@ export async function startHarness(extraEnv: Record<string, string> = {}) {
       calls.cancel.push(request.body);
       return { status: 200, body: {} };
     },
-  };
-  const gatewayOps: Record<string, Operation> = {
-    'projects.get': async (request) => {
-      const { projectId } = request.body as { projectId: string };
-      return { status: 200, body: { ...PROJECT, id: projectId } };
+    'retrieve-internal': async (request) => {
+      const body = request.body as { token?: string; checkoutSessionId?: string };
+      calls.retrieve.push(body);
+      const payment = body.token
+        ? payments.get(body.token)
+        : [...payments.values()].find((p) => p.checkoutSessionId === body.checkoutSessionId);
+      if (!payment) throw appError('resource_not_found', 'No such payment.');
+      return { status: 200, body: payment };
     },
   };
-  const standIns = [
-    await serveOperations({
+  const servePayments = () =>
+    serveOperations({
       nc,
       naming: system.naming,
       service: 'payments',
       version: '0.0.1',
       log,
       operations: paymentsOps,
-    }),
-    await serveOperations({
-      nc,
-      naming: system.naming,
-      service: 'gateway',
-      version: '0.0.1',
-      log,
-      operations: gatewayOps,
-    }),
-  ];
+    });
+  let paymentsStandIn = options.paymentsAway ? null : await servePayments();
+  const gatewayOps: Record<string, Operation> = {
+    'projects.get': async (request) => {
+      const { projectId } = request.body as { projectId: string };
+      return { status: 200, body: { ...PROJECT, id: projectId } };
+    },
+  };
+  const gatewayStandIn = await serveOperations({
+    nc,
+    naming: system.naming,
+    service: 'gateway',
+    version: '0.0.1',
+    log,
+    operations: gatewayOps,
+  });
   const client = createServiceClient({ nc, naming: system.naming, caller: 'test', defaultTimeoutMs: 5000 });
   const publish = createEventPublisher(nc, system.naming);
 
@@ -188,8 +199,27 @@ export async function startHarness(extraEnv: Record<string, string> = {}) {
       });
       return id;
     },
+    async paymentsUp() {
+      paymentsStandIn ??= await servePayments();
+    },
+    async paymentsDown() {
+      await paymentsStandIn?.stop();
+      paymentsStandIn = null;
+    },
+    /**
+     * Stops links-checkout and starts it again on the same data, as a new process would;
+     * `whileStopped` may set its store as a crash would have left it.
+     */
+    async restart(whileStopped?: (store: Store) => Promise<void>) {
+      await service.stop();
+      if (whileStopped) {
+        const store = await openEmbeddedStore({ dir: path.join(system.dataDir, 'links-checkout') });
+        await whileStopped(store).finally(() => store.close());
+      }
+      service = await startService(linksCheckoutService, env);
+    },
     async stop() {
-      await Promise.all(standIns.map((s) => s.stop()));
+      await Promise.all([paymentsStandIn?.stop(), gatewayStandIn.stop()]);
       await service.stop();
       await nc.close();
       await system.cleanup();

@@ -15,7 +15,13 @@ const create = (body: unknown, actor = merchant()) => h.ok<Link>('links.create',
 
 describe('payment links: merchant operations', () => {
   it('creates a fixed-amount link with every field of the specification', async () => {
-    const link = await create({ name: 'T-shirt', description: 'Coton bio', amount: 7500, collectEmail: true, maxUses: 3 });
+    const link = await create({
+      name: 'T-shirt',
+      description: 'Coton bio',
+      amount: 7500,
+      collectEmail: true,
+      maxUses: 3,
+    });
     expect(link.shortCode).toMatch(/^[A-Za-z0-9]{8}$/);
     expect(link).toMatchObject({
       url: `${PUBLIC_URL}/pay/${link.shortCode}`,
@@ -47,17 +53,43 @@ describe('payment links: merchant operations', () => {
       customFields: [{ key: 'size', label: 'Taille', type: 'select', options: ['S', 'M'], required: true }],
     });
     expect(link).toMatchObject({ amount: null, minAmount: 500, maxAmount: 20000, currency: 'XOF' });
-    expect(link.customFields).toEqual([{ key: 'size', label: 'Taille', type: 'select', options: ['S', 'M'], required: true }]);
+    expect(link.customFields).toEqual([
+      { key: 'size', label: 'Taille', type: 'select', options: ['S', 'M'], required: true },
+    ]);
   });
 
   it('refuses bad input with the documented codes', async () => {
     await h.fails('links.create', { body: { amount: 1000 } }, 'missing_required_field', 400, merchant());
     await h.fails('links.create', { body: { name: 'x', amount: 50 } }, 'invalid_amount', 400, merchant());
-    await h.fails('links.create', { body: { name: 'x', amount: 500, currency: 'USD' } }, 'invalid_currency', 400, merchant());
-    const both = await h.fails('links.create', { body: { name: 'x', amount: 500, minAmount: 100 } }, 'validation_error', 422, merchant());
+    await h.fails(
+      'links.create',
+      { body: { name: 'x', amount: 500, currency: 'USD' } },
+      'invalid_currency',
+      400,
+      merchant(),
+    );
+    const both = await h.fails(
+      'links.create',
+      { body: { name: 'x', amount: 500, minAmount: 100 } },
+      'validation_error',
+      422,
+      merchant(),
+    );
     expect(both.fields?.[0]?.field).toBe('minAmount');
-    await h.fails('links.create', { body: { name: 'x', minAmount: 900, maxAmount: 500 } }, 'validation_error', 422, merchant());
-    await h.fails('links.create', { body: { name: 'x', expiresAt: '2001-01-01T00:00:00Z' } }, 'validation_error', 422, merchant());
+    await h.fails(
+      'links.create',
+      { body: { name: 'x', minAmount: 900, maxAmount: 500 } },
+      'validation_error',
+      422,
+      merchant(),
+    );
+    await h.fails(
+      'links.create',
+      { body: { name: 'x', expiresAt: '2001-01-01T00:00:00Z' } },
+      'validation_error',
+      422,
+      merchant(),
+    );
     await h.fails('links.create', { body: { name: 'x', bogus: 1 } }, 'validation_error', 422, merchant());
     await h.fails('links.create', { body: 'nope' }, 'invalid_request', 400, merchant());
   });
@@ -71,8 +103,20 @@ describe('payment links: merchant operations', () => {
     const other = merchant(randomUUID());
     const mine = await create({ name: 'Mine', amount: 1000 });
     await h.fails('links.retrieve', { params: { id: mine.id } }, 'resource_not_found', 404, other);
-    await h.fails('links.retrieve', { params: { id: mine.id } }, 'resource_not_found', 404, merchant(PROJECT.id, true));
-    await h.fails('links.update', { params: { id: mine.id }, body: { name: 'x' } }, 'resource_not_found', 404, other);
+    await h.fails(
+      'links.retrieve',
+      { params: { id: mine.id } },
+      'resource_not_found',
+      404,
+      merchant(PROJECT.id, true),
+    );
+    await h.fails(
+      'links.update',
+      { params: { id: mine.id }, body: { name: 'x' } },
+      'resource_not_found',
+      404,
+      other,
+    );
     const theirs = await h.ok<{ data: Link[] }>('links.list', {}, other);
     expect(theirs.data).toEqual([]);
     const retrieved = await h.ok<Link>('links.retrieve', { params: { id: mine.id } }, merchant());
@@ -84,7 +128,11 @@ describe('payment links: merchant operations', () => {
     const a = await create({ name: 'A', amount: 1000 }, owner);
     const b = await create({ name: 'B', amount: 1000 }, owner);
     await h.ok('links.update', { params: { id: a.id }, body: { status: 'INACTIVE' } }, owner);
-    const page = await h.ok<{ data: Link[]; has_more: boolean; meta: unknown }>('links.list', { query: { limit: '1' } }, owner);
+    const page = await h.ok<{ data: Link[]; has_more: boolean; meta: unknown }>(
+      'links.list',
+      { query: { limit: '1' } },
+      owner,
+    );
     expect(page.data.map((l) => l.id)).toEqual([b.id]);
     expect(page.has_more).toBe(true);
     expect(page.meta).toEqual({ limit: 1, total: 2, page: 1 });
@@ -95,12 +143,36 @@ describe('payment links: merchant operations', () => {
 
   it('updates fields; a fixed amount drops the bounds of a variable link', async () => {
     const link = await create({ name: 'Var', minAmount: 200, maxAmount: 900 });
-    const updated = await h.ok<Link>('links.update', { params: { id: link.id }, body: { amount: 1500, name: 'Fixed', collectPhone: true } }, merchant());
-    expect(updated).toMatchObject({ amount: 1500, minAmount: null, maxAmount: null, name: 'Fixed', collectPhone: true });
-    expect(Date.parse(updated.updatedAt as string)).toBeGreaterThanOrEqual(Date.parse(link.updatedAt as string));
-    await h.fails('links.update', { params: { id: link.id }, body: { status: 'EXPIRED' } }, 'validation_error', 422, merchant());
+    const updated = await h.ok<Link>(
+      'links.update',
+      { params: { id: link.id }, body: { amount: 1500, name: 'Fixed', collectPhone: true } },
+      merchant(),
+    );
+    expect(updated).toMatchObject({
+      amount: 1500,
+      minAmount: null,
+      maxAmount: null,
+      name: 'Fixed',
+      collectPhone: true,
+    });
+    expect(Date.parse(updated.updatedAt as string)).toBeGreaterThanOrEqual(
+      Date.parse(link.updatedAt as string),
+    );
+    await h.fails(
+      'links.update',
+      { params: { id: link.id }, body: { status: 'EXPIRED' } },
+      'validation_error',
+      422,
+      merchant(),
+    );
     await h.fails('links.update', { params: { id: link.id }, body: {} }, 'validation_error', 422, merchant());
-    await h.fails('links.update', { params: { id: link.id }, body: { amount: null, minAmount: 800, maxAmount: 300 } }, 'validation_error', 422, merchant());
+    await h.fails(
+      'links.update',
+      { params: { id: link.id }, body: { amount: null, minAmount: 800, maxAmount: 300 } },
+      'validation_error',
+      422,
+      merchant(),
+    );
   });
 });
 
@@ -108,7 +180,13 @@ describe('payment links: public read and expiry', () => {
   it('resolves a link with the merchant name, logo and project', async () => {
     const link = await create({ name: 'Public', amount: 2500 });
     const view = await h.ok<Link>('links.public', { params: { shortCode: link.shortCode } });
-    expect(view).toMatchObject({ id: link.id, merchantName: PROJECT.displayName, merchantLogo: PROJECT.logoUrl, projectId: PROJECT.id, status: 'ACTIVE' });
+    expect(view).toMatchObject({
+      id: link.id,
+      merchantName: PROJECT.displayName,
+      merchantLogo: PROJECT.logoUrl,
+      projectId: PROJECT.id,
+      status: 'ACTIVE',
+    });
   });
 
   it('answers 404 for unknown and malformed codes', async () => {
@@ -120,12 +198,19 @@ describe('payment links: public read and expiry', () => {
   it('answers 200 with the status for inactive and expired links; the sweep stores EXPIRED', async () => {
     const inactive = await create({ name: 'Off', amount: 1000 });
     await h.ok('links.update', { params: { id: inactive.id }, body: { status: 'INACTIVE' } }, merchant());
-    expect((await h.ok<Link>('links.public', { params: { shortCode: inactive.shortCode } })).status).toBe('INACTIVE');
+    expect((await h.ok<Link>('links.public', { params: { shortCode: inactive.shortCode } })).status).toBe(
+      'INACTIVE',
+    );
 
     const owner = merchant(randomUUID());
-    const soon = await create({ name: 'Soon', amount: 1000, expiresAt: new Date(Date.now() + 600).toISOString() }, owner);
+    const soon = await create(
+      { name: 'Soon', amount: 1000, expiresAt: new Date(Date.now() + 600).toISOString() },
+      owner,
+    );
     await new Promise((resolve) => setTimeout(resolve, 700));
-    expect((await h.ok<Link>('links.public', { params: { shortCode: soon.shortCode } })).status).toBe('EXPIRED');
+    expect((await h.ok<Link>('links.public', { params: { shortCode: soon.shortCode } })).status).toBe(
+      'EXPIRED',
+    );
     await eventually(async () => {
       const expired = await h.ok<{ data: Link[] }>('links.list', { query: { status: 'EXPIRED' } }, owner);
       return expired.data.length === 1;
@@ -133,7 +218,11 @@ describe('payment links: public read and expiry', () => {
     const active = await h.ok<{ data: Link[] }>('links.list', { query: { status: 'ACTIVE' } }, owner);
     expect(active.data).toEqual([]);
     // A new date brings it back.
-    const revived = await h.ok<Link>('links.update', { params: { id: soon.id }, body: { expiresAt: new Date(Date.now() + 3_600_000).toISOString() } }, owner);
+    const revived = await h.ok<Link>(
+      'links.update',
+      { params: { id: soon.id }, body: { expiresAt: new Date(Date.now() + 3_600_000).toISOString() } },
+      owner,
+    );
     expect(revived.status).toBe('ACTIVE');
   });
 });

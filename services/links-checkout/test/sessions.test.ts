@@ -4,8 +4,19 @@ import { eventually } from '@mmp/platform/testing';
 import { appError, newPaymentToken, type PaymentSnapshot } from '@mmp/protocol';
 import { PROJECT, PUBLIC_URL, SERVICE, merchant, snapshot, startHarness, type Harness } from './harness.js';
 
-type Session = Record<string, unknown> & { id: string; url: string; status: string; paymentId: string | null };
-type Status = { id: string; status: string; paymentStatus: string | null; failureCode: string | null; redirectUrl: string | null };
+type Session = Record<string, unknown> & {
+  id: string;
+  url: string;
+  status: string;
+  paymentId: string | null;
+};
+type Status = {
+  id: string;
+  status: string;
+  paymentStatus: string | null;
+  failureCode: string | null;
+  redirectUrl: string | null;
+};
 
 let h: Harness;
 beforeAll(async () => {
@@ -16,11 +27,24 @@ afterAll(() => h?.stop());
 const ORANGE = { paymentMethod: 'ORANGE_MONEY', phone: '+237690000001' };
 
 async function merchantSession(body: Record<string, unknown> = {}) {
-  return h.ok<Session>('sessions.create', { body: { amount: 5000, successUrl: 'https://shop.example/ok', cancelUrl: 'https://shop.example/ko', ...body } }, merchant(), 201);
+  return h.ok<Session>(
+    'sessions.create',
+    {
+      body: {
+        amount: 5000,
+        successUrl: 'https://shop.example/ok',
+        cancelUrl: 'https://shop.example/ko',
+        ...body,
+      },
+    },
+    merchant(),
+    201,
+  );
 }
 const status = (id: string) => h.ok<Status>('sessions.status', { params: { id } });
 const pay = (id: string, body: unknown = ORANGE) => h.ok<Status>('sessions.pay', { params: { id }, body });
-const paymentOf = (sessionId: string) => [...h.payments.values()].find((p) => p.checkoutSessionId === sessionId) as PaymentSnapshot;
+const paymentOf = (sessionId: string) =>
+  [...h.payments.values()].find((p) => p.checkoutSessionId === sessionId) as PaymentSnapshot;
 async function until(id: string, state: string) {
   await eventually(async () => (await status(id)).status === state);
 }
@@ -41,12 +65,28 @@ describe('creating sessions', () => {
       customer: { email: 'a@b.cm', phone: null },
       expiresAt: new Date(Date.now() + 900_000).toISOString(),
     };
-    const first = await h.ok<{ id: string; url: string }>('sessions.create-for-payment', { body }, SERVICE, 201);
-    const again = await h.ok<{ id: string; url: string }>('sessions.create-for-payment', { body }, SERVICE, 200);
+    const first = await h.ok<{ id: string; url: string }>(
+      'sessions.create-for-payment',
+      { body },
+      SERVICE,
+      201,
+    );
+    const again = await h.ok<{ id: string; url: string }>(
+      'sessions.create-for-payment',
+      { body },
+      SERVICE,
+      200,
+    );
     expect(again).toEqual(first);
     expect(first.url).toBe(`${PUBLIC_URL}/checkout/${first.id}`);
     const session = await h.ok<Session>('sessions.retrieve', { params: { id: first.id } });
-    expect(session).toMatchObject({ paymentId, amount: 4200, description: 'Commande 42', successUrl: 'https://shop.example/merci', cancelUrl: null });
+    expect(session).toMatchObject({
+      paymentId,
+      amount: 4200,
+      description: 'Commande 42',
+      successUrl: 'https://shop.example/merci',
+      cancelUrl: null,
+    });
     await h.fails('sessions.create-for-payment', { body }, 'insufficient_permissions', 403);
   });
 
@@ -76,16 +116,38 @@ describe('creating sessions', () => {
   it('refuses bad merchant input and unknown sessions', async () => {
     await h.fails('sessions.create', { body: { amount: 10 } }, 'invalid_amount', 400, merchant());
     await h.fails('sessions.create', { body: {} }, 'missing_required_field', 400, merchant());
-    await h.fails('sessions.create', { body: { amount: 1000, currency: 'EUR' } }, 'invalid_currency', 400, merchant());
-    await h.fails('sessions.create', { body: { amount: 1000, successUrl: 'javascript:alert(1)' } }, 'validation_error', 422, merchant());
+    await h.fails(
+      'sessions.create',
+      { body: { amount: 1000, currency: 'EUR' } },
+      'invalid_currency',
+      400,
+      merchant(),
+    );
+    await h.fails(
+      'sessions.create',
+      { body: { amount: 1000, successUrl: 'javascript:alert(1)' } },
+      'validation_error',
+      422,
+      merchant(),
+    );
     await h.fails('sessions.create', { body: { amount: 1000 } }, 'insufficient_permissions', 403);
-    await h.fails('sessions.retrieve', { params: { id: 'cs_doesnotexist000000000000' } }, 'resource_not_found', 404);
+    await h.fails(
+      'sessions.retrieve',
+      { params: { id: 'cs_doesnotexist000000000000' } },
+      'resource_not_found',
+      404,
+    );
     await h.fails('sessions.status', { params: { id: 'nope' } }, 'resource_not_found', 404);
   });
 
   it('lists the operators of the currency', async () => {
     const xof = await merchantSession({ currency: 'XOF' });
-    expect((await h.ok<Session>('sessions.retrieve', { params: { id: xof.id } })).operators).toEqual(['ORANGE_MONEY', 'MTN_MOMO', 'MOOV_MONEY', 'WAVE']);
+    expect((await h.ok<Session>('sessions.retrieve', { params: { id: xof.id } })).operators).toEqual([
+      'ORANGE_MONEY',
+      'MTN_MOMO',
+      'MOOV_MONEY',
+      'WAVE',
+    ]);
   });
 });
 
@@ -95,14 +157,22 @@ describe('paying a session', () => {
     const paid = await pay(session.id);
     expect(paid.status).toBe('processing');
     const payment = paymentOf(session.id);
-    expect(h.calls.initiate.at(-1)).toEqual({ token: payment.token, paymentMethod: 'ORANGE_MONEY', phone: '+237690000001' });
+    expect(h.calls.initiate.at(-1)).toEqual({
+      token: payment.token,
+      paymentMethod: 'ORANGE_MONEY',
+      phone: '+237690000001',
+    });
     await h.paymentEvent('payment.initiated', payment);
     await h.paymentEvent('payment.processing', { ...payment, status: 'PROCESSING' });
     await until(session.id, 'pending_ussd');
     await h.paymentEvent('payment.completed', { ...payment, status: 'COMPLETED' });
     await until(session.id, 'success');
     const final = await status(session.id);
-    expect(final).toMatchObject({ paymentId: payment.id, paymentStatus: 'COMPLETED', redirectUrl: 'https://shop.example/ok' });
+    expect(final).toMatchObject({
+      paymentId: payment.id,
+      paymentStatus: 'COMPLETED',
+      redirectUrl: 'https://shop.example/ok',
+    });
     await h.fails('sessions.pay', { params: { id: session.id }, body: ORANGE }, 'invalid_state', 409);
     // A late failure never downgrades the success.
     await h.paymentEvent('payment.failed', { ...payment, status: 'FAILED' });
@@ -115,13 +185,27 @@ describe('paying a session', () => {
     h.payments.set(payment.token, payment);
     const { id } = await h.ok<{ id: string }>(
       'sessions.create-for-payment',
-      { body: { paymentId: payment.id, token: payment.token, projectId: PROJECT.id, livemode: false, amount: 1500, currency: 'XAF', expiresAt: new Date(Date.now() + 60_000).toISOString() } },
+      {
+        body: {
+          paymentId: payment.id,
+          token: payment.token,
+          projectId: PROJECT.id,
+          livemode: false,
+          amount: 1500,
+          currency: 'XAF',
+          expiresAt: new Date(Date.now() + 60_000).toISOString(),
+        },
+      },
       SERVICE,
     );
     const before = h.calls.createForSession.length;
     await pay(id, { paymentMethod: 'MTN_MOMO', phone: '677 00 00 01' });
     expect(h.calls.createForSession.length).toBe(before);
-    expect(h.calls.initiate.at(-1)).toEqual({ token: payment.token, paymentMethod: 'MTN_MOMO', phone: '+237677000001' });
+    expect(h.calls.initiate.at(-1)).toEqual({
+      token: payment.token,
+      paymentMethod: 'MTN_MOMO',
+      phone: '+237677000001',
+    });
   });
 
   it('refuses a second pay while the first is under way', async () => {
@@ -134,13 +218,48 @@ describe('paying a session', () => {
     const session = await merchantSession();
     const before = h.calls.initiate.length;
     const at = { params: { id: session.id } };
-    await h.fails('sessions.pay', { ...at, body: { paymentMethod: 'ORANGE_MONEY', phone: '+237670000001' } }, 'invalid_phone', 400);
-    await h.fails('sessions.pay', { ...at, body: { paymentMethod: 'MTN_MOMO', phone: '+237690000001' } }, 'invalid_phone', 400);
-    await h.fails('sessions.pay', { ...at, body: { paymentMethod: 'ORANGE_MONEY', phone: '12345' } }, 'invalid_phone', 400);
-    await h.fails('sessions.pay', { ...at, body: { paymentMethod: 'ORANGE_MONEY', phone: '+2250700000000' } }, 'invalid_phone', 400);
-    await h.fails('sessions.pay', { ...at, body: { paymentMethod: 'WAVE', phone: '+237690000001' } }, 'validation_error', 422);
-    await h.fails('sessions.pay', { ...at, body: { paymentMethod: 'CASH', phone: '+237690000001' } }, 'validation_error', 422);
-    await h.fails('sessions.pay', { ...at, body: { paymentMethod: 'ORANGE_MONEY' } }, 'missing_required_field', 400);
+    await h.fails(
+      'sessions.pay',
+      { ...at, body: { paymentMethod: 'ORANGE_MONEY', phone: '+237670000001' } },
+      'invalid_phone',
+      400,
+    );
+    await h.fails(
+      'sessions.pay',
+      { ...at, body: { paymentMethod: 'MTN_MOMO', phone: '+237690000001' } },
+      'invalid_phone',
+      400,
+    );
+    await h.fails(
+      'sessions.pay',
+      { ...at, body: { paymentMethod: 'ORANGE_MONEY', phone: '12345' } },
+      'invalid_phone',
+      400,
+    );
+    await h.fails(
+      'sessions.pay',
+      { ...at, body: { paymentMethod: 'ORANGE_MONEY', phone: '+2250700000000' } },
+      'invalid_phone',
+      400,
+    );
+    await h.fails(
+      'sessions.pay',
+      { ...at, body: { paymentMethod: 'WAVE', phone: '+237690000001' } },
+      'validation_error',
+      422,
+    );
+    await h.fails(
+      'sessions.pay',
+      { ...at, body: { paymentMethod: 'CASH', phone: '+237690000001' } },
+      'validation_error',
+      422,
+    );
+    await h.fails(
+      'sessions.pay',
+      { ...at, body: { paymentMethod: 'ORANGE_MONEY' } },
+      'missing_required_field',
+      400,
+    );
     expect(h.calls.initiate.length).toBe(before);
     expect((await status(session.id)).status).toBe('idle');
   });
@@ -177,9 +296,17 @@ describe('paying a session', () => {
     const session = await merchantSession();
     await pay(session.id);
     const payment = paymentOf(session.id);
-    await h.paymentEvent('payment.failed', { ...payment, status: 'FAILED', failureCode: 'insufficient_balance', failureReason: 'Solde insuffisant' });
+    await h.paymentEvent('payment.failed', {
+      ...payment,
+      status: 'FAILED',
+      failureCode: 'insufficient_balance',
+      failureReason: 'Solde insuffisant',
+    });
     await until(session.id, 'failed');
-    expect(await status(session.id)).toMatchObject({ failureCode: 'insufficient_balance', redirectUrl: null });
+    expect(await status(session.id)).toMatchObject({
+      failureCode: 'insufficient_balance',
+      redirectUrl: null,
+    });
     const view = await h.ok<Session>('sessions.retrieve', { params: { id: session.id } });
     expect(view).toMatchObject({ failureReason: 'Solde insuffisant', retryable: false });
     await h.fails('sessions.pay', { params: { id: session.id }, body: ORANGE }, 'invalid_state', 409);
@@ -212,7 +339,17 @@ describe('paying a session', () => {
     const payment = snapshot();
     const { id } = await h.ok<{ id: string }>(
       'sessions.create-for-payment',
-      { body: { paymentId: payment.id, token: payment.token, projectId: PROJECT.id, livemode: false, amount: 5000, currency: 'XAF', expiresAt: new Date(Date.now() + 200).toISOString() } },
+      {
+        body: {
+          paymentId: payment.id,
+          token: payment.token,
+          projectId: PROJECT.id,
+          livemode: false,
+          amount: 5000,
+          currency: 'XAF',
+          expiresAt: new Date(Date.now() + 200).toISOString(),
+        },
+      },
       SERVICE,
     );
     await new Promise((resolve) => setTimeout(resolve, 300));

@@ -13,6 +13,7 @@ export type LinkTerms = {
   maxAmount: number | null;
   maxUses: number | null;
   usageCount: number;
+  deletedAt?: Date | null;
 };
 
 export function effectiveStatus(link: Pick<LinkTerms, 'status' | 'expiresAt'>, now: Date): LinkStatus {
@@ -23,13 +24,30 @@ export function effectiveStatus(link: Pick<LinkTerms, 'status' | 'expiresAt'>, n
 
 export type Unusable = { code: 'link_inactive' | 'link_expired' | 'link_exhausted'; message: string };
 
-/** Why a shopper cannot pay this link now, or null when they can. */
-export function whyUnusable(link: LinkTerms, now: Date): Unusable | null {
+/** A deleted (or vanished) link reads as switched off for good: its page is gone, its sessions are not. */
+export const LINK_GONE: Unusable = {
+  code: 'link_inactive',
+  message: 'This payment link is no longer available.',
+};
+
+/**
+ * Why a shopper cannot pay this link now, or null when they can. `held` counts the uses
+ * that payments under way hold: at pay time they are taken, since each may still complete.
+ */
+export function whyUnusable(link: LinkTerms, now: Date, held = 0): Unusable | null {
+  if (link.deletedAt) return LINK_GONE;
   const status = effectiveStatus(link, now);
-  if (status === 'INACTIVE') return { code: 'link_inactive', message: 'This payment link has been deactivated by the merchant.' };
+  if (status === 'INACTIVE')
+    return { code: 'link_inactive', message: 'This payment link has been deactivated by the merchant.' };
   if (status === 'EXPIRED') return { code: 'link_expired', message: 'This payment link has expired.' };
   if (link.maxUses !== null && link.usageCount >= link.maxUses) {
     return { code: 'link_exhausted', message: 'This payment link has reached its maximum number of uses.' };
+  }
+  if (link.maxUses !== null && link.usageCount + held >= link.maxUses) {
+    return {
+      code: 'link_exhausted',
+      message: 'Every remaining use of this payment link is taken by a payment in progress; try again later.',
+    };
   }
   return null;
 }
@@ -61,8 +79,16 @@ export type TermProblem = { field: string; message: string };
 export function termProblems(link: Pick<LinkTerms, 'amount' | 'minAmount' | 'maxAmount'>): TermProblem[] {
   const problems: TermProblem[] = [];
   if (link.amount !== null) {
-    if (link.minAmount !== null) problems.push({ field: 'minAmount', message: 'minAmount applies only to variable-amount links (amount null)' });
-    if (link.maxAmount !== null) problems.push({ field: 'maxAmount', message: 'maxAmount applies only to variable-amount links (amount null)' });
+    if (link.minAmount !== null)
+      problems.push({
+        field: 'minAmount',
+        message: 'minAmount applies only to variable-amount links (amount null)',
+      });
+    if (link.maxAmount !== null)
+      problems.push({
+        field: 'maxAmount',
+        message: 'maxAmount applies only to variable-amount links (amount null)',
+      });
   } else if (link.minAmount !== null && link.maxAmount !== null && link.minAmount > link.maxAmount) {
     problems.push({ field: 'minAmount', message: 'minAmount must not exceed maxAmount' });
   }

@@ -9,12 +9,18 @@ export const COUNTRIES_BY_CURRENCY: Record<string, string[]> = { XAF: ['CM'], XO
 /** A number of the right shape for each wallet, shown as a hint next to the phone field. */
 const EXAMPLES: Record<string, Partial<Record<Network, string>>> = {
   XAF: { ORANGE_MONEY: '+237690000001', MTN_MOMO: '+237670000001' },
-  XOF: { ORANGE_MONEY: '+2250700000000', MTN_MOMO: '+2250500000000', MOOV_MONEY: '+2250100000000', WAVE: '+221770000000' },
+  XOF: {
+    ORANGE_MONEY: '+2250700000000',
+    MTN_MOMO: '+2250500000000',
+    MOOV_MONEY: '+2250100000000',
+    WAVE: '+221770000000',
+  },
 };
 
 export function operatorsFor(currency: string): Network[] {
   const networks = new Set<Network>();
-  for (const country of COUNTRIES_BY_CURRENCY[currency] ?? []) for (const n of networksFor(country, currency)) networks.add(n);
+  for (const country of COUNTRIES_BY_CURRENCY[currency] ?? [])
+    for (const n of networksFor(country, currency)) networks.add(n);
   return [...networks];
 }
 

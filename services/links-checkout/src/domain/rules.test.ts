@@ -3,26 +3,54 @@ import { chooseAmount, effectiveStatus, termProblems, whyUnusable } from './link
 import { MOVES_BY_EVENT, canRetry, nextExpiry } from './session-state.js';
 
 const now = new Date('2025-01-01T12:00:00Z');
-const link = { status: 'ACTIVE' as const, expiresAt: null, amount: null, minAmount: 500, maxAmount: 1000, maxUses: 2, usageCount: 0 };
+const link = {
+  status: 'ACTIVE' as const,
+  expiresAt: null,
+  amount: null,
+  minAmount: 500,
+  maxAmount: 1000,
+  maxUses: 2,
+  usageCount: 0,
+};
 
 describe('link rules', () => {
   it('computes EXPIRED from the date, INACTIVE wins', () => {
-    expect(effectiveStatus({ status: 'ACTIVE', expiresAt: new Date('2024-12-31T00:00:00Z') }, now)).toBe('EXPIRED');
-    expect(effectiveStatus({ status: 'INACTIVE', expiresAt: new Date('2024-12-31T00:00:00Z') }, now)).toBe('INACTIVE');
-    expect(effectiveStatus({ status: 'EXPIRED', expiresAt: new Date('2026-01-01T00:00:00Z') }, now)).toBe('ACTIVE');
+    expect(effectiveStatus({ status: 'ACTIVE', expiresAt: new Date('2024-12-31T00:00:00Z') }, now)).toBe(
+      'EXPIRED',
+    );
+    expect(effectiveStatus({ status: 'INACTIVE', expiresAt: new Date('2024-12-31T00:00:00Z') }, now)).toBe(
+      'INACTIVE',
+    );
+    expect(effectiveStatus({ status: 'EXPIRED', expiresAt: new Date('2026-01-01T00:00:00Z') }, now)).toBe(
+      'ACTIVE',
+    );
   });
 
   it('says why a link cannot be paid', () => {
     expect(whyUnusable(link, now)).toBeNull();
     expect(whyUnusable({ ...link, usageCount: 2 }, now)?.code).toBe('link_exhausted');
     expect(whyUnusable({ ...link, status: 'INACTIVE' }, now)?.code).toBe('link_inactive');
+    expect(whyUnusable({ ...link, deletedAt: now }, now)?.code).toBe('link_inactive');
+    expect(whyUnusable({ ...link, maxUses: null, usageCount: 99 }, now, 99)).toBeNull();
+  });
+
+  it('counts uses held by payments under way at pay time', () => {
+    expect(whyUnusable({ ...link, usageCount: 1 }, now, 0)).toBeNull();
+    const held = whyUnusable({ ...link, usageCount: 1 }, now, 1);
+    expect(held?.code).toBe('link_exhausted');
+    expect(held?.message).toMatch(/in progress/);
+    expect(whyUnusable(link, now, 2)?.code).toBe('link_exhausted');
   });
 
   it('chooses the amount within bounds and global limits', () => {
-    expect(chooseAmount({ amount: 700, minAmount: null, maxAmount: null }, 5, { min: 100, max: 5_000_000 })).toBe(700);
+    expect(
+      chooseAmount({ amount: 700, minAmount: null, maxAmount: null }, 5, { min: 100, max: 5_000_000 }),
+    ).toBe(700);
     expect(chooseAmount(link, 800, { min: 100, max: 5_000_000 })).toBe(800);
     expect(chooseAmount(link, 1001, { min: 100, max: 5_000_000 })).toHaveProperty('message');
-    expect(chooseAmount({ amount: null, minAmount: null, maxAmount: null }, 50, { min: 100, max: 5_000_000 })).toHaveProperty('message');
+    expect(
+      chooseAmount({ amount: null, minAmount: null, maxAmount: null }, 50, { min: 100, max: 5_000_000 }),
+    ).toHaveProperty('message');
   });
 
   it('refuses inconsistent amount terms', () => {

@@ -1,10 +1,11 @@
+import type { CheckoutSessionStatus } from '@mmp/protocol';
+
 /**
  * The checkout session's state machine as data. The session follows its payment: each
  * payment event moves it by compare-and-set from one of `from` to `to`, so a replayed or
  * late event changes nothing.
  */
-export const SESSION_STATES = ['idle', 'processing', 'pending_ussd', 'success', 'failed', 'expired', 'cancelled'] as const;
-export type SessionState = (typeof SESSION_STATES)[number];
+export type SessionState = CheckoutSessionStatus;
 
 export const OPEN_STATES: SessionState[] = ['idle', 'processing', 'pending_ussd'];
 export const FINAL_STATES: SessionState[] = ['success', 'failed', 'expired', 'cancelled'];
@@ -18,7 +19,10 @@ export type SessionMove = { from: SessionState[]; to: SessionState };
 export const MOVES_BY_EVENT: Record<string, SessionMove> = {
   'payment.initiated': { from: ['idle'], to: 'processing' },
   'payment.processing': { from: ['idle', 'processing'], to: 'pending_ussd' },
-  'payment.completed': { from: ['idle', 'processing', 'pending_ussd', 'failed', 'expired', 'cancelled'], to: 'success' },
+  'payment.completed': {
+    from: ['idle', 'processing', 'pending_ussd', 'failed', 'expired', 'cancelled'],
+    to: 'success',
+  },
   'payment.failed': { from: OPEN_STATES, to: 'failed' },
   'payment.expired': { from: OPEN_STATES, to: 'expired' },
   'payment.cancelled': { from: OPEN_STATES, to: 'cancelled' },

@@ -3,7 +3,6 @@ import {
   CreatePaymentLinkBody,
   UpdatePaymentLinkBody,
   appError,
-  shortCode,
   uuid,
   validationMessage,
   requireActor,
@@ -36,7 +35,7 @@ export async function findOwnLink(
   projectId: string,
   livemode: boolean,
 ): Promise<LinkDoc> {
-  const link = id ? await deps.db.links.findOne({ _id: id, projectId, livemode }) : null;
+  const link = id ? await deps.db.links.findOne({ _id: id, projectId, livemode, deletedAt: null }) : null;
   if (!link) throw appError('resource_not_found', 'No payment link with this id.');
   return link;
 }
@@ -65,12 +64,15 @@ export function linkOperations(deps: Deps): Record<string, Operation> {
         customFields: body.customFields,
         maxUses: body.maxUses ?? null,
         usageCount: 0,
+        reservedBy: [],
+        reserved: 0,
         expiresAt: body.expiresAt ? new Date(body.expiresAt) : null,
+        deletedAt: null,
         createdAt: now,
         updatedAt: now,
       };
       for (let attempt = 1; ; attempt++) {
-        const link: LinkDoc = { ...base, shortCode: shortCode() };
+        const link: LinkDoc = { ...base, shortCode: deps.newShortCode() };
         try {
           await db.links.insertOne(link);
           return { status: 201, body: toPaymentLink(link, settings.publicUrl, now) };
@@ -87,6 +89,7 @@ export function linkOperations(deps: Deps): Record<string, Operation> {
       const filter: Filter = {
         projectId: merchant.projectId,
         livemode: merchant.livemode,
+        deletedAt: null,
         ...(query.status ? statusFilter(query.status, now) : {}),
       };
       const skip = (query.page - 1) * query.limit;
@@ -141,6 +144,22 @@ export function linkOperations(deps: Deps): Record<string, Operation> {
       );
       if (!updated) throw appError('invalid_state', 'The payment link changed while updating; retry.');
       return { status: 200, body: toPaymentLink(updated, settings.publicUrl, now) };
+    },
+
+    /**
+     * Deleting archives: the link leaves the API, its page and new payments, while its
+     * sessions, payments and short code stay (an old shared URL never reaches another link).
+     */
+    'links.delete': async (request, { actor }) => {
+      const merchant = requireActor(actor, ['merchant']);
+      const link = await findOwnLink(deps, request.params.id, merchant.projectId, merchant.livemode);
+      const now = deps.now();
+      const deleted = await db.links.findOneAndUpdate(
+        { _id: link._id, deletedAt: null },
+        { $set: { deletedAt: now, updatedAt: now } },
+      );
+      if (!deleted) throw appError('resource_not_found', 'No payment link with this id.');
+      return { status: 200, body: { id: link._id, deleted: true } };
     },
   };
 }

@@ -2,21 +2,35 @@ import type { Operation } from '@mmp/platform';
 import { MAX_AMOUNT, MIN_AMOUNT, ShortCode, type ServiceReply } from '@mmp/protocol';
 import { effectiveStatus, whyUnusable } from '../domain/link-rules.js';
 import { exampleNumber, operatorsFor } from '../domain/operators.js';
+import { pagePhonePlan } from '../domain/phone-plan.js';
 import { loadAssets } from '../pages/assets.js';
 import { renderCheckoutPage, renderNotFoundPage } from '../pages/checkout-page.js';
 import { HTML, PAGE_HEADERS } from '../pages/html.js';
 import { chooseLang } from '../pages/i18n.js';
 import { renderLinkPage } from '../pages/link-page.js';
 import { headerOf, type Deps } from './deps.js';
+import type { MerchantLogos } from './logos.js';
 import { expireIfDue } from './session-store.js';
 
 function page(status: number, body: string): ServiceReply {
   return { status, body, contentType: HTML, headers: PAGE_HEADERS };
 }
 
+/** A number of the currency's first operator, for hints and error messages. */
+function phoneExample(currency: string): string {
+  const first = operatorsFor(currency)[0];
+  return first ? exampleNumber(currency, first) : '';
+}
+
 /** Server-rendered pages of the hosted checkout and of links, and their static assets. */
-export function pageOperations(deps: Deps): Record<string, Operation> {
+export function pageOperations(deps: Deps, logos: MerchantLogos): Record<string, Operation> {
   const assets = loadAssets();
+  /** A logo that cannot be had (store or network trouble) leaves the name alone, never fails the page. */
+  const logoOf = (projectId: string, url: string | null) =>
+    logos.dataUrl(projectId, url).catch((error: unknown) => {
+      deps.log.warn({ err: error, projectId }, 'merchant logo unavailable');
+      return null;
+    });
   return {
     'pages.checkout': async (request) => {
       const lang = chooseLang(request.query.lang, headerOf(request.headers, 'accept-language'));
@@ -25,7 +39,10 @@ export function pageOperations(deps: Deps): Record<string, Operation> {
       if (!found) return page(404, renderNotFoundPage(lang, `/checkout/${encodeURIComponent(id)}`));
       const session = await expireIfDue(deps, found);
       const merchant = await deps.merchants.get(session.projectId);
-      const link = session.linkId ? await deps.db.links.findOne({ _id: session.linkId }) : null;
+      const logo = await logoOf(session.projectId, merchant.logo);
+      const link = session.linkId
+        ? await deps.db.links.findOne({ _id: session.linkId, deletedAt: null })
+        : null;
       const html = renderCheckoutPage(
         {
           id: session._id,
@@ -34,7 +51,7 @@ export function pageOperations(deps: Deps): Record<string, Operation> {
           currency: session.currency,
           description: session.description,
           merchantName: merchant.name,
-          merchantLogo: merchant.logo,
+          merchantLogo: logo,
           livemode: session.livemode,
           expiresAt: session.expiresAt.toISOString(),
           successUrl: session.successUrl,
@@ -48,6 +65,7 @@ export function pageOperations(deps: Deps): Record<string, Operation> {
             network,
             example: exampleNumber(session.currency, network),
           })),
+          phonePlan: pagePhonePlan(session.currency),
         },
         lang,
       );
@@ -58,10 +76,11 @@ export function pageOperations(deps: Deps): Record<string, Operation> {
       const lang = chooseLang(request.query.lang, headerOf(request.headers, 'accept-language'));
       const code = request.params.shortCode ?? '';
       const link = ShortCode.safeParse(code).success
-        ? await deps.db.links.findOne({ shortCode: code })
+        ? await deps.db.links.findOne({ shortCode: code, deletedAt: null })
         : null;
       if (!link) return page(404, renderNotFoundPage(lang, `/pay/${encodeURIComponent(code)}`));
       const merchant = await deps.merchants.get(link.projectId);
+      const logo = await logoOf(link.projectId, merchant.logo);
       const now = deps.now();
       const html = renderLinkPage(
         {
@@ -79,8 +98,9 @@ export function pageOperations(deps: Deps): Record<string, Operation> {
           collectName: link.collectName,
           customFields: link.customFields,
           merchantName: merchant.name,
-          merchantLogo: merchant.logo,
+          merchantLogo: logo,
           livemode: link.livemode,
+          phoneExample: phoneExample(link.currency),
         },
         lang,
       );

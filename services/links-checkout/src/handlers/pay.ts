@@ -13,8 +13,9 @@ import { CANCELLABLE_STATES, nextExpiry } from '../domain/session-state.js';
 import { COUNTRIES_BY_CURRENCY, defaultCountry, operatorsFor } from '../domain/operators.js';
 import type { SessionDoc } from '../store/collections.js';
 import type { Deps } from './deps.js';
+import { holdLinkUse, releaseLinkUse } from './link-uses.js';
 import { PaySessionBody, parseBody } from './schemas.js';
-import { expireIfDue, findSession, moveSession, stateError } from './session-store.js';
+import { endRecovery, expireIfDue, findSession, moveSession, stateError } from './session-store.js';
 import { sessionUrl, toSessionStatus } from './views.js';
 
 const invalidPhone = (message: string) => appError('invalid_phone', message, [{ field: 'phone', message }]);
@@ -72,12 +73,26 @@ async function ensurePayment(deps: Deps, session: SessionDoc, requestId: string)
   return updated;
 }
 
-/** What a refused initiation means for the session: the payment's end, or back to the form. */
+/**
+ * Whether a refused initiation leaves no payment under way: a clear refusal (a 4xx other
+ * than invalid_state, which may mean the payment is already moving). After a timeout or an
+ * outage the payment may exist: its own end settles the link use, or, when payments never
+ * made it, the recovery loop does (handlers/recovery.ts).
+ */
+function nothingUnderWay(error: unknown): boolean {
+  return isAppError(error) && error.status < 500 && error.code !== 'invalid_state';
+}
+
+/**
+ * What a refused initiation means for the session: the payment's end, or back to the form.
+ * A clear refusal settles the attempt; an unclear one leaves it to the recovery loop.
+ */
 async function settleRefusal(deps: Deps, session: SessionDoc, error: unknown): Promise<void> {
+  const settled = nothingUnderWay(error);
+  if (session.linkId && settled) await releaseLinkUse(deps, session.linkId, session._id);
   const code = isAppError(error) ? error.code : null;
-  if (code === 'payment_expired') await moveSession(deps, session._id, 'processing', 'expired');
-  else if (code === 'payment_cancelled') await moveSession(deps, session._id, 'processing', 'cancelled');
-  else await moveSession(deps, session._id, 'processing', 'idle');
+  const to = code === 'payment_expired' ? 'expired' : code === 'payment_cancelled' ? 'cancelled' : 'idle';
+  await moveSession(deps, session._id, 'processing', to, {}, settled);
 }
 
 export function payOperations(deps: Deps): Record<string, Operation> {
@@ -90,14 +105,25 @@ export function payOperations(deps: Deps): Record<string, Operation> {
       if (session.status !== 'idle') throw stateError(session.status);
       const now = deps.now();
       // The one writer that wins idle → processing pays; a second click gets invalid_state.
+      // The claim also dates the attempt's recovery, in the same write: should this process
+      // or payments fail before the outcome is known, the recovery loop settles it.
       const claimed = await moveSession(deps, session._id, 'idle', 'processing', {
         paymentMethod: body.paymentMethod,
         phone,
         failureCode: null,
         failureReason: null,
         expiresAt: nextExpiry(now, deps.settings.sessionTtlSeconds, session.hardExpiresAt),
+        recoverAt: new Date(now.getTime() + deps.settings.recoveryAfterMs).toISOString(),
       });
       if (!claimed) throw stateError((await findSession(deps, session._id)).status);
+      if (claimed.linkId) {
+        // Refused here, the session may still hold a use from an earlier unclear attempt:
+        // its recovery stays, to give that use back if no payment was made.
+        await holdLinkUse(deps, claimed.linkId, claimed._id).catch(async (error: unknown) => {
+          await moveSession(deps, claimed._id, 'processing', 'idle');
+          throw error;
+        });
+      }
       try {
         const withPayment = await ensurePayment(deps, claimed, requestId);
         await deps.services.command(
@@ -111,6 +137,8 @@ export function payOperations(deps: Deps): Record<string, Operation> {
         await settleRefusal(deps, claimed, error);
         throw error;
       }
+      // Initiated: the payment exists, and its events settle the session and the link use.
+      await endRecovery(deps, claimed._id, claimed.recoverAt);
       return { status: 200, body: toSessionStatus(await findSession(deps, session._id)) };
     },
 

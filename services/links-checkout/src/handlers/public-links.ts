@@ -12,13 +12,16 @@ import { chooseAmount, whyUnusable } from '../domain/link-rules.js';
 import { defaultCountry } from '../domain/operators.js';
 import type { LinkDoc } from '../store/collections.js';
 import type { Deps } from './deps.js';
+import { linkRefusal } from './link-uses.js';
 import { buildSession } from './new-session.js';
 import { StartLinkBody, parseBody, type StartLinkBody as StartLink } from './schemas.js';
 import { toCheckoutSession, toPublicPaymentLink } from './views.js';
 
 /** Unknown and malformed codes look the same from outside: nothing to enumerate. */
 export async function findLinkByCode(deps: Deps, code: string | undefined): Promise<LinkDoc> {
-  const link = ShortCode.safeParse(code).success ? await deps.db.links.findOne({ shortCode: code }) : null;
+  const link = ShortCode.safeParse(code).success
+    ? await deps.db.links.findOne({ shortCode: code, deletedAt: null })
+    : null;
   if (!link) throw appError('resource_not_found', 'No payment link with this code.');
   return link;
 }
@@ -80,10 +83,9 @@ export function publicLinkOperations(deps: Deps): Record<string, Operation> {
       const link = await findLinkByCode(deps, request.params.shortCode);
       const body = parseBody(StartLinkBody, request.body);
       const now = deps.now();
+      // Uses held by payments under way do not stop a session from opening; paying does.
       const unusable = whyUnusable(link, now);
-      // The catalog has no link codes; the reason travels as the field message for the page to translate.
-      if (unusable)
-        throw appError('invalid_request', unusable.message, [{ field: 'link', message: unusable.code }]);
+      if (unusable) throw linkRefusal(unusable);
       const amount = chooseAmount(link, body.amount, { min: MIN_AMOUNT, max: MAX_AMOUNT });
       if (typeof amount !== 'number' || !isAmountInRange(amount)) {
         const message = typeof amount === 'number' ? 'amount is out of range.' : amount.message;

@@ -9,19 +9,35 @@ export async function findSession(deps: Deps, id: string | undefined): Promise<S
   return session;
 }
 
-/** Compare-and-set of the session's state; null when another writer moved it first. */
+/**
+ * Compare-and-set of the session's state; null when another writer moved it first. With
+ * `settled`, the move also ends the pay attempt's recovery (its outcome is known).
+ */
 export function moveSession(
   deps: Deps,
   id: string,
   from: SessionState | SessionState[],
   to: SessionState,
   changes: Partial<SessionDoc> = {},
+  settled = false,
 ): Promise<SessionDoc | null> {
   const guard = Array.isArray(from) ? { $in: from } : from;
   return deps.db.sessions.findOneAndUpdate(
     { _id: id, status: guard },
-    { $set: { ...changes, status: to, updatedAt: deps.now() } },
+    {
+      $set: { ...changes, status: to, updatedAt: deps.now() },
+      ...(settled && { $unset: { recoverAt: true as const } }),
+    },
   );
+}
+
+/**
+ * The outcome of the attempt that set `recoverAt` is known: no check is needed. Guarded on
+ * that attempt's date, so a newer attempt of the session keeps its own.
+ */
+export async function endRecovery(deps: Deps, id: string, recoverAt: string | undefined): Promise<void> {
+  if (!recoverAt) return;
+  await deps.db.sessions.findOneAndUpdate({ _id: id, recoverAt }, { $unset: { recoverAt: true } });
 }
 
 /**

@@ -1,5 +1,6 @@
 import { MESSAGES, NETWORK_LABELS, fill, formatAmount, type Lang, type Messages } from './i18n.js';
 import { escapeHtml, layout, merchantBlock } from './html.js';
+import type { PagePhonePlan } from '../domain/phone-plan.js';
 
 export type OperatorChoice = { network: string; example: string };
 
@@ -10,6 +11,7 @@ export type CheckoutView = {
   currency: string;
   description: string | null;
   merchantName: string;
+  /** A `data:` URL of the logo the service fetched, or null. */
   merchantLogo: string | null;
   livemode: boolean;
   expiresAt: string;
@@ -21,12 +23,19 @@ export type CheckoutView = {
   retryUrl: string | null;
   failureCode: string | null;
   operators: OperatorChoice[];
+  phonePlan: PagePhonePlan;
 };
 
 /** Strings the script needs once the page is running, in the page's language only. */
 function clientMessages(t: Messages) {
   const keys = Object.keys(t).filter(
-    (key) => key.startsWith('status_') || key.startsWith('failure_') || key.startsWith('error') || key === 'waitingText' || key === 'redirecting',
+    (key) =>
+      key.startsWith('status_') ||
+      key.startsWith('failure_') ||
+      key.startsWith('error') ||
+      key === 'waitingText' ||
+      key === 'phoneHint' ||
+      key === 'redirecting',
   ) as (keyof Messages)[];
   return Object.fromEntries(keys.map((key) => [key, t[key]]));
 }
@@ -41,23 +50,29 @@ function section(name: string, visible: boolean, inner: string): string {
 }
 
 function operatorInputs(view: CheckoutView, lang: Lang): string {
-  return view.operators
-    .map(
-      (op, index) =>
-        `<label class="operator"><input type="radio" name="paymentMethod" value="${op.network}" data-example="${escapeHtml(op.example)}"${
-          view.paymentMethod === op.network || (index === 0 && view.operators.length === 1) ? ' checked' : ''
-        } required><span>${escapeHtml(NETWORK_LABELS[op.network] ?? op.network)}</span></label>`,
-    )
-    .join('') || `<p>${lang === 'fr' ? 'Aucun opérateur disponible.' : 'No operator available.'}</p>`;
+  return (
+    view.operators
+      .map(
+        (op, index) =>
+          `<label class="operator"><input type="radio" name="paymentMethod" value="${op.network}" data-example="${escapeHtml(op.example)}"${
+            view.paymentMethod === op.network || (index === 0 && view.operators.length === 1)
+              ? ' checked'
+              : ''
+          } required><span>${escapeHtml(NETWORK_LABELS[op.network] ?? op.network)}</span></label>`,
+      )
+      .join('') || `<p>${lang === 'fr' ? 'Aucun opérateur disponible.' : 'No operator available.'}</p>`
+  );
 }
 
 export function renderCheckoutPage(view: CheckoutView, lang: Lang): string {
   const t = MESSAGES[lang];
   const amount = formatAmount(view.amount, view.currency, lang);
-  const example = view.operators[0]?.example ?? '+237690000001';
+  const example = view.operators[0]?.example ?? '';
   const state = view.status;
   const back = (url: string | null) =>
-    url ? `<a class="button secondary" href="${escapeHtml(url)}" data-back>${escapeHtml(t.backToMerchant)}</a>` : '';
+    url
+      ? `<a class="button secondary" href="${escapeHtml(url)}" data-back>${escapeHtml(t.backToMerchant)}</a>`
+      : '';
   const content = `
 ${merchantBlock(view.merchantName, view.merchantLogo)}
 <h1 class="amount">${escapeHtml(amount)}</h1>
@@ -126,6 +141,7 @@ ${section(
       expiresAt: view.expiresAt,
       successUrl: view.successUrl,
       cancelUrl: view.cancelUrl,
+      phonePlan: view.phonePlan,
       t: clientMessages(t),
     },
   });

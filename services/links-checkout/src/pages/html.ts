@@ -1,6 +1,12 @@
 import { MESSAGES, type Lang } from './i18n.js';
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
 
 export function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
@@ -12,11 +18,12 @@ export function jsonForHtml(value: unknown): string {
 }
 
 /**
- * Only our own origin serves scripts, styles and API calls; images may come from the
- * merchant's HTTPS logo. Nothing may frame the page (clickjacking on a payment form).
+ * Only our own origin serves scripts, styles and API calls; the one image, the merchant's
+ * logo, is inlined as a `data:` URL the service fetched itself, so the payer's browser never
+ * asks a third party for anything. Nothing may frame the page (clickjacking on a payment form).
  */
 export const CONTENT_SECURITY_POLICY =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' https: data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 export const PAGE_HEADERS: Record<string, string> = {
   'content-security-policy': CONTENT_SECURITY_POLICY,
@@ -27,12 +34,6 @@ export const PAGE_HEADERS: Record<string, string> = {
 };
 
 export const HTML = 'text/html; charset=utf-8';
-
-/** A logo is shown only from a source the CSP allows; anything else would be a broken image. */
-export function safeLogo(url: string | null | undefined): string | null {
-  if (!url) return null;
-  return /^https:\/\//i.test(url) || /^data:image\//i.test(url) ? url : null;
-}
 
 export function layout(options: {
   lang: Lang;
@@ -48,7 +49,10 @@ export function layout(options: {
   const other = t.switchLang;
   const banner = options.livemode ? '' : `<p class="sandbox" role="note">${escapeHtml(t.sandbox)}</p>`;
   const script = options.script ? `<script src="/assets/${options.script}" defer></script>` : '';
-  const data = options.data === undefined ? '' : `<script type="application/json" id="page-data">${jsonForHtml(options.data)}</script>`;
+  const data =
+    options.data === undefined
+      ? ''
+      : `<script type="application/json" id="page-data">${jsonForHtml(options.data)}</script>`;
   return `<!doctype html>
 <html lang="${options.lang}">
 <head>
@@ -71,8 +75,8 @@ ${data}
 `;
 }
 
-export function merchantBlock(merchantName: string, merchantLogo: string | null): string {
-  const logo = safeLogo(merchantLogo);
+/** `logo` is a `data:image/…` URL built by the service from bytes it checked, or null. */
+export function merchantBlock(merchantName: string, logo: string | null): string {
   const img = logo ? `<img class="logo" src="${escapeHtml(logo)}" alt="" width="48" height="48">` : '';
   return `<div class="merchant">${img}<p class="merchant-name">${escapeHtml(merchantName)}</p></div>`;
 }

@@ -28,16 +28,18 @@ const en = {
   htmlTitle: 'Payment',
   switchTo: 'Français',
   switchLang: 'fr',
-  sandbox: 'Sandbox: test mode, no real money moves. Test numbers: +237 690 000 001 (success), +237 690 000 002 (insufficient balance).',
+  sandbox:
+    'Sandbox: test mode, no real money moves. Test numbers: +237 690 000 001 (success), +237 690 000 002 (insufficient balance).',
   noscript: 'This page needs JavaScript to take your payment.',
   payTo: 'Pay',
   operator: 'Choose your mobile money operator',
   phone: 'Mobile money number',
-  phoneHint: 'International format, e.g. {example}',
+  phoneHint: 'For example: {example}',
   pay: 'Pay {amount}',
   cancel: 'Cancel payment',
   waitingTitle: 'Confirm on your phone',
-  waitingText: 'A payment request has been sent to {phone}. Approve the prompt on your phone and enter your PIN to confirm.',
+  waitingText:
+    'A payment request has been sent to {phone}. Approve the prompt on your phone and enter your PIN to confirm.',
   timeLeft: 'Time left to confirm:',
   status_idle: 'Waiting for payment.',
   status_processing: 'Sending the request to your operator…',
@@ -56,6 +58,7 @@ const en = {
   notFoundText: 'This payment page does not exist. Check the link you received.',
   errorRequired: 'Choose an operator.',
   errorPhone: 'Enter a valid phone number for this operator, e.g. {example}.',
+  errorOperator: 'This number does not belong to {operator}. Check the number or choose its operator.',
   errorNetwork: 'The connection failed. Check your network and try again.',
   failure_insufficient_balance: 'Your mobile money balance is too low for this payment.',
   failure_account_inactive: 'Your mobile money account is inactive. Contact your operator.',
@@ -87,16 +90,18 @@ const fr: Messages = {
   htmlTitle: 'Paiement',
   switchTo: 'English',
   switchLang: 'en',
-  sandbox: 'Bac à sable : mode test, aucun argent réel. Numéros de test : +237 690 000 001 (succès), +237 690 000 002 (solde insuffisant).',
+  sandbox:
+    'Bac à sable : mode test, aucun argent réel. Numéros de test : +237 690 000 001 (succès), +237 690 000 002 (solde insuffisant).',
   noscript: 'Cette page a besoin de JavaScript pour encaisser votre paiement.',
   payTo: 'Payer',
   operator: 'Choisissez votre opérateur mobile money',
   phone: 'Numéro mobile money',
-  phoneHint: 'Format international, par ex. {example}',
+  phoneHint: 'Par exemple : {example}',
   pay: 'Payer {amount}',
   cancel: 'Annuler le paiement',
   waitingTitle: 'Confirmez sur votre téléphone',
-  waitingText: 'Une demande de paiement a été envoyée au {phone}. Acceptez-la sur votre téléphone et saisissez votre code PIN pour confirmer.',
+  waitingText:
+    'Une demande de paiement a été envoyée au {phone}. Acceptez-la sur votre téléphone et saisissez votre code PIN pour confirmer.',
   timeLeft: 'Temps restant pour confirmer :',
   status_idle: 'En attente du paiement.',
   status_processing: 'Envoi de la demande à votre opérateur…',
@@ -115,6 +120,7 @@ const fr: Messages = {
   notFoundText: "Cette page de paiement n'existe pas. Vérifiez le lien reçu.",
   errorRequired: 'Choisissez un opérateur.',
   errorPhone: 'Saisissez un numéro valide pour cet opérateur, par ex. {example}.',
+  errorOperator: "Ce numéro n'appartient pas à {operator}. Vérifiez le numéro ou choisissez son opérateur.",
   errorNetwork: 'La connexion a échoué. Vérifiez votre réseau et réessayez.',
   failure_insufficient_balance: 'Votre solde mobile money est insuffisant pour ce paiement.',
   failure_account_inactive: 'Votre compte mobile money est inactif. Contactez votre opérateur.',
@@ -122,7 +128,8 @@ const fr: Messages = {
   failure_transaction_limit: 'Ce paiement dépasse votre plafond journalier ou mensuel.',
   failure_pin_error: 'Le code PIN saisi est incorrect.',
   failure_payment_expired: "Le paiement n'a pas été confirmé à temps.",
-  failure_provider_unavailable: "L'opérateur est indisponible pour le moment. Réessayez dans quelques minutes.",
+  failure_provider_unavailable:
+    "L'opérateur est indisponible pour le moment. Réessayez dans quelques minutes.",
   failure_provider_timeout: "L'opérateur n'a pas répondu à temps. Réessayez dans quelques minutes.",
   failure_default: "Le paiement n'a pas pu aboutir.",
   linkAmount: 'Montant ({currency})',
@@ -144,12 +151,16 @@ const fr: Messages = {
 export const MESSAGES: Record<Lang, Messages> = { fr, en };
 
 export function fill(template: string, values: Record<string, string | number>): string {
-  return template.replace(/\{(\w+)\}/g, (whole, name: string) => (name in values ? String(values[name]) : whole));
+  return template.replace(/\{(\w+)\}/g, (whole, name: string) =>
+    name in values ? String(values[name]) : whole,
+  );
 }
 
 /** Whole francs, grouped the way each language writes them: `5 000 FCFA`, `5,000 FCFA`. */
 export function formatAmount(amount: number, currency: string, lang: Lang): string {
-  const grouped = new Intl.NumberFormat(lang === 'fr' ? 'fr-FR' : 'en-US', { maximumFractionDigits: 0 }).format(amount);
+  const grouped = new Intl.NumberFormat(lang === 'fr' ? 'fr-FR' : 'en-US', {
+    maximumFractionDigits: 0,
+  }).format(amount);
   const unit = currency === 'XAF' || currency === 'XOF' ? 'FCFA' : currency;
   return `${grouped} ${unit}`;
 }

@@ -19,13 +19,29 @@ export type LinkView = {
   collectName: boolean;
   customFields: LinkField[];
   merchantName: string;
+  /** A `data:` URL of the logo the service fetched, or null. */
   merchantLogo: string | null;
   livemode: boolean;
+  /** A number of the link's country, for the phone field's hint. */
+  phoneExample: string;
 };
 
-const INPUT_TYPES: Record<string, string> = { text: 'text', number: 'number', email: 'email', phone: 'tel', tel: 'tel' };
+const INPUT_TYPES: Record<string, string> = {
+  text: 'text',
+  number: 'number',
+  email: 'email',
+  phone: 'tel',
+  tel: 'tel',
+};
 
-function field(id: string, label: string, input: string, required: boolean, t: Messages, hint?: string): string {
+function field(
+  id: string,
+  label: string,
+  input: string,
+  required: boolean,
+  t: Messages,
+  hint?: string,
+): string {
   const optional = required ? '' : ` <span class="hint">${escapeHtml(t.linkOptional)}</span>`;
   const described = [hint ? `${id}-hint` : '', `${id}-error`].filter(Boolean).join(' ');
   return `<label for="${id}">${escapeHtml(label)}${optional}</label>
@@ -72,17 +88,30 @@ ${view.description ? `<p class="description">${escapeHtml(view.description)}</p>
       ? `<p class="amount">${escapeHtml(formatAmount(view.amount, view.currency, lang))}</p>`
       : field(
           'amount',
-          fill(t.linkAmount, { currency: view.currency === 'XAF' || view.currency === 'XOF' ? 'FCFA' : view.currency }),
+          fill(t.linkAmount, {
+            currency: view.currency === 'XAF' || view.currency === 'XOF' ? 'FCFA' : view.currency,
+          }),
           `<input name="amount" type="number" inputmode="numeric" min="${view.minAmount}" max="${view.maxAmount}" step="1">`,
           true,
           t,
           fill(t.linkAmountHint, { min, max }),
         );
   const fields = [
-    view.collectName ? field('name', t.linkName, '<input name="name" type="text" autocomplete="name">', true, t) : '',
-    view.collectEmail ? field('email', t.linkEmail, '<input name="email" type="email" autocomplete="email">', true, t) : '',
+    view.collectName
+      ? field('name', t.linkName, '<input name="name" type="text" autocomplete="name">', true, t)
+      : '',
+    view.collectEmail
+      ? field('email', t.linkEmail, '<input name="email" type="email" autocomplete="email">', true, t)
+      : '',
     view.collectPhone
-      ? field('customer-phone', t.linkPhone, '<input name="phone" type="tel" inputmode="tel" autocomplete="tel">', true, t, '+237690000001')
+      ? field(
+          'customer-phone',
+          t.linkPhone,
+          '<input name="phone" type="tel" inputmode="tel" autocomplete="tel">',
+          true,
+          t,
+          fill(t.phoneHint, { example: view.phoneExample }),
+        )
       : '',
     ...view.customFields.map((f, i) => customField(f, i, t)),
   ].join('\n');
@@ -108,7 +137,7 @@ ${fields}
         errorFieldRequired: t.errorFieldRequired,
         errorAmount: fill(t.errorAmount, { min, max }),
         errorEmail: t.errorEmail,
-        errorPhone: fill(t.errorPhone, { example: '+237690000001' }),
+        errorPhone: fill(t.errorPhone, { example: view.phoneExample }),
         errorNetwork: t.errorNetwork,
         linkInactive: t.linkInactive,
         linkExpired: t.linkExpired,
