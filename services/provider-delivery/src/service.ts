@@ -1,5 +1,13 @@
-import { BaseEnv, consumeEvents, createOutbox, type Collection, type Doc, type ServiceDefinition } from '@mmp/platform';
+import {
+  BaseEnv,
+  consumeEvents,
+  createOutbox,
+  type Collection,
+  type Doc,
+  type ServiceDefinition,
+} from '@mmp/platform';
 import { z } from 'zod';
+import { ProviderEndpointEnv } from '@mmp/protocol';
 import { getDeliveries } from './handlers/deliveries.js';
 import { startExpiryLoop } from './handlers/expiry.js';
 import { receiveOrder } from './handlers/order-created.js';
@@ -8,9 +16,7 @@ import { ackOrder, getOrder, pullOrders } from './handlers/pull.js';
 import { openOrders } from './store/orders.js';
 import { createProviderHttp } from './transport/signed-post.js';
 
-const flag = z.enum(['true', 'false']).default('false').transform((value) => value === 'true');
-
-export const Env = BaseEnv.extend({
+export const Env = BaseEnv.extend(ProviderEndpointEnv.shape).extend({
   /** How long a provider has to answer one order delivery before it counts as TIMEOUT. */
   DELIVERY_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   /** Wait before the 2nd attempt; doubled before each next one (plus up to 20 % jitter). */
@@ -19,8 +25,6 @@ export const Env = BaseEnv.extend({
   DELIVERY_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
   /** Health probe timeout of a rail test (specification: about 5 s). */
   PROBE_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
-  /** Development only: allow http:// endpoints on a loopback host. */
-  ALLOW_HTTP_LOOPBACK: flag,
   /** How often orders past expires_at are expired. */
   ORDER_EXPIRY_INTERVAL_MS: z.coerce.number().int().positive().default(5_000),
 });
@@ -29,9 +33,9 @@ export type Env = typeof Env;
 export const providerDeliveryService: ServiceDefinition<Env> = {
   name: 'provider-delivery',
   env: Env,
-  async start({ env, log, nc, naming, store, publish, services }) {
+  async start({ env, log, nc, naming, store, publish, services, metrics }) {
     const orders = await openOrders(store);
-    const outbox = createOutbox({ publish, log, collections: [orders as Collection<Doc>] });
+    const outbox = createOutbox({ publish, log, metrics, collections: [orders as Collection<Doc>] });
     const http = createProviderHttp();
     const webhook = {
       orders,
@@ -39,15 +43,22 @@ export const providerDeliveryService: ServiceDefinition<Env> = {
       http,
       services,
       log,
+      metrics,
       config: {
         timeoutMs: env.DELIVERY_TIMEOUT_MS,
         maxAttempts: env.DELIVERY_MAX_ATTEMPTS,
         backoffMs: env.DELIVERY_BACKOFF_MS,
-        allowHttpLoopback: env.ALLOW_HTTP_LOOPBACK,
+        allowHttpLoopback: env.ALLOW_HTTP_LOOPBACK_ENDPOINTS,
       },
     };
     outbox.start();
-    const expiry = startExpiryLoop({ orders, outbox, intervalMs: env.ORDER_EXPIRY_INTERVAL_MS, log });
+    const expiry = startExpiryLoop({
+      orders,
+      outbox,
+      intervalMs: env.ORDER_EXPIRY_INTERVAL_MS,
+      log,
+      metrics,
+    });
     const consumer = await consumeEvents({
       nc,
       naming,
@@ -62,7 +73,11 @@ export const providerDeliveryService: ServiceDefinition<Env> = {
     });
     return {
       operations: {
-        probe: probeRail({ http, timeoutMs: env.PROBE_TIMEOUT_MS, allowHttpLoopback: env.ALLOW_HTTP_LOOPBACK }),
+        probe: probeRail({
+          http,
+          timeoutMs: env.PROBE_TIMEOUT_MS,
+          allowHttpLoopback: env.ALLOW_HTTP_LOOPBACK_ENDPOINTS,
+        }),
         'orders.pull': pullOrders({ orders, outbox }),
         'orders.ack': ackOrder({ orders, outbox }),
         'orders.get': getOrder({ orders, outbox }),

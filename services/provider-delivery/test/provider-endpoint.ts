@@ -1,11 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { mkdtempSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 
 export type Received = {
   path: string;
@@ -18,19 +14,6 @@ export type Received = {
 /** What an endpoint does with the n-th request it receives (1-based). */
 export type Behaviour = (request: Received, n: number) => { status: number; body: string } | 'silence';
 
-/** A self-signed certificate for 127.0.0.1 and localhost, made fresh for this run. */
-export function makeCertificate() {
-  const dir = mkdtempSync(join(tmpdir(), 'mmp-tls-'));
-  const key = join(dir, 'key.pem');
-  const cert = join(dir, 'cert.pem');
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1',
-    '-keyout', key, '-out', cert, '-subj', '/CN=localhost',
-    '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost',
-  ], { stdio: 'ignore' });
-  return { dir, keyPath: key, certPath: cert, key: readFileSync(key), cert: readFileSync(cert) };
-}
-
 function verifyIndependently(secret: string, headers: IncomingMessage['headers'], body: string): boolean {
   const header = String(headers['x-service-signature'] ?? '');
   const match = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(header);
@@ -40,7 +23,11 @@ function verifyIndependently(secret: string, headers: IncomingMessage['headers']
 }
 
 /** A provider's endpoint: one behaviour per path, every request recorded. */
-export async function startProviderEndpoint(options: { secret: string; tls?: { key: Buffer; cert: Buffer }; behaviours: Record<string, Behaviour> }) {
+export async function startProviderEndpoint(options: {
+  secret: string;
+  tls?: { key: Buffer; cert: Buffer };
+  behaviours: Record<string, Behaviour>;
+}) {
   const received: Received[] = [];
   const hanging = new Set<ServerResponse>();
   const handler = (req: IncomingMessage, res: ServerResponse) => {
@@ -48,10 +35,17 @@ export async function startProviderEndpoint(options: { secret: string; tls?: { k
     req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
     req.on('end', () => {
       const path = req.url ?? '/';
-      const request: Received = { path, headers: req.headers, body, signatureValid: verifyIndependently(options.secret, req.headers, body) };
+      const request: Received = {
+        path,
+        headers: req.headers,
+        body,
+        signatureValid: verifyIndependently(options.secret, req.headers, body),
+      };
       received.push(request);
       const behaviour = options.behaviours[path];
-      const answer = behaviour ? behaviour(request, received.filter((r) => r.path === path).length) : { status: 404, body: '' };
+      const answer = behaviour
+        ? behaviour(request, received.filter((r) => r.path === path).length)
+        : { status: 404, body: '' };
       if (answer === 'silence') {
         hanging.add(res);
         return;
@@ -59,7 +53,9 @@ export async function startProviderEndpoint(options: { secret: string; tls?: { k
       res.writeHead(answer.status, { 'content-type': 'application/json' }).end(answer.body);
     });
   };
-  const server = options.tls ? createHttpsServer({ key: options.tls.key, cert: options.tls.cert }, handler) : createHttpServer(handler);
+  const server = options.tls
+    ? createHttpsServer({ key: options.tls.key, cert: options.tls.cert }, handler)
+    : createHttpServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const base = `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`;
@@ -76,10 +72,20 @@ export async function startProviderEndpoint(options: { secret: string; tls?: { k
 }
 
 /** Answers every order with an ack built from its own body (the well-behaved provider). */
-export function ackWith(status: 'ACCEPTED' | 'REJECTED', reason?: string, tamper: Record<string, unknown> = {}): Behaviour {
+export function ackWith(
+  status: 'ACCEPTED' | 'REJECTED',
+  reason?: string,
+  tamper: Record<string, unknown> = {},
+): Behaviour {
   return (request) => {
     const order = JSON.parse(request.body) as { idempotency_key: string };
-    const ack = { type: 'payment.ack', idempotency_key: order.idempotency_key, status, ...(reason ? { reason } : {}), ...tamper };
+    const ack = {
+      type: 'payment.ack',
+      idempotency_key: order.idempotency_key,
+      status,
+      ...(reason ? { reason } : {}),
+      ...tamper,
+    };
     return { status: 200, body: JSON.stringify(ack) };
   };
 }
@@ -87,6 +93,9 @@ export function ackWith(status: 'ACCEPTED' | 'REJECTED', reason?: string, tamper
 export function healthAck(tamperNonce = false): Behaviour {
   return (request) => {
     const check = JSON.parse(request.body) as { nonce: string };
-    return { status: 200, body: JSON.stringify({ type: 'health.ack', nonce: tamperNonce ? 'ffff' : check.nonce }) };
+    return {
+      status: 200,
+      body: JSON.stringify({ type: 'health.ack', nonce: tamperNonce ? 'ffff' : check.nonce }),
+    };
   };
 }

@@ -11,7 +11,10 @@ let service: RunningService;
 let bus: Bus;
 
 async function failure(promise: Promise<unknown>) {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   if (!isAppError(error)) throw new Error(`expected an AppError, got ${String(error)}`);
   return { status: error.status, code: error.code, fields: error.fields };
 }
@@ -28,7 +31,15 @@ afterAll(async () => {
 
 async function pulledOrder(providerId = 'prv_pull') {
   const data = await bus.publishOrder({ providerId, transport: 'pull', railId: 'rail_pull' });
-  await eventually(async () => (await bus.asProvider(providerId).get(data.orderKey).catch(() => null))?.status === 200);
+  await eventually(
+    async () =>
+      (
+        await bus
+          .asProvider(providerId)
+          .get(data.orderKey)
+          .catch(() => null)
+      )?.status === 200,
+  );
   return data;
 }
 
@@ -49,7 +60,10 @@ describe('pull transport: the order state table', () => {
       delivery_count: 1,
     });
     const again = (await provider.pull()).body as { orders: Record<string, unknown>[] };
-    expect(again.orders.find((order) => order.idempotency_key === data.orderKey)).toMatchObject({ status: 'DELIVERED', delivery_count: 2 });
+    expect(again.orders.find((order) => order.idempotency_key === data.orderKey)).toMatchObject({
+      status: 'DELIVERED',
+      delivery_count: 2,
+    });
 
     const ack = { type: 'payment.ack', idempotency_key: data.orderKey, status: 'ACCEPTED' };
     expect(await provider.ack(data.orderKey, ack)).toEqual({ status: 200, body: ack });
@@ -58,17 +72,31 @@ describe('pull transport: the order state table', () => {
     expect(after.orders.map((order) => order.idempotency_key)).not.toContain(data.orderKey);
     await eventually(async () => bus.outcomesOf(data.orderKey).length === 1);
     expect(bus.outcomesOf(data.orderKey)).toEqual([
-      expect.objectContaining({ type: 'delivery.accepted', classification: 'ACCEPTED', railId: 'rail_pull', attempts: 2, reason: null }),
+      expect.objectContaining({
+        type: 'delivery.accepted',
+        classification: 'ACCEPTED',
+        railId: 'rail_pull',
+        attempts: 2,
+        reason: null,
+      }),
     ]);
   });
 
   it('a pending order can be acked before any fetch; REJECTED carries its reason', async () => {
     const provider = bus.asProvider('prv_pull');
     const data = await pulledOrder();
-    const ack = { type: 'payment.ack', idempotency_key: data.orderKey, status: 'REJECTED', reason: 'insufficient_balance' };
+    const ack = {
+      type: 'payment.ack',
+      idempotency_key: data.orderKey,
+      status: 'REJECTED',
+      reason: 'insufficient_balance',
+    };
     expect((await provider.ack(data.orderKey, ack)).body).toEqual(ack);
     await eventually(async () => bus.outcomesOf(data.orderKey).length === 1);
-    expect(bus.outcomesOf(data.orderKey)[0]).toMatchObject({ type: 'delivery.rejected', reason: 'insufficient_balance' });
+    expect(bus.outcomesOf(data.orderKey)[0]).toMatchObject({
+      type: 'delivery.rejected',
+      reason: 'insufficient_balance',
+    });
   });
 
   it('the same ack again answers the same; a different ack is 409 and changes nothing', async () => {
@@ -77,7 +105,9 @@ describe('pull transport: the order state table', () => {
     const ack = { type: 'payment.ack', idempotency_key: data.orderKey, status: 'ACCEPTED' };
     await provider.ack(data.orderKey, ack);
     expect(await provider.ack(data.orderKey, ack)).toEqual({ status: 200, body: ack });
-    expect(await failure(provider.ack(data.orderKey, { ...ack, status: 'REJECTED', reason: 'changed my mind' }))).toMatchObject({
+    expect(
+      await failure(provider.ack(data.orderKey, { ...ack, status: 'REJECTED', reason: 'changed my mind' })),
+    ).toMatchObject({
       status: 409,
       code: 'invalid_state',
     });
@@ -95,10 +125,25 @@ describe('pull transport: the order state table', () => {
       code: 'validation_error',
       fields: [{ field: 'idempotency_key', message: expect.any(String) }],
     });
-    const invalid = await failure(provider.ack(data.orderKey, { type: 'payment.ack', idempotency_key: data.orderKey, status: 'OK', extra: 1 }));
+    const invalid = await failure(
+      provider.ack(data.orderKey, {
+        type: 'payment.ack',
+        idempotency_key: data.orderKey,
+        status: 'OK',
+        extra: 1,
+      }),
+    );
     expect(invalid).toMatchObject({ status: 422, code: 'validation_error' });
     expect(invalid.fields?.map((field) => field.field).sort()).toEqual(['extra', 'status']);
-    expect(await failure(provider.ack(data.orderKey, { type: 'payout.ack', idempotency_key: data.orderKey, status: 'ACCEPTED' }))).toMatchObject({
+    expect(
+      await failure(
+        provider.ack(data.orderKey, {
+          type: 'payout.ack',
+          idempotency_key: data.orderKey,
+          status: 'ACCEPTED',
+        }),
+      ),
+    ).toMatchObject({
       status: 422,
       fields: [{ field: 'type', message: 'must be payment.ack' }],
     });
@@ -108,15 +153,34 @@ describe('pull transport: the order state table', () => {
   it('unknown key 404, and a provider never sees another provider’s orders', async () => {
     const data = await pulledOrder('prv_owner');
     const stranger = bus.asProvider('prv_stranger');
-    expect(await failure(stranger.get(data.orderKey))).toMatchObject({ status: 404, code: 'resource_not_found' });
-    expect(await failure(stranger.ack(data.orderKey, { type: 'payment.ack', idempotency_key: data.orderKey, status: 'ACCEPTED' }))).toMatchObject({ status: 404 });
+    expect(await failure(stranger.get(data.orderKey))).toMatchObject({
+      status: 404,
+      code: 'resource_not_found',
+    });
+    expect(
+      await failure(
+        stranger.ack(data.orderKey, {
+          type: 'payment.ack',
+          idempotency_key: data.orderKey,
+          status: 'ACCEPTED',
+        }),
+      ),
+    ).toMatchObject({ status: 404 });
     expect((await stranger.pull()).body).toEqual({ orders: [] });
-    expect(await failure(bus.asProvider('prv_owner').get('pexec_unknown'))).toMatchObject({ status: 404, code: 'resource_not_found' });
+    expect(await failure(bus.asProvider('prv_owner').get('pexec_unknown'))).toMatchObject({
+      status: 404,
+      code: 'resource_not_found',
+    });
   });
 
   it('status other than pending or a limit outside 1..100 is 400 invalid_request; limit caps the batch', async () => {
     const provider = bus.asProvider('prv_limit');
-    const queries: Record<string, string>[] = [{ status: 'acked' }, { limit: '0' }, { limit: '101' }, { limit: 'ten' }];
+    const queries: Record<string, string>[] = [
+      { status: 'acked' },
+      { limit: '0' },
+      { limit: '101' },
+      { limit: 'ten' },
+    ];
     for (const query of queries) {
       expect(await failure(provider.pull(query))).toMatchObject({ status: 400, code: 'invalid_request' });
     }
@@ -129,8 +193,16 @@ describe('pull transport: the order state table', () => {
 
   it('expires an order not pulled or not acked: expired, delivery.expired, then 410 on ack', async () => {
     const provider = bus.asProvider('prv_expiry');
-    const notPulled = await bus.publishOrder({ providerId: 'prv_expiry', transport: 'pull', expiresAt: new Date(Date.now() + 600).toISOString() });
-    const notAcked = await bus.publishOrder({ providerId: 'prv_expiry', transport: 'pull', expiresAt: new Date(Date.now() + 600).toISOString() });
+    const notPulled = await bus.publishOrder({
+      providerId: 'prv_expiry',
+      transport: 'pull',
+      expiresAt: new Date(Date.now() + 600).toISOString(),
+    });
+    const notAcked = await bus.publishOrder({
+      providerId: 'prv_expiry',
+      transport: 'pull',
+      expiresAt: new Date(Date.now() + 600).toISOString(),
+    });
     await eventually(async () => (await provider.get(notAcked.orderKey).catch(() => null))?.status === 200);
     await eventually(async () => (await provider.get(notPulled.orderKey).catch(() => null))?.status === 200);
     const pulled = (await provider.pull()).body as { orders: { idempotency_key: string }[] };
@@ -138,24 +210,58 @@ describe('pull transport: the order state table', () => {
 
     for (const data of [notPulled, notAcked]) {
       await eventually(async () => bus.outcomesOf(data.orderKey).length === 1);
-      expect(bus.outcomesOf(data.orderKey)[0]).toMatchObject({ type: 'delivery.expired', classification: 'EXPIRED' });
+      expect(bus.outcomesOf(data.orderKey)[0]).toMatchObject({
+        type: 'delivery.expired',
+        classification: 'EXPIRED',
+      });
       expect((await provider.get(data.orderKey)).body).toMatchObject({ status: 'expired' });
       const ack = { type: 'payment.ack', idempotency_key: data.orderKey, status: 'ACCEPTED' };
-      expect(await failure(provider.ack(data.orderKey, ack))).toMatchObject({ status: 410, code: 'order_expired' });
+      expect(await failure(provider.ack(data.orderKey, ack))).toMatchObject({
+        status: 410,
+        code: 'order_expired',
+      });
     }
     expect((await provider.pull()).body).toEqual({ orders: [] });
+
+    // What an operator watches: orders ending EXPIRED, and the loop that expires them running.
+    const metrics = await (await fetch(`http://127.0.0.1:${service.opsPort}/metrics`)).text();
+    expect(metrics).toMatch(
+      /^mmp_order_deliveries_total\{outcome="EXPIRED",service="provider-delivery"\} [2-9]/m,
+    );
+    expect(metrics).toMatch(
+      /^mmp_loop_runs_total\{loop="order_expiry",outcome="ok",service="provider-delivery"\} [1-9]/m,
+    );
   });
 
   it('only a provider actor may use the pull operations', async () => {
-    const client = createServiceClient({ nc: bus.nc, naming: system.naming, caller: 'test', defaultTimeoutMs: 5000 });
-    expect(await failure(client.call('provider-delivery', 'orders.pull', {}, { actor: { kind: 'public' } }))).toMatchObject({ status: 403 });
+    const client = createServiceClient({
+      nc: bus.nc,
+      naming: system.naming,
+      caller: 'test',
+      defaultTimeoutMs: 5000,
+    });
+    expect(
+      await failure(client.call('provider-delivery', 'orders.pull', {}, { actor: { kind: 'public' } })),
+    ).toMatchObject({ status: 403 });
   });
 });
 
 describe('expiry across a restart', () => {
   it('an order whose expires_at passed while the service was down expires at start', async () => {
-    const data = await bus.publishOrder({ providerId: 'prv_down', transport: 'pull', expiresAt: new Date(Date.now() + 1500).toISOString() });
-    await eventually(async () => (await bus.asProvider('prv_down').get(data.orderKey).catch(() => null))?.status === 200);
+    const data = await bus.publishOrder({
+      providerId: 'prv_down',
+      transport: 'pull',
+      expiresAt: new Date(Date.now() + 1500).toISOString(),
+    });
+    await eventually(
+      async () =>
+        (
+          await bus
+            .asProvider('prv_down')
+            .get(data.orderKey)
+            .catch(() => null)
+        )?.status === 200,
+    );
     await service.stop();
     await new Promise((resolve) => setTimeout(resolve, 1600));
     service = await startService(providerDeliveryService, env);

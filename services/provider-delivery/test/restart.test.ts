@@ -7,7 +7,12 @@ import { connectBus, type Bus, type Rail } from './support.js';
 
 const secret = 'whsec_restart0123456789abcdefghijklm';
 const system = createTestSystem('restart');
-const env = { ...system.env, ALLOW_HTTP_LOOPBACK: 'true', DELIVERY_TIMEOUT_MS: '1000', DELIVERY_BACKOFF_MS: '1500' };
+const env = {
+  ...system.env,
+  ALLOW_HTTP_LOOPBACK_ENDPOINTS: 'true',
+  DELIVERY_TIMEOUT_MS: '1000',
+  DELIVERY_BACKOFF_MS: '1500',
+};
 const rails = new Map<string, Rail>();
 let endpoint: Awaited<ReturnType<typeof startProviderEndpoint>>;
 let bus: Bus;
@@ -48,7 +53,9 @@ describe('a restart of provider-delivery in the middle of retries', () => {
 
     service = await startService(providerDeliveryService, env);
     await eventually(async () => bus.outcomesOf(data.orderKey).length === 1, 10_000);
-    expect(bus.outcomesOf(data.orderKey)).toEqual([expect.objectContaining({ type: 'delivery.accepted', attempts: 2 })]);
+    expect(bus.outcomesOf(data.orderKey)).toEqual([
+      expect.objectContaining({ type: 'delivery.accepted', attempts: 2 }),
+    ]);
     expect(endpoint.requestsTo('/flaky')).toHaveLength(2);
 
     // Stopped after acceptance, started again, and the same order announced once more.
@@ -60,7 +67,10 @@ describe('a restart of provider-delivery in the middle of retries', () => {
     expect(bus.outcomesOf(data.orderKey)).toHaveLength(1);
     const { deliveries } = await bus.deliveries(data.orderKey);
     expect(deliveries).toHaveLength(1);
-    expect(deliveries[0]!.attempts.map((attempt) => attempt.classification)).toEqual(['HTTP_ERROR', 'ACCEPTED']);
+    expect(deliveries[0]!.attempts.map((attempt) => attempt.classification)).toEqual([
+      'HTTP_ERROR',
+      'ACCEPTED',
+    ]);
   });
 
   it('a failover to another rail is a new delivery of the same key', async () => {
@@ -68,11 +78,20 @@ describe('a restart of provider-delivery in the middle of retries', () => {
     service ??= await startService(providerDeliveryService, env);
     const data = await bus.publishOrder({ railId: 'rail_unknown' });
     await eventually(async () => bus.outcomesOf(data.orderKey).length === 1);
-    expect(bus.outcomesOf(data.orderKey)[0]).toMatchObject({ type: 'delivery.failed', classification: 'UNREACHABLE', railId: 'rail_unknown' });
+    expect(bus.outcomesOf(data.orderKey)[0]).toMatchObject({
+      type: 'delivery.failed',
+      classification: 'UNREACHABLE',
+      railId: 'rail_unknown',
+    });
     await bus.publishOrder({ railId: 'rail_second', orderKey: data.orderKey });
     await eventually(async () => bus.outcomesOf(data.orderKey).length === 2);
-    expect(bus.outcomesOf(data.orderKey)[1]).toMatchObject({ type: 'delivery.accepted', railId: 'rail_second' });
-    expect((await bus.deliveries(data.orderKey)).deliveries.map((delivery) => [delivery.railId, delivery.status])).toEqual([
+    expect(bus.outcomesOf(data.orderKey)[1]).toMatchObject({
+      type: 'delivery.accepted',
+      railId: 'rail_second',
+    });
+    expect(
+      (await bus.deliveries(data.orderKey)).deliveries.map((delivery) => [delivery.railId, delivery.status]),
+    ).toEqual([
       ['rail_unknown', 'FAILED'],
       ['rail_second', 'ACKED'],
     ]);
@@ -81,7 +100,9 @@ describe('a restart of provider-delivery in the middle of retries', () => {
   it('a silent provider does not hold up another provider’s orders', async () => {
     service ??= await startService(providerDeliveryService, env);
     const slow = await bus.publishOrder({ railId: 'rail_silent' });
-    await eventually(async () => endpoint.requestsTo('/silent').some((request) => request.body.includes(slow.orderKey)));
+    await eventually(async () =>
+      endpoint.requestsTo('/silent').some((request) => request.body.includes(slow.orderKey)),
+    );
     const quick = await bus.publishOrder({ railId: 'rail_ok' });
     await eventually(async () => bus.outcomesOf(quick.orderKey).length === 1, 900);
     expect(bus.outcomesOf(slow.orderKey)).toEqual([]);
@@ -93,10 +114,11 @@ describe('a restart of provider-delivery in the middle of retries', () => {
     const calls = bus.credentialCalls();
     const data = await bus.publishOrder({ railId: 'rail_ok' });
     await eventually(async () => bus.credentialCalls() > calls);
-    expect(endpoint.requestsTo('/ok').filter((request) => request.body.includes(data.orderKey))).toHaveLength(0);
+    expect(endpoint.requestsTo('/ok').filter((request) => request.body.includes(data.orderKey))).toHaveLength(
+      0,
+    );
     bus.setRouterAway(false);
     await eventually(async () => bus.outcomesOf(data.orderKey).length === 1, 10_000);
     expect(bus.outcomesOf(data.orderKey)[0]).toMatchObject({ type: 'delivery.accepted', attempts: 1 });
   });
 });
-

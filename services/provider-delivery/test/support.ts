@@ -10,7 +10,13 @@ import {
   type ReceivedEvent,
 } from '@mmp/platform';
 import { TEST_NATS_URL, type TestSystem } from '@mmp/platform/testing';
-import { appError, newEventId, newPaymentOrderKey, type DeliveryOutcomeData, type OrderCreatedData } from '@mmp/protocol';
+import {
+  appError,
+  newEventId,
+  newPaymentOrderKey,
+  type DeliveryOutcomeData,
+  type OrderCreatedData,
+} from '@mmp/protocol';
 
 export type Rail = { endpoint: string; secret: string };
 
@@ -46,7 +52,8 @@ export async function connectBus(system: TestSystem, rails: Map<string, Rail>) {
     operations: {
       'rails.credentials': async (request) => {
         credentialCalls += 1;
-        if (routerAway) throw appError('service_unavailable', 'The provider-router service is temporarily unavailable.');
+        if (routerAway)
+          throw appError('service_unavailable', 'The provider-router service is temporarily unavailable.');
         const { railId } = request.body as { railId: string };
         const rail = rails.get(railId);
         if (!rail) throw appError('resource_not_found', 'No such rail.');
@@ -54,7 +61,12 @@ export async function connectBus(system: TestSystem, rails: Map<string, Rail>) {
       },
     },
   });
-  const client = createServiceClient({ nc, naming: system.naming, caller: 'gateway', defaultTimeoutMs: 5000 });
+  const client = createServiceClient({
+    nc,
+    naming: system.naming,
+    caller: 'gateway',
+    defaultTimeoutMs: 5000,
+  });
 
   return {
     nc,
@@ -76,7 +88,14 @@ export async function connectBus(system: TestSystem, rails: Map<string, Rail>) {
         expiresAt: new Date(Date.now() + 15 * 60_000).toISOString(),
         ...overrides,
       };
-      await publish({ id: newEventId(), type: 'order.created', occurredAt: new Date().toISOString(), projectId: 'prj_1', livemode: false, data });
+      await publish({
+        id: newEventId(),
+        type: 'order.created',
+        occurredAt: new Date().toISOString(),
+        projectId: 'prj_1',
+        livemode: false,
+        data,
+      });
       return data;
     },
     outcomesOf(orderKey: string): (DeliveryOutcomeData & { type: string })[] {
@@ -88,13 +107,23 @@ export async function connectBus(system: TestSystem, rails: Map<string, Rail>) {
     asProvider(providerId: string) {
       const actor = { kind: 'provider' as const, providerId };
       return {
-        pull: (query: Record<string, string> = {}) => client.call('provider-delivery', 'orders.pull', { query }, { actor }),
-        get: (key: string) => client.call('provider-delivery', 'orders.get', { params: { idempotencyKey: key } }, { actor }),
-        ack: (key: string, body: unknown) => client.call('provider-delivery', 'orders.ack', { params: { idempotencyKey: key }, body }, { actor }),
+        pull: (query: Record<string, string> = {}) =>
+          client.call('provider-delivery', 'orders.pull', { query }, { actor }),
+        get: (key: string) =>
+          client.call('provider-delivery', 'orders.get', { params: { idempotencyKey: key } }, { actor }),
+        ack: (key: string, body: unknown) =>
+          client.call(
+            'provider-delivery',
+            'orders.ack',
+            { params: { idempotencyKey: key }, body },
+            { actor },
+          ),
       };
     },
-    deliveries: (orderKey: string) => client.command<{ deliveries: DeliveryRecord[] }>('provider-delivery', 'deliveries.get', { orderKey }),
-    probe: (body: { railId: string; endpoint: string; secret: string }) => client.command<ProbeReply>('provider-delivery', 'probe', body, { timeoutMs: 10_000 }),
+    deliveries: (orderKey: string) =>
+      client.command<{ deliveries: DeliveryRecord[] }>('provider-delivery', 'deliveries.get', { orderKey }),
+    probe: (body: { railId: string; endpoint: string; secret: string }) =>
+      client.command<ProbeReply>('provider-delivery', 'probe', body, { timeoutMs: 10_000 }),
     async close() {
       await observer.stop();
       await standIn.stop();
@@ -103,7 +132,12 @@ export async function connectBus(system: TestSystem, rails: Map<string, Rail>) {
   };
 }
 export type Bus = Awaited<ReturnType<typeof connectBus>>;
-export type DeliveryRecord = { railId: string; status: string; outcome: string | null; attempts: Record<string, unknown>[] };
+export type DeliveryRecord = {
+  railId: string;
+  status: string;
+  outcome: string | null;
+  attempts: Record<string, unknown>[];
+};
 export type ProbeReply = { ok: boolean; httpStatus: number | null; reason: string | null; latencyMs: number };
 
 export function executeBody(orderKey: string, msisdn = '+237690000001') {

@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { BaseEnv, createOutbox, createSecretBox, type Collection, type Doc, type ServiceDefinition } from '@mmp/platform';
+import { ProviderEndpointEnv } from '@mmp/protocol';
+import {
+  BaseEnv,
+  createOutbox,
+  createSecretBox,
+  type Collection,
+  type Doc,
+  type ServiceDefinition,
+} from '@mmp/platform';
 import { ensureIndexes, openRouterDb } from './store/db.js';
 import { providerOperations } from './handlers/providers.js';
 import { railOperations } from './handlers/rails.js';
@@ -8,13 +16,11 @@ import { queryOperations } from './handlers/queries.js';
 import { startRoutingConsumer } from './handlers/consumer.js';
 import type { RouterDeps } from './handlers/deps.js';
 
-export const Env = BaseEnv.extend({
+export const Env = BaseEnv.extend(ProviderEndpointEnv.shape).extend({
   /** Seals signing and webhook secrets at rest (AES-256-GCM). */
   SERVICE_SECRET_KEY: z.string().min(32, 'SERVICE_SECRET_KEY must be at least 32 characters'),
   /** Lifetime of an order before provider-delivery expires it. */
   ORDER_TTL_SECONDS: z.coerce.number().int().positive().default(900),
-  /** Development only: lets rail tests call http:// endpoints on loopback. */
-  ALLOW_HTTP_LOOPBACK_ENDPOINTS: z.stringbool().default(false),
   /** Delivery failures of a rail within BREAKER_WINDOW_MS that open its circuit breaker. */
   BREAKER_FAILURES: z.coerce.number().int().positive().default(3),
   BREAKER_WINDOW_MS: z.coerce.number().int().positive().default(60_000),
@@ -28,10 +34,15 @@ export type Env = typeof Env;
 export const providerRouterService: ServiceDefinition<Env> = {
   name: 'provider-router',
   env: Env,
-  async start({ env, log, nc, naming, store, publish, services }) {
+  async start({ env, log, nc, naming, store, publish, services, metrics }) {
     const db = openRouterDb(store);
     await ensureIndexes(db);
-    const outbox = createOutbox({ publish, log, collections: [db.orders, db.settlements] as unknown as Collection<Doc>[] });
+    const outbox = createOutbox({
+      publish,
+      log,
+      metrics,
+      collections: [db.orders, db.settlements] as unknown as Collection<Doc>[],
+    });
     const deps: RouterDeps = {
       db,
       outbox,
@@ -43,7 +54,11 @@ export const providerRouterService: ServiceDefinition<Env> = {
         orderTtlSeconds: env.ORDER_TTL_SECONDS,
         allowHttpLoopback: env.ALLOW_HTTP_LOOPBACK_ENDPOINTS,
         probeTimeoutMs: env.RAIL_TEST_TIMEOUT_MS,
-        breaker: { threshold: env.BREAKER_FAILURES, windowMs: env.BREAKER_WINDOW_MS, cooldownMs: env.BREAKER_COOLDOWN_MS },
+        breaker: {
+          threshold: env.BREAKER_FAILURES,
+          windowMs: env.BREAKER_WINDOW_MS,
+          cooldownMs: env.BREAKER_COOLDOWN_MS,
+        },
       },
     };
     outbox.start();

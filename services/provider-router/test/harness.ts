@@ -35,7 +35,7 @@ export async function startRouter(extraEnv: Record<string, string> = {}) {
     nc,
     naming,
     durable: 'observer',
-    types: ['order.created', 'execution.*', 'settlement.received'],
+    types: ['order.created', 'execution.*', 'settlement.received', 'routing.decided'],
     log,
     handle: async (event) => {
       seen.push(event);

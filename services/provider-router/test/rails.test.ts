@@ -16,14 +16,38 @@ describe('providers', () => {
 
   it('refuses provider creation to providers and merchants, and a nameless provider', async () => {
     const provider = await h.createProvider();
-    expect(await h.failure('providers.create', { body: { name: 'x' } }, providerActor(provider.id))).toMatchObject({ status: 403 });
-    expect(await h.failure('providers.create', { body: {} }, ADMIN)).toMatchObject({ status: 422, fields: [{ field: 'name' }] });
+    expect(
+      await h.failure('providers.create', { body: { name: 'x' } }, providerActor(provider.id)),
+    ).toMatchObject({ status: 403 });
+    expect(await h.failure('providers.create', { body: {} }, ADMIN)).toMatchObject({
+      status: 422,
+      fields: [{ field: 'name' }],
+    });
   });
 
   it('rolls the signing secret', async () => {
     const provider = await h.createProvider();
-    const rolled = await h.call('providers.roll-signing-secret', { params: { providerId: provider.id } }, ADMIN);
+    const rolled = await h.call(
+      'providers.roll-signing-secret',
+      { params: { providerId: provider.id } },
+      ADMIN,
+    );
     expect((rolled.body as { signingSecret: string }).signingSecret).not.toBe(provider.signingSecret);
+  });
+
+  it('answers only one of two concurrent signing secret rolls, the one whose secret settlements must carry', async () => {
+    const provider = await h.createProvider();
+    const roll = () =>
+      h.call('providers.roll-signing-secret', { params: { providerId: provider.id } }, ADMIN);
+    const results = await Promise.allSettled([roll(), roll()]);
+    const won = results.flatMap((r) =>
+      r.status === 'fulfilled' ? [(r.value.body as { signingSecret: string }).signingSecret] : [],
+    );
+    expect(won).toHaveLength(1);
+    expect(results.find((r) => r.status === 'rejected')).toMatchObject({ reason: { code: 'invalid_state' } });
+    const settlement = { protocol_version: '1', idempotency_key: 'pexec_none', transaction_ref: 'none' };
+    // A signature with the answered secret passes (and fails later, on the schema).
+    expect(await h.settleFailure(provider.id, won[0]!, settlement)).toMatchObject({ status: 422 });
   });
 });
 
@@ -46,19 +70,34 @@ describe('rails', () => {
     const provider = await h.createProvider();
     const error = await h.failure(
       'rails.create',
-      { body: { transport: 'webhook', networks: ['ORANGE'], countries: ['cm'], currencies: [], environment: 'prod', colour: 'red' } },
+      {
+        body: {
+          transport: 'webhook',
+          networks: ['ORANGE'],
+          countries: ['cm'],
+          currencies: [],
+          environment: 'prod',
+          colour: 'red',
+        },
+      },
       providerActor(provider.id),
     );
     expect(error.status).toBe(422);
-    expect(error.fields?.map((f) => f.field).sort()).toEqual(['colour', 'countries.0', 'currencies', 'endpoint', 'environment', 'networks.0'].sort());
+    expect(error.fields?.map((f) => f.field).sort()).toEqual(
+      ['colour', 'countries.0', 'currencies', 'endpoint', 'environment', 'networks.0'].sort(),
+    );
   });
 
   it('keeps a provider to its own rails', async () => {
     const owner = await h.createProvider();
     const other = await h.createProvider();
     const rail = await h.createRail(owner.id, webhookRail());
-    expect(await h.failure('rails.get', { params: { railId: rail.id } }, providerActor(other.id))).toMatchObject({ status: 404 });
-    expect(await h.failure('rails.test', { params: { railId: rail.id } }, providerActor(other.id))).toMatchObject({ status: 404 });
+    expect(
+      await h.failure('rails.get', { params: { railId: rail.id } }, providerActor(other.id)),
+    ).toMatchObject({ status: 404 });
+    expect(
+      await h.failure('rails.test', { params: { railId: rail.id } }, providerActor(other.id)),
+    ).toMatchObject({ status: 404 });
     const listed = await h.call('rails.list', {}, providerActor(other.id));
     expect((listed.body as { data: unknown[] }).data).toEqual([]);
   });
@@ -66,14 +105,43 @@ describe('rails', () => {
   it('rolls a webhook secret and gives the current one to services only', async () => {
     const provider = await h.createProvider();
     const rail = await h.createRail(provider.id, webhookRail());
-    const rolled = await h.call('rails.roll-secret', { params: { railId: rail.id } }, providerActor(provider.id));
+    const rolled = await h.call(
+      'rails.roll-secret',
+      { params: { railId: rail.id } },
+      providerActor(provider.id),
+    );
     const secret = (rolled.body as { secret: string }).secret;
     expect(secret).toMatch(/^whsec_/);
     expect(secret).not.toBe(rail.secret);
     const credentials = await h.call('rails.credentials', { body: { railId: rail.id } }, SERVICE);
-    expect(credentials.body).toEqual({ railId: rail.id, providerId: provider.id, transport: 'webhook', endpoint: 'https://provider.example/mmp', secret });
-    expect(await h.failure('rails.credentials', { body: { railId: rail.id } }, providerActor(provider.id))).toMatchObject({ status: 403 });
-    expect(await h.failure('rails.credentials', { body: { railId: 'rail_nope' } }, SERVICE)).toMatchObject({ status: 404 });
+    expect(credentials.body).toEqual({
+      railId: rail.id,
+      providerId: provider.id,
+      transport: 'webhook',
+      endpoint: 'https://provider.example/mmp',
+      secret,
+    });
+    expect(
+      await h.failure('rails.credentials', { body: { railId: rail.id } }, providerActor(provider.id)),
+    ).toMatchObject({ status: 403 });
+    expect(await h.failure('rails.credentials', { body: { railId: 'rail_nope' } }, SERVICE)).toMatchObject({
+      status: 404,
+    });
+  });
+
+  it('answers only one of two concurrent webhook secret rolls, the one provider-delivery signs with', async () => {
+    const provider = await h.createProvider();
+    const rail = await h.createRail(provider.id, webhookRail());
+    const roll = () =>
+      h.call('rails.roll-secret', { params: { railId: rail.id } }, providerActor(provider.id));
+    const results = await Promise.allSettled([roll(), roll()]);
+    const won = results.flatMap((r) =>
+      r.status === 'fulfilled' ? [(r.value.body as { secret: string }).secret] : [],
+    );
+    expect(won).toHaveLength(1);
+    expect(results.find((r) => r.status === 'rejected')).toMatchObject({ reason: { code: 'invalid_state' } });
+    const credentials = await h.call('rails.credentials', { body: { railId: rail.id } }, SERVICE);
+    expect((credentials.body as { secret: string }).secret).toBe(won[0]);
   });
 });
 
@@ -81,7 +149,9 @@ describe('rail states (specification table)', () => {
   async function pendingRail(body: Record<string, unknown> = {}) {
     const provider = await h.createProvider();
     const rail = await h.createRail(provider.id, { ...webhookRail(), ...body });
-    const test = async () => (await h.call('rails.test', { params: { railId: rail.id } }, providerActor(provider.id))).body as Record<string, unknown>;
+    const test = async () =>
+      (await h.call('rails.test', { params: { railId: rail.id } }, providerActor(provider.id)))
+        .body as Record<string, unknown>;
     return { provider, rail, test };
   }
 
@@ -93,20 +163,34 @@ describe('rail states (specification table)', () => {
       return { status: 200, body: { ok: true, httpStatus: 200, reason: null, latencyMs: 12 } };
     });
     const tested = await test();
-    expect(tested).toMatchObject({ status: 'TESTED', lastTest: { ok: true, httpStatus: 200, latencyMs: 12 } });
-    expect(probes).toEqual([{ railId: rail.id, endpoint: 'https://provider.example/mmp', secret: rail.secret }]);
+    expect(tested).toMatchObject({
+      status: 'TESTED',
+      lastTest: { ok: true, httpStatus: 200, latencyMs: 12 },
+    });
+    expect(probes).toEqual([
+      { railId: rail.id, endpoint: 'https://provider.example/mmp', secret: rail.secret },
+    ]);
   });
 
   it.each([
     ['non-2xx', { ok: false, httpStatus: 500, reason: 'HTTP 500 from the endpoint', latencyMs: 8 }],
-    ['wrong nonce', { ok: false, httpStatus: 200, reason: 'health.ack nonce does not match the nonce sent', latencyMs: 8 }],
+    [
+      'wrong nonce',
+      { ok: false, httpStatus: 200, reason: 'health.ack nonce does not match the nonce sent', latencyMs: 8 },
+    ],
     ['missing nonce', { ok: false, httpStatus: 200, reason: 'health.ack carries no nonce', latencyMs: 8 }],
-    ['unreachable host', { ok: false, httpStatus: null, reason: 'endpoint unreachable: ECONNREFUSED', latencyMs: null }],
+    [
+      'unreachable host',
+      { ok: false, httpStatus: null, reason: 'endpoint unreachable: ECONNREFUSED', latencyMs: null },
+    ],
   ])('PENDING + %s -> stays PENDING with the reason shown', async (_name, reply) => {
     const { provider, rail, test } = await pendingRail();
     h.onProbe(async () => ({ status: 200, body: reply }));
     const tested = await test();
-    expect(tested).toMatchObject({ status: 'PENDING', lastTest: { ok: false, reason: reply.reason, httpStatus: reply.httpStatus } });
+    expect(tested).toMatchObject({
+      status: 'PENDING',
+      lastTest: { ok: false, reason: reply.reason, httpStatus: reply.httpStatus },
+    });
     const shown = await h.call('rails.get', { params: { railId: rail.id } }, providerActor(provider.id));
     expect((shown.body as { lastTest: { reason: string } }).lastTest.reason).toBe(reply.reason);
   });
@@ -119,7 +203,10 @@ describe('rail states (specification table)', () => {
     });
     const { test } = await pendingRail({ endpoint: 'http://provider.example/mmp' });
     const tested = await test();
-    expect(tested).toMatchObject({ status: 'PENDING', lastTest: { ok: false, reason: expect.stringContaining('https://') } });
+    expect(tested).toMatchObject({
+      status: 'PENDING',
+      lastTest: { ok: false, reason: expect.stringContaining('https://') },
+    });
     expect(called).toBe(false);
   });
 
@@ -131,9 +218,16 @@ describe('rail states (specification table)', () => {
 
   it('activation needs TESTED: PENDING is refused with the reason of the last test', async () => {
     const { provider, rail, test } = await pendingRail();
-    h.onProbe(async () => ({ status: 200, body: { ok: false, httpStatus: 503, reason: 'HTTP 503 from the endpoint', latencyMs: 4 } }));
+    h.onProbe(async () => ({
+      status: 200,
+      body: { ok: false, httpStatus: 503, reason: 'HTTP 503 from the endpoint', latencyMs: 4 },
+    }));
     await test();
-    const error = await h.failure('rails.activate', { params: { railId: rail.id } }, providerActor(provider.id));
+    const error = await h.failure(
+      'rails.activate',
+      { params: { railId: rail.id } },
+      providerActor(provider.id),
+    );
     expect(error).toMatchObject({ status: 409, code: 'invalid_state' });
     expect(error.message).toContain('HTTP 503 from the endpoint');
   });
@@ -142,10 +236,19 @@ describe('rail states (specification table)', () => {
     const { provider, rail, test } = await pendingRail();
     h.onProbe(async () => ({ status: 200, body: { ok: true, httpStatus: 200, reason: null, latencyMs: 1 } }));
     await test();
-    const activated = await h.call('rails.activate', { params: { railId: rail.id } }, providerActor(provider.id));
+    const activated = await h.call(
+      'rails.activate',
+      { params: { railId: rail.id } },
+      providerActor(provider.id),
+    );
     expect(activated.body).toMatchObject({ status: 'ACTIVE' });
-    expect((await h.call('rails.activate', { params: { railId: rail.id } }, providerActor(provider.id))).body).toMatchObject({ status: 'ACTIVE' });
-    h.onProbe(async () => ({ status: 200, body: { ok: false, httpStatus: 500, reason: 'HTTP 500', latencyMs: 1 } }));
+    expect(
+      (await h.call('rails.activate', { params: { railId: rail.id } }, providerActor(provider.id))).body,
+    ).toMatchObject({ status: 'ACTIVE' });
+    h.onProbe(async () => ({
+      status: 200,
+      body: { ok: false, httpStatus: 500, reason: 'HTTP 500', latencyMs: 1 },
+    }));
     expect(await test()).toMatchObject({ status: 'ACTIVE', lastTest: { ok: false, reason: 'HTTP 500' } });
   });
 
@@ -153,7 +256,11 @@ describe('rail states (specification table)', () => {
     const { provider, rail, test } = await pendingRail({ environment: 'live' });
     h.onProbe(async () => ({ status: 200, body: { ok: true, httpStatus: 200, reason: null, latencyMs: 1 } }));
     await test();
-    const error = await h.failure('rails.activate', { params: { railId: rail.id } }, providerActor(provider.id));
+    const error = await h.failure(
+      'rails.activate',
+      { params: { railId: rail.id } },
+      providerActor(provider.id),
+    );
     expect(error).toMatchObject({ status: 409, code: 'invalid_state' });
     expect(error.message).toContain('certification');
   });
@@ -165,7 +272,11 @@ describe('rail states (specification table)', () => {
       called = true;
       return { status: 200, body: { ok: false, httpStatus: null, reason: 'x', latencyMs: null } };
     });
-    const rail = await h.createRail(provider.id, { ...webhookRail(), transport: 'pull', endpoint: undefined });
+    const rail = await h.createRail(provider.id, {
+      ...webhookRail(),
+      transport: 'pull',
+      endpoint: undefined,
+    });
     expect(rail.secret).toBeUndefined();
     const tested = await h.call('rails.test', { params: { railId: rail.id } }, providerActor(provider.id));
     expect(tested.body).toMatchObject({ status: 'TESTED', transport: 'pull', endpoint: null });
@@ -179,14 +290,28 @@ describe('bad input is a clear error, never a 500', () => {
     const actor = providerActor(provider.id);
     expect(await h.failure('rails.create', { body: 'rail please' }, actor)).toMatchObject({ status: 422 });
     expect(await h.failure('rails.create', { body: [webhookRail()] }, actor)).toMatchObject({ status: 422 });
-    expect(await h.failure('rails.create', { body: webhookRail() }, providerActor('prv_gone'))).toMatchObject({ status: 404 });
-    expect(await h.failure('rails.create', { body: webhookRail() }, { kind: 'public' })).toMatchObject({ status: 403 });
-    expect(await h.failure('rails.activate', { params: { railId: 'rail_nope' } }, actor)).toMatchObject({ status: 404 });
-    expect(await h.failure('providers.get', { params: { providerId: 'prv_gone' } }, ADMIN)).toMatchObject({ status: 404 });
-    expect(await h.failure('providers.set-mapping', { params: { providerId: provider.id }, body: [] }, ADMIN)).toMatchObject({ status: 422 });
-    expect(await h.failure('providers.set-mapping', { params: { providerId: provider.id }, body: {} }, actor)).toMatchObject({ status: 403 });
+    expect(await h.failure('rails.create', { body: webhookRail() }, providerActor('prv_gone'))).toMatchObject(
+      { status: 404 },
+    );
+    expect(await h.failure('rails.create', { body: webhookRail() }, { kind: 'public' })).toMatchObject({
+      status: 403,
+    });
+    expect(await h.failure('rails.activate', { params: { railId: 'rail_nope' } }, actor)).toMatchObject({
+      status: 404,
+    });
+    expect(await h.failure('providers.get', { params: { providerId: 'prv_gone' } }, ADMIN)).toMatchObject({
+      status: 404,
+    });
+    expect(
+      await h.failure('providers.set-mapping', { params: { providerId: provider.id }, body: [] }, ADMIN),
+    ).toMatchObject({ status: 422 });
+    expect(
+      await h.failure('providers.set-mapping', { params: { providerId: provider.id }, body: {} }, actor),
+    ).toMatchObject({ status: 403 });
     expect(await h.failure('orders.status', { body: {} }, SERVICE)).toMatchObject({ status: 422 });
-    expect(await h.failure('orders.status', { body: { paymentId: 'x' } }, actor)).toMatchObject({ status: 403 });
+    expect(await h.failure('orders.status', { body: { paymentId: 'x' } }, actor)).toMatchObject({
+      status: 403,
+    });
   });
 
   it('a rail test while provider-delivery cannot probe is 503 and leaves the rail untouched', async () => {
@@ -195,7 +320,9 @@ describe('bad input is a clear error, never a 500', () => {
     h.onProbe(async () => {
       throw appError('service_unavailable', 'down');
     });
-    expect(await h.failure('rails.test', { params: { railId: rail.id } }, providerActor(provider.id))).toMatchObject({ status: 503 });
+    expect(
+      await h.failure('rails.test', { params: { railId: rail.id } }, providerActor(provider.id)),
+    ).toMatchObject({ status: 503 });
     const got = await h.call('rails.get', { params: { railId: rail.id } }, providerActor(provider.id));
     expect(got.body).toMatchObject({ status: 'PENDING', lastTest: null });
   });

@@ -1,9 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import type { OrderCreatedData } from '@mmp/protocol';
+import { RoutingDecisionData, type OrderCreatedData } from '@mmp/protocol';
 import { SERVICE, paymentSnapshot, startRouter, webhookRail } from './harness.js';
 
 const COOLDOWN_MS = 400;
-const h = await startRouter({ BREAKER_FAILURES: '2', BREAKER_WINDOW_MS: '60000', BREAKER_COOLDOWN_MS: String(COOLDOWN_MS), ORDER_TTL_SECONDS: '600' });
+const h = await startRouter({
+  BREAKER_FAILURES: '2',
+  BREAKER_WINDOW_MS: '60000',
+  BREAKER_COOLDOWN_MS: String(COOLDOWN_MS),
+  ORDER_TTL_SECONDS: '600',
+});
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -11,11 +16,16 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 async function railsIn(country: string, priorities: number[]) {
   const provider = await h.createProvider();
   const rails = [];
-  for (const priority of priorities) rails.push(await h.activeRail(provider.id, { countries: [country], priority }));
+  for (const priority of priorities)
+    rails.push(await h.activeRail(provider.id, { countries: [country], priority }));
   return { provider, rails };
 }
 
-async function routed(country: string, overrides: Parameters<typeof paymentSnapshot>[0] = {}, network = 'ORANGE_MONEY') {
+async function routed(
+  country: string,
+  overrides: Parameters<typeof paymentSnapshot>[0] = {},
+  network = 'ORANGE_MONEY',
+) {
   const payment = paymentSnapshot(overrides);
   await h.initiate(payment, { network, phone: '+237690000001', country });
   return payment;
@@ -26,9 +36,22 @@ async function orderOf(paymentId: string, count = 1) {
   return events[count - 1]!.data as OrderCreatedData;
 }
 
+/** The routing.decided events of a payment, validated against the bus contract. */
+async function routingDecisions(paymentId: string, count = 1) {
+  const events = await h.waitFor('routing.decided', paymentId, count);
+  return events.map((event) => RoutingDecisionData.parse(event.data));
+}
+
 async function status(paymentId: string) {
   const reply = await h.call('orders.status', { body: { paymentId } }, SERVICE);
-  return reply.body as { order: { orderKey: string; status: string; railId: string; decisions: { action: string; reason: string }[] } | null };
+  return reply.body as {
+    order: {
+      orderKey: string;
+      status: string;
+      railId: string;
+      decisions: { action: string; reason: string }[];
+    } | null;
+  };
 }
 
 describe('routing a payment', () => {
@@ -37,7 +60,12 @@ describe('routing a payment', () => {
     const before = Date.now();
     const payment = await routed('GA');
     const order = await orderOf(payment.id);
-    expect(order).toMatchObject({ paymentId: payment.id, railId: rails[1]!.id, providerId: provider.id, transport: 'webhook' });
+    expect(order).toMatchObject({
+      paymentId: payment.id,
+      railId: rails[1]!.id,
+      providerId: provider.id,
+      transport: 'webhook',
+    });
     expect(order.orderKey).toMatch(/^pexec_/);
     expect(order.payload).toEqual({
       protocol_version: '1',
@@ -57,6 +85,19 @@ describe('routing a payment', () => {
     const { order: stored } = await status(payment.id);
     expect(stored).toMatchObject({ orderKey: order.orderKey, status: 'ROUTED', railId: rails[1]!.id });
     expect(stored!.decisions[0]!.reason).toContain('priority 5');
+    expect(await routingDecisions(payment.id)).toEqual([
+      {
+        paymentId: payment.id,
+        orderKey: order.orderKey,
+        decision: 'routed',
+        railId: rails[1]!.id,
+        providerId: provider.id,
+        reason: stored!.decisions[0]!.reason,
+        skipped: [],
+      },
+    ]);
+    const [event] = h.events('routing.decided', payment.id);
+    expect(event).toMatchObject({ projectId: payment.projectId, livemode: false });
   });
 
   it('reuses the same order and key when payment.initiated comes again', async () => {
@@ -66,6 +107,7 @@ describe('routing a payment', () => {
     await h.initiate(payment, { network: 'ORANGE_MONEY', phone: '+237690000001', country: 'TD' });
     await sleep(300);
     expect(h.events('order.created', payment.id)).toHaveLength(1);
+    expect(h.events('routing.decided', payment.id)).toHaveLength(1);
     expect((await status(payment.id)).order!.orderKey).toBe(first.orderKey);
   });
 
@@ -80,6 +122,10 @@ describe('routing a payment', () => {
     expect(failed!.data).toMatchObject({ paymentId: payment.id, code: 'provider_unavailable', railId: null });
     expect((failed!.data as { reason: string }).reason).toContain('no ACTIVE rail');
     expect(h.events('order.created', payment.id)).toHaveLength(0);
+    const [decided] = await routingDecisions(payment.id);
+    expect(decided).toMatchObject({ decision: 'no_rail', railId: null, providerId: null, skipped: [] });
+    expect(decided!.orderKey).toMatch(/^pexec_/);
+    expect(decided!.reason).toContain('no ACTIVE rail');
   });
 
   it('ignores rails that are not ACTIVE', async () => {
@@ -96,9 +142,19 @@ describe('delivery outcomes', () => {
     await railsIn('ML', [1]);
     const payment = await routed('ML');
     const order = await orderOf(payment.id);
-    await h.deliver('delivery.accepted', { orderKey: order.orderKey, paymentId: payment.id, railId: order.railId, classification: 'ACCEPTED' });
+    await h.deliver('delivery.accepted', {
+      orderKey: order.orderKey,
+      paymentId: payment.id,
+      railId: order.railId,
+      classification: 'ACCEPTED',
+    });
     const [accepted] = await h.waitFor('execution.accepted', payment.id);
-    expect(accepted!.data).toMatchObject({ paymentId: payment.id, orderKey: order.orderKey, railId: order.railId, code: null });
+    expect(accepted!.data).toMatchObject({
+      paymentId: payment.id,
+      orderKey: order.orderKey,
+      railId: order.railId,
+      code: null,
+    });
     expect((await status(payment.id)).order!.status).toBe('ACCEPTED');
   });
 
@@ -106,10 +162,18 @@ describe('delivery outcomes', () => {
     await railsIn('BF', [1, 2]);
     const payment = await routed('BF');
     const order = await orderOf(payment.id);
-    await h.deliver('delivery.rejected', { orderKey: order.orderKey, paymentId: payment.id, railId: order.railId, classification: 'REJECTED', reason: 'insufficient_balance' });
+    await h.deliver('delivery.rejected', {
+      orderKey: order.orderKey,
+      paymentId: payment.id,
+      railId: order.railId,
+      classification: 'REJECTED',
+      reason: 'insufficient_balance',
+    });
     const [failed] = await h.waitFor('execution.failed', payment.id);
     expect(failed!.data).toMatchObject({ code: 'insufficient_balance', orderKey: order.orderKey });
     expect(h.events('order.created', payment.id)).toHaveLength(1);
+    // A payer's error is not a routing decision: the timeline has the first choice only.
+    expect(h.events('routing.decided', payment.id)).toHaveLength(1);
   });
 
   it('fails over to the next rail with the same order key, then fails with provider_timeout after a TIMEOUT', async () => {
@@ -117,24 +181,61 @@ describe('delivery outcomes', () => {
     const payment = await routed('NE');
     const first = await orderOf(payment.id);
     expect(first.railId).toBe(rails[0]!.id);
-    await h.deliver('delivery.failed', { orderKey: first.orderKey, paymentId: payment.id, railId: first.railId, classification: 'HTTP_ERROR', reason: 'HTTP 500' });
+    await h.deliver('delivery.failed', {
+      orderKey: first.orderKey,
+      paymentId: payment.id,
+      railId: first.railId,
+      classification: 'HTTP_ERROR',
+      reason: 'HTTP 500',
+    });
     const second = await orderOf(payment.id, 2);
     expect(second).toMatchObject({ orderKey: first.orderKey, railId: rails[1]!.id, payload: first.payload });
     // A late outcome of the first rail changes nothing.
-    await h.deliver('delivery.accepted', { orderKey: first.orderKey, paymentId: payment.id, railId: first.railId, classification: 'ACCEPTED' });
-    await h.deliver('delivery.failed', { orderKey: first.orderKey, paymentId: payment.id, railId: second.railId, classification: 'TIMEOUT', reason: 'no answer in 10 s' });
+    await h.deliver('delivery.accepted', {
+      orderKey: first.orderKey,
+      paymentId: payment.id,
+      railId: first.railId,
+      classification: 'ACCEPTED',
+    });
+    await h.deliver('delivery.failed', {
+      orderKey: first.orderKey,
+      paymentId: payment.id,
+      railId: second.railId,
+      classification: 'TIMEOUT',
+      reason: 'no answer in 10 s',
+    });
     const [failed] = await h.waitFor('execution.failed', payment.id);
     expect(failed!.data).toMatchObject({ code: 'provider_timeout', railId: rails[1]!.id });
     expect(h.events('execution.accepted', payment.id)).toHaveLength(0);
     const decisions = (await status(payment.id)).order!.decisions.map((d) => d.action);
-    expect(decisions).toEqual(['routed', 'failover', 'failed']);
+    expect(decisions).toEqual(['routed', 'failover', 'no_rail']);
+    const routing = await routingDecisions(payment.id, 3);
+    expect(routing.map(({ decision, railId }) => [decision, railId])).toEqual([
+      ['routed', rails[0]!.id],
+      ['failover', rails[1]!.id],
+      ['no_rail', null],
+    ]);
+    expect(routing[1]!.reason).toContain('delivery.failed on rail');
+    expect(routing[1]!.reason).toContain('HTTP 500');
+    expect(routing[1]!.skipped).toEqual([{ railId: rails[0]!.id, reason: 'already tried' }]);
+    expect(routing[2]!.reason).toContain('TIMEOUT');
+    expect(routing[2]!.skipped).toEqual([
+      { railId: rails[0]!.id, reason: 'already tried' },
+      { railId: rails[1]!.id, reason: 'already tried' },
+    ]);
   });
 
   it('fails with provider_unavailable when the last rail fails without a timeout', async () => {
     await railsIn('GN', [1]);
     const payment = await routed('GN');
     const order = await orderOf(payment.id);
-    await h.deliver('delivery.rejected', { orderKey: order.orderKey, paymentId: payment.id, railId: order.railId, classification: 'REJECTED', reason: 'maintenance window' });
+    await h.deliver('delivery.rejected', {
+      orderKey: order.orderKey,
+      paymentId: payment.id,
+      railId: order.railId,
+      classification: 'REJECTED',
+      reason: 'maintenance window',
+    });
     const [failed] = await h.waitFor('execution.failed', payment.id);
     expect(failed!.data).toMatchObject({ code: 'provider_unavailable' });
   });
@@ -143,7 +244,12 @@ describe('delivery outcomes', () => {
     await railsIn('CG', [1, 2]);
     const payment = await routed('CG');
     const order = await orderOf(payment.id);
-    await h.deliver('delivery.expired', { orderKey: order.orderKey, paymentId: payment.id, railId: order.railId, classification: 'EXPIRED' });
+    await h.deliver('delivery.expired', {
+      orderKey: order.orderKey,
+      paymentId: payment.id,
+      railId: order.railId,
+      classification: 'EXPIRED',
+    });
     const [failed] = await h.waitFor('execution.failed', payment.id);
     expect(failed!.data).toMatchObject({ code: 'provider_timeout' });
     expect(h.events('order.created', payment.id)).toHaveLength(1);
@@ -155,9 +261,20 @@ describe('circuit breaker', () => {
     const { rails } = await railsIn('CF', [1, 2]);
     const [a, b] = [rails[0]!.id, rails[1]!.id];
     const fail = async (order: OrderCreatedData) =>
-      h.deliver('delivery.failed', { orderKey: order.orderKey, paymentId: order.paymentId, railId: order.railId, classification: 'UNREACHABLE', reason: 'ECONNREFUSED' });
+      h.deliver('delivery.failed', {
+        orderKey: order.orderKey,
+        paymentId: order.paymentId,
+        railId: order.railId,
+        classification: 'UNREACHABLE',
+        reason: 'ECONNREFUSED',
+      });
     const accept = async (order: OrderCreatedData) =>
-      h.deliver('delivery.accepted', { orderKey: order.orderKey, paymentId: order.paymentId, railId: order.railId, classification: 'ACCEPTED' });
+      h.deliver('delivery.accepted', {
+        orderKey: order.orderKey,
+        paymentId: order.paymentId,
+        railId: order.railId,
+        classification: 'ACCEPTED',
+      });
     const route = async () => orderOf((await routed('CF')).id);
 
     for (let i = 0; i < 2; i += 1) {
@@ -169,12 +286,22 @@ describe('circuit breaker', () => {
     // Open: A is skipped, and the decision says why.
     const whileOpen = await route();
     expect(whileOpen.railId).toBe(b);
-    expect((await status(whileOpen.paymentId)).order!.decisions[0]!.reason).toContain(`${a} circuit breaker open`);
+    expect((await status(whileOpen.paymentId)).order!.decisions[0]!.reason).toContain(
+      `${a} circuit breaker open`,
+    );
+    expect(await routingDecisions(whileOpen.paymentId)).toMatchObject([
+      { decision: 'routed', railId: b, skipped: [{ railId: a, reason: 'circuit breaker open' }] },
+    ]);
 
     await sleep(COOLDOWN_MS + 50);
     const trial = await route();
     expect(trial.railId).toBe(a);
-    expect((await route()).railId).toBe(b);
+    expect((await routingDecisions(trial.paymentId))[0]!.reason).toContain('half-open trial');
+    const besideTrial = await route();
+    expect(besideTrial.railId).toBe(b);
+    expect((await routingDecisions(besideTrial.paymentId))[0]!.skipped).toEqual([
+      { railId: a, reason: 'circuit breaker half-open, trial in flight' },
+    ]);
     await fail(trial);
     await orderOf(trial.paymentId, 2);
     expect((await route()).railId).toBe(b);

@@ -22,7 +22,10 @@ const valid = {
 function corpus(): [string, unknown][] {
   const entries: [string, unknown][] = [
     ['valid', valid],
-    ['valid with offset and decimals', { ...valid, settled_at: '2025-01-31T12:00:00.123+01:00', amount: '5000.00' }],
+    [
+      'valid with offset and decimals',
+      { ...valid, settled_at: '2025-01-31T12:00:00.123+01:00', amount: '5000.00' },
+    ],
     ['valid FAILED on MTN', { ...valid, status: 'FAILED', network: 'MTN_MOMO', currency: 'XOF' }],
     ['valid REFUNDED', { ...valid, status: 'REFUNDED', amount: '100.0' }],
     ['extra field', { ...valid, fee: '1' }],
@@ -46,7 +49,8 @@ function corpus(): [string, unknown][] {
   for (const [field, values] of Object.entries(broken)) {
     const { [field]: _removed, ...without } = valid as Record<string, unknown>;
     entries.push([`${field} missing`, without]);
-    for (const value of values) entries.push([`${field} = ${JSON.stringify(value)}`, { ...valid, [field]: value }]);
+    for (const value of values)
+      entries.push([`${field} = ${JSON.stringify(value)}`, { ...valid, [field]: value }]);
   }
   return entries;
 }
@@ -55,7 +59,12 @@ describe('protocol-v1 JSON Schema', () => {
   it('is served to providers as draft 2020-12 covering the eight fields', async () => {
     const provider = await h.createProvider();
     const reply = await h.call('schema', {}, providerActor(provider.id));
-    const schema = reply.body as { $schema: string; properties: Record<string, unknown>; required: string[]; additionalProperties: boolean };
+    const schema = reply.body as {
+      $schema: string;
+      properties: Record<string, unknown>;
+      required: string[];
+      additionalProperties: boolean;
+    };
     expect(schema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
     expect(Object.keys(schema.properties).sort()).toEqual(Object.keys(valid).sort());
     expect(schema.required.sort()).toEqual(Object.keys(valid).sort());

@@ -36,7 +36,10 @@ describe('settlement responses', () => {
     const { payment, order: o } = await order();
     const raw = JSON.stringify(event(o.orderKey), null, 2);
     const reply = await h.settle(provider.id, provider.signingSecret, undefined, { raw });
-    expect(reply).toMatchObject({ status: 200, body: { received: true, matched: true, orderKey: o.orderKey, status: 'COMPLETED' } });
+    expect(reply).toMatchObject({
+      status: 200,
+      body: { received: true, matched: true, orderKey: o.orderKey, status: 'COMPLETED' },
+    });
     const [received] = await h.waitFor('settlement.received', payment.id);
     expect(received!.data).toEqual({
       settlementId: (reply.body as { settlementId: string }).settlementId,
@@ -50,7 +53,9 @@ describe('settlement responses', () => {
       settledAt: '2025-01-31T12:00:00+01:00',
       failureCode: null,
     });
-    const stored = await db.settlements.findOne({ _id: (reply.body as { settlementId: string }).settlementId });
+    const stored = await db.settlements.findOne({
+      _id: (reply.body as { settlementId: string }).settlementId,
+    });
     expect(stored!.rawBody).toBe(raw);
     const status = await h.call('orders.status', { body: { paymentId: payment.id } }, SERVICE);
     expect((status.body as { settlement: unknown }).settlement).toEqual(received!.data);
@@ -58,21 +63,33 @@ describe('settlement responses', () => {
 
   it('accepts "5000.00" and correlates by transaction_ref when the key is the provider\'s own', async () => {
     const { payment } = await order();
-    const reply = await h.settle(provider.id, provider.signingSecret, event('prov-key-1', { transaction_ref: payment.token, amount: '5000.00', status: 'FAILED' }));
+    const reply = await h.settle(
+      provider.id,
+      provider.signingSecret,
+      event('prov-key-1', { transaction_ref: payment.token, amount: '5000.00', status: 'FAILED' }),
+    );
     expect(reply.body).toMatchObject({ matched: true, status: 'FAILED' });
     await h.waitFor('settlement.received', payment.id);
   });
 
   it('PENDING is stored but emits nothing: the payment stays PROCESSING', async () => {
     const { payment, order: o } = await order();
-    const reply = await h.settle(provider.id, provider.signingSecret, event(o.orderKey, { status: 'PENDING' }));
+    const reply = await h.settle(
+      provider.id,
+      provider.signingSecret,
+      event(o.orderKey, { status: 'PENDING' }),
+    );
     expect(reply.body).toMatchObject({ received: true, matched: true, status: 'PENDING' });
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(h.events('settlement.received', payment.id)).toHaveLength(0);
   });
 
   it('200 and stored as unmatched when no order matches, with no event', async () => {
-    const reply = await h.settle(provider.id, provider.signingSecret, event('pexec_unknownkey000000000000', { transaction_ref: 'nothing-here' }));
+    const reply = await h.settle(
+      provider.id,
+      provider.signingSecret,
+      event('pexec_unknownkey000000000000', { transaction_ref: 'nothing-here' }),
+    );
     expect(reply.body).toMatchObject({ received: true, matched: false, orderKey: null });
     const stored = await db.settlements.findOne({ idempotencyKey: 'pexec_unknownkey000000000000' });
     expect(stored).toMatchObject({ orderKey: null, livemode: null });
@@ -89,20 +106,37 @@ describe('settlement responses', () => {
     const body = event('pexec_x');
     const raw = JSON.stringify(body, null, 1);
     const cases = [
-      await h.settleFailure(provider.id, provider.signingSecret, body, { signature: hexHmac('wrong-secret', JSON.stringify(body)) }),
+      await h.settleFailure(provider.id, provider.signingSecret, body, {
+        signature: hexHmac('wrong-secret', JSON.stringify(body)),
+      }),
       await h.settleFailure(provider.id, provider.signingSecret, body, { signature: '' }),
-      await h.settleFailure(provider.id, provider.signingSecret, body, { raw, signature: hexHmac(provider.signingSecret, JSON.stringify(body)) }),
+      await h.settleFailure(provider.id, provider.signingSecret, body, {
+        raw,
+        signature: hexHmac(provider.signingSecret, JSON.stringify(body)),
+      }),
       await h.settleFailure('prv_doesnotexist', provider.signingSecret, body),
-      await h.settleFailure(provider.id, provider.signingSecret, undefined, { raw: '{not json', signature: 'ab'.repeat(32) }),
+      await h.settleFailure(provider.id, provider.signingSecret, undefined, {
+        raw: '{not json',
+        signature: 'ab'.repeat(32),
+      }),
     ];
     for (const error of cases) expect(error).toMatchObject({ status: 403, code: 'signature_invalid' });
   });
 
-  it('400 for a correctly signed body that is not JSON', async () => {
-    const error = await h.settleFailure(provider.id, provider.signingSecret, undefined, { raw: '{"protocol_version": "1",' });
-    expect(error).toMatchObject({ status: 400, code: 'invalid_request' });
+  it('422 naming the body for a correctly signed body that is not JSON', async () => {
+    const error = await h.settleFailure(provider.id, provider.signingSecret, undefined, {
+      raw: '{"protocol_version": "1",',
+    });
+    expect(error).toMatchObject({
+      status: 422,
+      code: 'validation_error',
+      fields: [{ field: 'body', message: 'body is not valid JSON' }],
+    });
     for (const raw of ['[]', 'null', '"COMPLETED"', '42']) {
-      expect(await h.settleFailure(provider.id, provider.signingSecret, undefined, { raw })).toMatchObject({ status: 422, fields: [{ field: 'protocol_version' }] });
+      expect(await h.settleFailure(provider.id, provider.signingSecret, undefined, { raw })).toMatchObject({
+        status: 422,
+        fields: [{ field: 'protocol_version' }],
+      });
     }
   });
 
@@ -119,14 +153,27 @@ describe('settlement responses', () => {
     });
     expect(error).toMatchObject({ status: 422, code: 'validation_error' });
     expect(error.fields!.map((f) => f.field).sort()).toEqual(
-      ['protocol_version', 'idempotency_key', 'amount', 'currency', 'status', 'network', 'settled_at', 'fee'].sort(),
+      [
+        'protocol_version',
+        'idempotency_key',
+        'amount',
+        'currency',
+        'status',
+        'network',
+        'settled_at',
+        'fee',
+      ].sort(),
     );
   });
 
   it('409 for a repeated idempotency_key, ignored', async () => {
     const { payment, order: o } = await order();
     await h.settle(provider.id, provider.signingSecret, event(o.orderKey));
-    const error = await h.settleFailure(provider.id, provider.signingSecret, event(o.orderKey, { status: 'FAILED' }));
+    const error = await h.settleFailure(
+      provider.id,
+      provider.signingSecret,
+      event(o.orderKey, { status: 'FAILED' }),
+    );
     expect(error).toMatchObject({ status: 409, code: 'duplicate_event' });
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(h.events('settlement.received', payment.id)).toHaveLength(1);
@@ -134,11 +181,21 @@ describe('settlement responses', () => {
 
   it('422 naming amount for cents, and currency for another currency; a corrected event is then accepted', async () => {
     const { payment, order: o } = await order();
-    const cents = await h.settleFailure(provider.id, provider.signingSecret, event(o.orderKey, { amount: '500000' }));
+    const cents = await h.settleFailure(
+      provider.id,
+      provider.signingSecret,
+      event(o.orderKey, { amount: '500000' }),
+    );
     expect(cents).toMatchObject({ status: 422, code: 'validation_error', fields: [{ field: 'amount' }] });
-    const currency = await h.settleFailure(provider.id, provider.signingSecret, event(o.orderKey, { currency: 'XOF' }));
+    const currency = await h.settleFailure(
+      provider.id,
+      provider.signingSecret,
+      event(o.orderKey, { currency: 'XOF' }),
+    );
     expect(currency).toMatchObject({ status: 422, fields: [{ field: 'currency' }] });
-    expect(await h.settle(provider.id, provider.signingSecret, event(o.orderKey))).toMatchObject({ status: 200 });
+    expect(await h.settle(provider.id, provider.signingSecret, event(o.orderKey))).toMatchObject({
+      status: 200,
+    });
     await h.waitFor('settlement.received', payment.id);
   });
 });
@@ -160,9 +217,15 @@ describe('proprietary payloads', () => {
   };
 
   it('validates the mapping itself', async () => {
-    const error = await h.failure('providers.set-mapping', { params: { providerId: provider.id }, body: { fields: { amount: 'a..b' }, statusMap: { X: 'DONE' } } }, ADMIN);
+    const error = await h.failure(
+      'providers.set-mapping',
+      { params: { providerId: provider.id }, body: { fields: { amount: 'a..b' }, statusMap: { X: 'DONE' } } },
+      ADMIN,
+    );
     expect(error.status).toBe(422);
-    expect(error.fields!.map((f) => f.field)).toEqual(expect.arrayContaining(['fields.amount', 'statusMap.X']));
+    expect(error.fields!.map((f) => f.field)).toEqual(
+      expect.arrayContaining(['fields.amount', 'statusMap.X']),
+    );
   });
 
   it('422 naming protocol_version when a provider without a mapping sends a proprietary body', async () => {
@@ -185,7 +248,12 @@ describe('proprietary payloads', () => {
       const orderKey = (created!.data as OrderCreatedData).orderKey;
       const reply = (await send(orderKey, payment.token)) as { body: Record<string, unknown> };
       const [received] = await h.waitFor('settlement.received', payment.id);
-      const { settlementId: _s, paymentId: _p, orderKey: _o, ...rest } = received!.data as Record<string, unknown>;
+      const {
+        settlementId: _s,
+        paymentId: _p,
+        orderKey: _o,
+        ...rest
+      } = received!.data as Record<string, unknown>;
       const { settlementId: _r, orderKey: _k, ...replyRest } = reply.body;
       return { event: rest, reply: replyRest };
     };
@@ -199,7 +267,11 @@ describe('proprietary payloads', () => {
       }),
     );
     const v1 = await outcome((orderKey) =>
-      h.settle(mapped.id, mapped.signingSecret, event(orderKey, { status: 'FAILED', settled_at: '2025-02-01T08:00:00Z' })),
+      h.settle(
+        mapped.id,
+        mapped.signingSecret,
+        event(orderKey, { status: 'FAILED', settled_at: '2025-02-01T08:00:00Z' }),
+      ),
     );
     expect(proprietary.reply).toEqual(v1.reply);
     expect({ ...proprietary.event, failureCode: null }).toEqual(v1.event);
@@ -209,7 +281,12 @@ describe('proprietary payloads', () => {
   it('422 names the SettlementEvent field and where it was read from', async () => {
     const mapped = await h.createProvider('Legacy Two');
     await h.call('providers.set-mapping', { params: { providerId: mapped.id }, body: mapping }, ADMIN);
-    const error = await h.settleFailure(mapped.id, mapped.signingSecret, { ref: { order: 'k', txn: 't' }, money: { value: 500050, ccy: 'XAF' }, state: 'WEIRD', at: 'yesterday' });
+    const error = await h.settleFailure(mapped.id, mapped.signingSecret, {
+      ref: { order: 'k', txn: 't' },
+      money: { value: 500050, ccy: 'XAF' },
+      state: 'WEIRD',
+      at: 'yesterday',
+    });
     expect(error.status).toBe(422);
     expect(error.fields!.map((f) => f.field).sort()).toEqual(['amount', 'settled_at', 'status']);
     expect(error.fields!.find((f) => f.field === 'status')!.message).toContain('mapped from "state"');
@@ -225,7 +302,12 @@ describe('reconciliation', () => {
       await h.initiate(payment, { network: 'MTN_MOMO', phone: '+237670000001', country: 'CM' });
       const [created] = await h.waitFor('order.created', payment.id);
       const o = created!.data as OrderCreatedData;
-      await h.deliver('delivery.accepted', { orderKey: o.orderKey, paymentId: payment.id, railId: o.railId, classification: 'ACCEPTED' });
+      await h.deliver('delivery.accepted', {
+        orderKey: o.orderKey,
+        paymentId: payment.id,
+        railId: o.railId,
+        classification: 'ACCEPTED',
+      });
       await h.waitFor('execution.accepted', payment.id);
       return o;
     };
@@ -233,30 +315,71 @@ describe('reconciliation', () => {
     const unsettled = await route();
     const late = await route();
     const mismatched = await route();
-    const sign = (body: Record<string, unknown>) => h.settle(recon.id, recon.signingSecret, { ...body, network: 'MTN_MOMO' });
+    const sign = (body: Record<string, unknown>) =>
+      h.settle(recon.id, recon.signingSecret, { ...body, network: 'MTN_MOMO' });
     await sign(event(settled.orderKey));
     await sign(event('pexec_stray0000000000000000', { transaction_ref: 'stray' }));
-    await h.settleFailure(recon.id, recon.signingSecret, { ...event(mismatched.orderKey, { amount: '500000' }), network: 'MTN_MOMO' });
+    await h.settleFailure(recon.id, recon.signingSecret, {
+      ...event(mismatched.orderKey, { amount: '500000' }),
+      network: 'MTN_MOMO',
+    });
     await new Promise((resolve) => setTimeout(resolve, 1100));
     await sign(event(late.orderKey));
 
     const date = new Date().toISOString().slice(0, 10);
-    const reply = await h.call('reconcile', { query: { providerId: recon.id, date, livemode: 'false' } }, ADMIN);
-    const report = reply.body as Record<string, { orderKey?: string; fields?: unknown }[]> & { summary: Record<string, number> };
-    expect(report.summary).toEqual({ orders: 4, matched: 2, settledWithoutOrder: 1, orderWithoutSettlement: 2, amountMismatch: 1, completedAfterExpiry: 1 });
+    const reply = await h.call(
+      'reconcile',
+      { query: { providerId: recon.id, date, livemode: 'false' } },
+      ADMIN,
+    );
+    const report = reply.body as Record<string, { orderKey?: string; fields?: unknown }[]> & {
+      summary: Record<string, number>;
+    };
+    expect(report.summary).toEqual({
+      orders: 4,
+      matched: 2,
+      settledWithoutOrder: 1,
+      orderWithoutSettlement: 2,
+      amountMismatch: 1,
+      completedAfterExpiry: 1,
+    });
     expect(report.matched!.map((m) => m.orderKey).sort()).toEqual([settled.orderKey, late.orderKey].sort());
-    expect(report.orderWithoutSettlement!.map((m) => m.orderKey).sort()).toEqual([unsettled.orderKey, mismatched.orderKey].sort());
-    expect(report.amountMismatch![0]).toMatchObject({ orderKey: mismatched.orderKey, fields: [{ field: 'amount' }] });
+    expect(report.orderWithoutSettlement!.map((m) => m.orderKey).sort()).toEqual(
+      [unsettled.orderKey, mismatched.orderKey].sort(),
+    );
+    expect(report.amountMismatch![0]).toMatchObject({
+      orderKey: mismatched.orderKey,
+      fields: [{ field: 'amount' }],
+    });
     expect(report.completedAfterExpiry![0]).toMatchObject({ orderKey: late.orderKey });
 
-    const live = await h.call('reconcile', { query: { providerId: recon.id, date, livemode: 'true' } }, ADMIN);
-    expect((live.body as { summary: Record<string, number> }).summary).toMatchObject({ orders: 0, settledWithoutOrder: 1 });
+    const live = await h.call(
+      'reconcile',
+      { query: { providerId: recon.id, date, livemode: 'true' } },
+      ADMIN,
+    );
+    expect((live.body as { summary: Record<string, number> }).summary).toMatchObject({
+      orders: 0,
+      settledWithoutOrder: 1,
+    });
   });
 
   it('refuses a bad query and non-admin callers', async () => {
-    const error = await h.failure('reconcile', { query: { providerId: provider.id, date: '2025-13-45' } }, ADMIN);
+    const error = await h.failure(
+      'reconcile',
+      { query: { providerId: provider.id, date: '2025-13-45' } },
+      ADMIN,
+    );
     expect(error).toMatchObject({ status: 400, code: 'invalid_request', fields: [{ field: 'date' }] });
-    expect(await h.failure('reconcile', { query: { providerId: provider.id, date: '2025-01-01' } }, { kind: 'provider', providerId: provider.id })).toMatchObject({ status: 403 });
-    expect(await h.failure('reconcile', { query: { providerId: 'prv_none', date: '2025-01-01' } }, ADMIN)).toMatchObject({ status: 404 });
+    expect(
+      await h.failure(
+        'reconcile',
+        { query: { providerId: provider.id, date: '2025-01-01' } },
+        { kind: 'provider', providerId: provider.id },
+      ),
+    ).toMatchObject({ status: 403 });
+    expect(
+      await h.failure('reconcile', { query: { providerId: 'prv_none', date: '2025-01-01' } }, ADMIN),
+    ).toMatchObject({ status: 404 });
   });
 });

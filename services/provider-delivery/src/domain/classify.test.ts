@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { backoffMs, checkEndpoint, judgeOrderExchange, judgeProbeExchange, type Exchange } from './classify.js';
+import { backoffMs, judgeOrderExchange, judgeProbeExchange, type Exchange } from './classify.js';
 
 const expected = { type: 'payment.ack' as const, key: 'pexec_1' };
 const answer = (httpStatus: number, body: unknown): Exchange => ({
@@ -11,32 +11,77 @@ const answer = (httpStatus: number, body: unknown): Exchange => ({
 
 describe('judgeOrderExchange', () => {
   it('accepts only HTTP 200 with a parseable ack of the right type echoing the key', () => {
-    expect(judgeOrderExchange(answer(200, { type: 'payment.ack', idempotency_key: 'pexec_1', status: 'ACCEPTED' }), expected)).toMatchObject({
+    expect(
+      judgeOrderExchange(
+        answer(200, { type: 'payment.ack', idempotency_key: 'pexec_1', status: 'ACCEPTED' }),
+        expected,
+      ),
+    ).toMatchObject({
       classification: 'ACCEPTED',
       transient: false,
     });
-    expect(judgeOrderExchange(answer(200, { type: 'payment.ack', idempotency_key: 'pexec_1', status: 'REJECTED', reason: 'insufficient_balance' }), expected)).toMatchObject({
+    expect(
+      judgeOrderExchange(
+        answer(200, {
+          type: 'payment.ack',
+          idempotency_key: 'pexec_1',
+          status: 'REJECTED',
+          reason: 'insufficient_balance',
+        }),
+        expected,
+      ),
+    ).toMatchObject({
       classification: 'REJECTED',
       reason: 'insufficient_balance',
     });
   });
 
   it.each([
-    ['201 is not the documented answer', answer(201, { type: 'payment.ack', idempotency_key: 'pexec_1', status: 'ACCEPTED' }), 'HTTP_ERROR', false],
+    [
+      '201 is not the documented answer',
+      answer(201, { type: 'payment.ack', idempotency_key: 'pexec_1', status: 'ACCEPTED' }),
+      'HTTP_ERROR',
+      false,
+    ],
     ['500', answer(500, ''), 'HTTP_ERROR', false],
     ['400', answer(400, ''), 'HTTP_ERROR', false],
     ['502', answer(502, ''), 'HTTP_ERROR', true],
     ['503', answer(503, ''), 'HTTP_ERROR', true],
     ['504', answer(504, ''), 'HTTP_ERROR', true],
     ['timeout', { kind: 'timeout', latencyMs: 10 } as Exchange, 'TIMEOUT', true],
-    ['unreachable', { kind: 'unreachable', reason: 'connection failed (ECONNREFUSED)', latencyMs: 1 } as Exchange, 'UNREACHABLE', false],
+    [
+      'unreachable',
+      { kind: 'unreachable', reason: 'connection failed (ECONNREFUSED)', latencyMs: 1 } as Exchange,
+      'UNREACHABLE',
+      false,
+    ],
     ['unparseable', answer(200, 'OK'), 'BAD_ACK', false],
     ['an array', answer(200, []), 'BAD_ACK', false],
-    ['wrong type', answer(200, { type: 'payout.ack', idempotency_key: 'pexec_1', status: 'ACCEPTED' }), 'BAD_ACK', false],
+    [
+      'wrong type',
+      answer(200, { type: 'payout.ack', idempotency_key: 'pexec_1', status: 'ACCEPTED' }),
+      'BAD_ACK',
+      false,
+    ],
     ['missing echo', answer(200, { type: 'payment.ack', status: 'ACCEPTED' }), 'ECHO_MISMATCH', false],
-    ['different echo', answer(200, { type: 'payment.ack', idempotency_key: 'pexec_2', status: 'ACCEPTED' }), 'ECHO_MISMATCH', false],
-    ['bad status', answer(200, { type: 'payment.ack', idempotency_key: 'pexec_1', status: 'OK' }), 'BAD_ACK', false],
-    ['unknown field', answer(200, { type: 'payment.ack', idempotency_key: 'pexec_1', status: 'ACCEPTED', paid: true }), 'BAD_ACK', false],
+    [
+      'different echo',
+      answer(200, { type: 'payment.ack', idempotency_key: 'pexec_2', status: 'ACCEPTED' }),
+      'ECHO_MISMATCH',
+      false,
+    ],
+    [
+      'bad status',
+      answer(200, { type: 'payment.ack', idempotency_key: 'pexec_1', status: 'OK' }),
+      'BAD_ACK',
+      false,
+    ],
+    [
+      'unknown field',
+      answer(200, { type: 'payment.ack', idempotency_key: 'pexec_1', status: 'ACCEPTED', paid: true }),
+      'BAD_ACK',
+      false,
+    ],
   ])('%s', (_name, exchange, classification, transient) => {
     const verdict = judgeOrderExchange(exchange, expected);
     expect(verdict).toMatchObject({ classification, transient, ack: null });
@@ -46,25 +91,33 @@ describe('judgeOrderExchange', () => {
 
 describe('judgeProbeExchange', () => {
   it('is ok only with a health.ack echoing the nonce', () => {
-    expect(judgeProbeExchange(answer(200, { type: 'health.ack', nonce: 'ab' }), 'ab')).toEqual({ ok: true, reason: null });
-    expect(judgeProbeExchange(answer(200, { type: 'health.ack', nonce: 'cd' }), 'ab').ok).toBe(false);
-    expect(judgeProbeExchange(answer(200, { type: 'health.ack' }), 'ab').ok).toBe(false);
+    expect(judgeProbeExchange(answer(200, { type: 'health.ack', nonce: 'ab' }), 'ab')).toEqual({
+      ok: true,
+      reason: null,
+    });
+    expect(judgeProbeExchange(answer(200, { type: 'health.ack', nonce: 'cd' }), 'ab')).toEqual({
+      ok: false,
+      reason: 'the health.ack echoes a different nonce',
+    });
+    expect(judgeProbeExchange(answer(200, { type: 'health.ack' }), 'ab')).toEqual({
+      ok: false,
+      reason: 'the health.ack carries no nonce',
+    });
     expect(judgeProbeExchange(answer(204, ''), 'ab')).toEqual({ ok: false, reason: 'HTTP 204' });
     expect(judgeProbeExchange({ kind: 'timeout', latencyMs: 5000 }, 'ab').reason).toMatch(/timeout/);
   });
-});
 
-describe('checkEndpoint', () => {
-  it('wants https, and allows http only on loopback with the development flag', () => {
-    expect(checkEndpoint('https://provider.example/orders', false)).toBeNull();
-    expect(checkEndpoint('http://provider.example/orders', true)).toMatch(/https/);
-    expect(checkEndpoint('http://127.0.0.1:8080/orders', false)).toMatch(/https/);
-    expect(checkEndpoint('http://127.0.0.1:8080/orders', true)).toBeNull();
-    expect(checkEndpoint('http://localhost/orders', true)).toBeNull();
-    expect(checkEndpoint('http://[::1]/orders', true)).toBeNull();
-    expect(checkEndpoint('http://127.0.0.1.evil.example/orders', true)).toMatch(/https/);
-    expect(checkEndpoint('ftp://x', true)).toMatch(/https/);
-    expect(checkEndpoint('not a url', true)).toMatch(/valid URL/);
+  it("points a refused signature (401, 403) at the rail's secret, for a probe and an order", () => {
+    const hint = "the endpoint refused the signed call; does it verify with this rail's whsec_ secret?";
+    expect(judgeProbeExchange(answer(401, { error: 'signature mismatch' }), 'ab')).toEqual({
+      ok: false,
+      reason: `HTTP 401: ${hint}`,
+    });
+    expect(judgeOrderExchange(answer(403, ''), { type: 'payment.ack', key: 'k' })).toMatchObject({
+      classification: 'HTTP_ERROR',
+      reason: `HTTP 403: ${hint}`,
+      transient: false,
+    });
   });
 });
 

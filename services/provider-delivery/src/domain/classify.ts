@@ -16,6 +16,16 @@ export type Verdict = {
 
 const TRANSIENT_STATUSES = new Set([502, 503, 504]);
 
+/**
+ * `HTTP <status>`, and for 401 and 403 the likely cause: an adapter verifying with another
+ * secret than the rail's (the kit answers 401 on a signature mismatch), e.g. after a roll.
+ */
+function httpReason(httpStatus: number): string {
+  return httpStatus === 401 || httpStatus === 403
+    ? `HTTP ${httpStatus}: the endpoint refused the signed call; does it verify with this rail's whsec_ secret?`
+    : `HTTP ${httpStatus}`;
+}
+
 function failed(classification: DeliveryClassification, reason: string, transient = false): Verdict {
   return { classification, reason, transient, ack: null };
 }
@@ -37,19 +47,29 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * echoes the exact key counts as an answer; anything else is a failed delivery, never an
  * acceptance. An unreachable host is not retried here: the router fails over instead.
  */
-export function judgeOrderExchange(exchange: Exchange, expected: { type: OrderAck['type']; key: string }): Verdict {
+export function judgeOrderExchange(
+  exchange: Exchange,
+  expected: { type: OrderAck['type']; key: string },
+): Verdict {
   if (exchange.kind === 'timeout') return failed('TIMEOUT', 'the provider did not answer in time', true);
   if (exchange.kind === 'unreachable') return failed('UNREACHABLE', exchange.reason);
   const { httpStatus } = exchange;
-  if (httpStatus !== 200) return failed('HTTP_ERROR', `HTTP ${httpStatus}`, TRANSIENT_STATUSES.has(httpStatus));
+  if (httpStatus !== 200)
+    return failed('HTTP_ERROR', httpReason(httpStatus), TRANSIENT_STATUSES.has(httpStatus));
   const body = parseJson(exchange.body);
   if (!isRecord(body)) return failed('BAD_ACK', 'the ack body is not a JSON object');
   if (body.type !== expected.type) return failed('BAD_ACK', `expected an ack of type ${expected.type}`);
   if (body.idempotency_key !== expected.key) {
-    return failed('ECHO_MISMATCH', body.idempotency_key === undefined ? 'the ack does not echo idempotency_key' : 'the ack echoes a different idempotency_key');
+    return failed(
+      'ECHO_MISMATCH',
+      body.idempotency_key === undefined
+        ? 'the ack does not echo idempotency_key'
+        : 'the ack echoes a different idempotency_key',
+    );
   }
   const parsed = OrderAck.safeParse(body);
-  if (!parsed.success) return failed('BAD_ACK', `invalid ack: ${parsed.error.issues.map((issue) => issue.message).join('; ')}`);
+  if (!parsed.success)
+    return failed('BAD_ACK', `invalid ack: ${parsed.error.issues.map((issue) => issue.message).join('; ')}`);
   const ack = parsed.data;
   return ack.status === 'ACCEPTED'
     ? { classification: 'ACCEPTED', reason: null, transient: false, ack }
@@ -60,13 +80,17 @@ export type ProbeVerdict = { ok: boolean; reason: string | null };
 
 /** A rail test passes only on HTTP 200 with a health.ack echoing the nonce. */
 export function judgeProbeExchange(exchange: Exchange, nonce: string): ProbeVerdict {
-  if (exchange.kind === 'timeout') return { ok: false, reason: 'timeout: the endpoint did not answer in time' };
+  if (exchange.kind === 'timeout')
+    return { ok: false, reason: 'timeout: the endpoint did not answer in time' };
   if (exchange.kind === 'unreachable') return { ok: false, reason: `unreachable: ${exchange.reason}` };
-  if (exchange.httpStatus !== 200) return { ok: false, reason: `HTTP ${exchange.httpStatus}` };
+  if (exchange.httpStatus !== 200) return { ok: false, reason: httpReason(exchange.httpStatus) };
   const body = parseJson(exchange.body);
-  if (!isRecord(body) || body.type !== 'health.ack') return { ok: false, reason: 'the answer is not a health.ack' };
-  if (body.nonce !== nonce) return { ok: false, reason: 'the health.ack does not echo the nonce' };
-  if (!HealthAck.safeParse(body).success) return { ok: false, reason: 'the health.ack has unknown or invalid fields' };
+  if (!isRecord(body) || body.type !== 'health.ack')
+    return { ok: false, reason: 'the answer is not a health.ack' };
+  if (body.nonce === undefined) return { ok: false, reason: 'the health.ack carries no nonce' };
+  if (body.nonce !== nonce) return { ok: false, reason: 'the health.ack echoes a different nonce' };
+  if (!HealthAck.safeParse(body).success)
+    return { ok: false, reason: 'the health.ack has unknown or invalid fields' };
   return { ok: true, reason: null };
 }
 
@@ -74,21 +98,4 @@ export function judgeProbeExchange(exchange: Exchange, nonce: string): ProbeVerd
 export function backoffMs(baseMs: number, attempt: number, random = Math.random): number {
   const delay = baseMs * 2 ** Math.max(0, attempt - 1);
   return Math.round(delay * (1 + 0.2 * random()));
-}
-
-/** `https://` always; `http://` only on a loopback host, and only when explicitly allowed. */
-export function checkEndpoint(endpoint: string, allowHttpLoopback: boolean): string | null {
-  let url: URL;
-  try {
-    url = new URL(endpoint);
-  } catch {
-    return 'the endpoint is not a valid URL';
-  }
-  if (url.protocol === 'https:') return null;
-  if (url.protocol === 'http:' && allowHttpLoopback && isLoopback(url.hostname)) return null;
-  return 'the endpoint must use https://';
-}
-
-function isLoopback(hostname: string): boolean {
-  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname);
 }

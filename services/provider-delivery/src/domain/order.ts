@@ -13,15 +13,40 @@ export type OrderStatus = (typeof ORDER_STATUSES)[number];
 /** States from which an order can still be delivered, acked or expire. */
 export const OPEN_STATUSES: OrderStatus[] = ['PENDING', 'DELIVERED'];
 
+/**
+ * How one attempt ended: the delivery classifications, or IN_FLIGHT while the POST is out
+ * (stored before sending), or INTERRUPTED when the process died before the answer was
+ * recorded and a later delivery found it still in flight.
+ */
+export type AttemptClassification = DeliveryClassification | 'IN_FLIGHT' | 'INTERRUPTED';
+
 /** One webhook attempt, kept on the order for support and the circuit breaker's history. */
 export type DeliveryAttempt = {
   attempt: number;
   at: Date;
   httpStatus: number | null;
-  latencyMs: number;
-  classification: DeliveryClassification;
+  latencyMs: number | null;
+  classification: AttemptClassification;
   reason: string | null;
 };
+
+export function inFlightAttempt(attempt: number, at: Date): DeliveryAttempt {
+  return { attempt, at, httpStatus: null, latencyMs: null, classification: 'IN_FLIGHT', reason: null };
+}
+
+/** An attempt found still in flight by a later delivery: its sender died mid-POST. */
+export function interruptedAttempt(attempt: DeliveryAttempt): DeliveryAttempt {
+  return {
+    ...attempt,
+    classification: 'INTERRUPTED',
+    reason: 'provider-delivery stopped before the answer was recorded',
+  };
+}
+
+/** Every attempt of an order, the one in flight (if any) last. */
+export function allAttempts(order: Pick<Order, 'attempts' | 'inFlight'>): DeliveryAttempt[] {
+  return order.inFlight ? [...order.attempts, order.inFlight] : order.attempts;
+}
 
 export type Order = {
   _id: string;
@@ -36,7 +61,10 @@ export type Order = {
   status: OrderStatus;
   /** Webhook attempts claimed so far (claimed before sending, so a crash never re-sends unseen). */
   attemptCount: number;
+  /** Finished attempts, oldest first. */
   attempts: DeliveryAttempt[];
+  /** The attempt whose POST is out now, stored before sending (null, or missing on old records). */
+  inFlight?: DeliveryAttempt | null;
   /** Pull fetches that returned this order. */
   deliveryCount: number;
   ack: OrderAck | null;
@@ -52,7 +80,11 @@ export function orderId(orderKey: string, railId: string): string {
   return `${orderKey}:${railId}`;
 }
 
-export function newOrder(data: OrderCreatedData, envelope: { projectId?: string; livemode?: boolean }, now: Date): Order {
+export function newOrder(
+  data: OrderCreatedData,
+  envelope: { projectId?: string; livemode?: boolean },
+  now: Date,
+): Order {
   return {
     _id: orderId(data.orderKey, data.railId),
     orderKey: data.orderKey,
@@ -66,6 +98,7 @@ export function newOrder(data: OrderCreatedData, envelope: { projectId?: string;
     status: 'PENDING',
     attemptCount: 0,
     attempts: [],
+    inFlight: null,
     deliveryCount: 0,
     ack: null,
     outcome: null,
@@ -104,7 +137,12 @@ export function toOrderEntry(order: Order, withAck = false) {
 
 /** Two acks are the same ack when every field the provider sent is equal. */
 export function sameAck(a: OrderAck, b: OrderAck): boolean {
-  return a.type === b.type && a.idempotency_key === b.idempotency_key && a.status === b.status && (a.reason ?? null) === (b.reason ?? null);
+  return (
+    a.type === b.type &&
+    a.idempotency_key === b.idempotency_key &&
+    a.status === b.status &&
+    (a.reason ?? null) === (b.reason ?? null)
+  );
 }
 
 export function outcomeEventType(classification: DeliveryClassification): string {

@@ -1,6 +1,7 @@
 import { appError, parseOrThrow } from '@mmp/protocol';
 import type { Operation } from '@mmp/platform';
 import { z } from 'zod';
+import { allAttempts } from '../domain/order.js';
 import type { Orders } from '../store/orders.js';
 
 const DeliveriesQuery = z.object({ orderKey: z.string().min(1) });
@@ -28,7 +29,7 @@ export function getDeliveries(orders: Orders): Operation {
           outcome: order.outcome,
           reason: order.reason,
           deliveryCount: order.deliveryCount,
-          attempts: order.attempts.map((attempt) => ({ ...attempt, at: attempt.at.toISOString() })),
+          attempts: allAttempts(order).map((attempt) => ({ ...attempt, at: attempt.at.toISOString() })),
         })),
       },
     };

@@ -3,7 +3,12 @@ import type { PendingEvent } from '@mmp/platform';
 import { outcomeEventType, type Order } from '../domain/order.js';
 
 /** The delivery.* event provider-router acts on: accepted, rejected, failed or expired. */
-export function outcomeEvent(order: Order, classification: DeliveryClassification, reason: string | null, attempts: number): PendingEvent {
+export function outcomeEvent(
+  order: Order,
+  classification: DeliveryClassification,
+  reason: string | null,
+  attempts: number,
+): PendingEvent {
   const data: DeliveryOutcomeData = {
     orderKey: order.orderKey,
     paymentId: order.paymentId,

@@ -1,4 +1,12 @@
-import { OrderAck, PullOrdersQuery, appError, fieldErrors, parseOrThrow, validationMessage, type ServiceRequest } from '@mmp/protocol';
+import {
+  OrderAck,
+  PullOrdersQuery,
+  appError,
+  fieldErrors,
+  parseOrThrow,
+  validationMessage,
+  type ServiceRequest,
+} from '@mmp/protocol';
 import type { Operation, Outbox, RequestContext } from '@mmp/platform';
 import { expectedAckType, sameAck, toOrderEntry, type Order } from '../domain/order.js';
 import { findProviderOrder, findPullable, type Orders } from '../store/orders.js';
@@ -7,7 +15,8 @@ import { outcomeEvent } from './outcome.js';
 export type PullDeps = { orders: Orders; outbox: Outbox };
 
 function providerOf(context: RequestContext): string {
-  if (context.actor.kind !== 'provider') throw appError('insufficient_permissions', 'Only a provider can use the pull transport.');
+  if (context.actor.kind !== 'provider')
+    throw appError('insufficient_permissions', 'Only a provider can use the pull transport.');
   return context.actor.providerId;
 }
 
@@ -21,7 +30,7 @@ export function parsePullQuery(query: ServiceRequest['query']): number {
 
 async function orderOf(deps: PullDeps, providerId: string, key: string | undefined): Promise<Order> {
   const order = key ? await findProviderOrder(deps.orders, providerId, key) : null;
-  if (!order) throw appError('resource_not_found', 'No order with this idempotency_key.');
+  if (!order) throw appError('resource_not_found', 'No order of your pull rails with this idempotency_key.');
   return order;
 }
 
@@ -99,11 +108,13 @@ async function applyAck(deps: PullDeps, order: Order, ack: OrderAck): Promise<Or
 function settledAnswer(order: Order, ack: OrderAck): OrderAck | null {
   const open = order.status === 'PENDING' || order.status === 'DELIVERED';
   // Past expires_at it is expired even if the expiry loop has not marked it yet.
-  if (order.status === 'EXPIRED' || (open && order.expiresAt.getTime() <= Date.now())) throw appError('order_expired', 'The order expired before it was acked.');
+  if (order.status === 'EXPIRED' || (open && order.expiresAt.getTime() <= Date.now()))
+    throw appError('order_expired', 'The order expired before it was acked.');
   if (order.status === 'ACKED' && order.ack) {
     if (sameAck(order.ack, ack)) return order.ack;
     throw appError('invalid_state', 'The order was already acked with a different ack.');
   }
-  if (order.status === 'FAILED' || order.status === 'ACKED') throw appError('invalid_state', 'The order can no longer be acked.');
+  if (order.status === 'FAILED' || order.status === 'ACKED')
+    throw appError('invalid_state', 'The order can no longer be acked.');
   return null;
 }

@@ -23,10 +23,16 @@ export function findPullable(orders: Orders, providerId: string, now: Date, limi
 
 /** A provider's pull order by key; after a failover between two of its rails, the newest record. */
 export async function findProviderOrder(orders: Orders, providerId: string, orderKey: string) {
-  const [order] = await orders.find({ providerId, orderKey, transport: 'pull' }, { sort: { createdAt: -1 }, limit: 1 });
+  const [order] = await orders.find(
+    { providerId, orderKey, transport: 'pull' },
+    { sort: { createdAt: -1 }, limit: 1 },
+  );
   return order ?? null;
 }
 
 export function findExpired(orders: Orders, now: Date, limit: number) {
-  return orders.find({ status: { $in: OPEN_STATUSES }, expiresAt: { $lte: now } }, { sort: { expiresAt: 1 }, limit });
+  return orders.find(
+    { status: { $in: OPEN_STATUSES }, expiresAt: { $lte: now } },
+    { sort: { expiresAt: 1 }, limit },
+  );
 }

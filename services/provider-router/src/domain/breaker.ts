@@ -9,6 +9,12 @@ export type BreakerState = {
   openedAt: number | null;
   /** Order key of the half-open trial in flight, with the time it was let through. */
   trial: { orderKey: string; at: number } | null;
+  /**
+   * Ids of the latest delivery outcomes already counted, so an outcome redelivered after a
+   * crash (or a failed write) between counting it and moving its order is counted once.
+   * Absent on breakers stored before it existed.
+   */
+  learned?: string[];
 };
 
 export type BreakerConfig = { threshold: number; windowMs: number; cooldownMs: number };
@@ -41,10 +47,25 @@ export function startTrial(state: BreakerState, orderKey: string, now: number): 
 export function recordFailure(state: BreakerState, now: number, config: BreakerConfig): BreakerState {
   const failures = [...state.failures.filter((at) => at > now - config.windowMs), now];
   if (breakerVerdict(state, now, config) === 'half-open') return { failures, openedAt: now, trial: null };
-  if (state.openedAt === null && failures.length >= config.threshold) return { failures, openedAt: now, trial: null };
+  if (state.openedAt === null && failures.length >= config.threshold)
+    return { failures, openedAt: now, trial: null };
   return { ...state, failures };
 }
 
 export function recordSuccess(): BreakerState {
   return CLOSED_BREAKER;
+}
+
+/** Far more outcomes than can be awaiting redelivery at once. */
+const LEARNED_OUTCOMES = 64;
+
+/** Counts one delivery outcome (by its id) once: null when the breaker already counted it. */
+export function learnOnce(
+  state: BreakerState,
+  outcomeId: string,
+  change: (state: BreakerState) => BreakerState,
+): BreakerState | null {
+  const learned = state.learned ?? [];
+  if (learned.includes(outcomeId)) return null;
+  return { ...change(state), learned: [...learned, outcomeId].slice(-LEARNED_OUTCOMES) };
 }

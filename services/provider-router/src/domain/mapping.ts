@@ -2,7 +2,15 @@ import { z } from 'zod';
 import { SettlementStatus } from '@mmp/protocol';
 
 /** The SettlementEvent fields a proprietary payload maps onto (protocol_version is implied: 1). */
-export const MAPPED_FIELDS = ['idempotency_key', 'transaction_ref', 'amount', 'currency', 'status', 'network', 'settled_at'] as const;
+export const MAPPED_FIELDS = [
+  'idempotency_key',
+  'transaction_ref',
+  'amount',
+  'currency',
+  'status',
+  'network',
+  'settled_at',
+] as const;
 export type MappedField = (typeof MAPPED_FIELDS)[number];
 
 const FieldPath = z
@@ -27,7 +35,11 @@ export const ProprietaryMapping = z
   .superRefine((mapping, ctx) => {
     for (const field of MAPPED_FIELDS) {
       if (!mapping.fields[field] && !mapping.constants[field]) {
-        ctx.addIssue({ code: 'custom', path: ['fields', field], message: `${field} needs a field path or a constant` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['fields', field],
+          message: `${field} needs a field path or a constant`,
+        });
       }
     }
   });
@@ -36,7 +48,8 @@ export type ProprietaryMapping = z.infer<typeof ProprietaryMapping>;
 export function readPath(payload: unknown, path: string): unknown {
   let value: unknown = payload;
   for (const key of path.split('.')) {
-    if (value === null || typeof value !== 'object' || Array.isArray(value) || !Object.hasOwn(value, key)) return undefined;
+    if (value === null || typeof value !== 'object' || Array.isArray(value) || !Object.hasOwn(value, key))
+      return undefined;
     value = (value as Record<string, unknown>)[key];
   }
   return value;
@@ -51,10 +64,16 @@ function toAmount(value: unknown, unit: 'major' | 'minor'): unknown {
 }
 
 function toDateTime(value: unknown): unknown {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? new Date(value * 1000).toISOString() : value;
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0
+    ? new Date(value * 1000).toISOString()
+    : value;
 }
 
-export type MappedPayload = { candidate: Record<string, unknown>; failureCode: string | null; sources: Partial<Record<MappedField, string>> };
+export type MappedPayload = {
+  candidate: Record<string, unknown>;
+  failureCode: string | null;
+  sources: Partial<Record<MappedField, string>>;
+};
 
 /**
  * Turns a proprietary payload into a SettlementEvent candidate; the candidate then goes
@@ -67,7 +86,8 @@ export function applyMapping(mapping: ProprietaryMapping, payload: unknown): Map
     const path = mapping.fields[field];
     const raw = path ? readPath(payload, path) : mapping.constants[field];
     if (path) sources[field] = path;
-    if (raw === undefined && mapping.constants[field] !== undefined) candidate[field] = mapping.constants[field];
+    if (raw === undefined && mapping.constants[field] !== undefined)
+      candidate[field] = mapping.constants[field];
     else if (field === 'status' && typeof raw === 'string') candidate[field] = mapping.statusMap[raw] ?? raw;
     else if (field === 'amount') candidate[field] = toAmount(raw, mapping.amountUnit);
     else if (field === 'settled_at') candidate[field] = toDateTime(raw);

@@ -1,5 +1,5 @@
 import { formatMajorAmount, type PaymentInitiatedData } from '@mmp/protocol';
-import type { RouteCriteria } from './routing.js';
+import type { RouteCriteria, SkippedRail } from './routing.js';
 import type { Transport } from './rail.js';
 
 /**
@@ -8,7 +8,19 @@ import type { Transport } from './rail.js';
  */
 export type OrderStatus = 'ROUTED' | 'ACCEPTED' | 'FAILED';
 
-export type RoutingDecision = { at: string; railId: string | null; action: string; reason: string };
+/**
+ * One step of the order's history. Routing steps (routed, failover, no_rail) are also
+ * published as routing.decided for the payment's timeline; accepted and failed are the
+ * execution.* events' own business.
+ */
+export type RoutingDecision = {
+  at: string;
+  railId: string | null;
+  action: 'routed' | 'failover' | 'no_rail' | 'accepted' | 'failed';
+  reason: string;
+  skipped?: SkippedRail[];
+};
+export type RoutingStep = RoutingDecision & { action: 'routed' | 'failover' | 'no_rail' };
 
 export type Order = {
   /** The order key `pexec_…`, also the payment.execute idempotency_key. */
@@ -38,7 +50,13 @@ export type Order = {
 };
 
 /** Rejection reasons that describe the payer's wallet: another rail would refuse it too. */
-export const PAYER_ERROR_CODES = ['insufficient_balance', 'account_inactive', 'invalid_phone', 'transaction_limit', 'pin_error'] as const;
+export const PAYER_ERROR_CODES = [
+  'insufficient_balance',
+  'account_inactive',
+  'invalid_phone',
+  'transaction_limit',
+  'pin_error',
+] as const;
 
 export function payerErrorCode(reason: string | null): string | null {
   const code = reason?.trim().toLowerCase() ?? '';
@@ -46,8 +64,12 @@ export function payerErrorCode(reason: string | null): string | null {
 }
 
 /** The code the payment fails with once no rail is left. */
-export function exhaustedCode(lastClassification: string | null): 'provider_timeout' | 'provider_unavailable' {
-  return lastClassification === 'TIMEOUT' || lastClassification === 'EXPIRED' ? 'provider_timeout' : 'provider_unavailable';
+export function exhaustedCode(
+  lastClassification: string | null,
+): 'provider_timeout' | 'provider_unavailable' {
+  return lastClassification === 'TIMEOUT' || lastClassification === 'EXPIRED'
+    ? 'provider_timeout'
+    : 'provider_unavailable';
 }
 
 /**
@@ -55,7 +77,11 @@ export function exhaustedCode(lastClassification: string | null): 'provider_time
  * and the payer's handle on the payment, stable across failovers, and what a provider may
  * echo in its SettlementEvent instead of the idempotency_key.
  */
-export function paymentExecuteBody(orderKey: string, data: PaymentInitiatedData, nowMs: number): Record<string, unknown> {
+export function paymentExecuteBody(
+  orderKey: string,
+  data: PaymentInitiatedData,
+  nowMs: number,
+): Record<string, unknown> {
   return {
     protocol_version: '1',
     type: 'payment.execute',
@@ -71,5 +97,13 @@ export function paymentExecuteBody(orderKey: string, data: PaymentInitiatedData,
 }
 
 export function orderStatusView(order: Order) {
-  return { orderKey: order._id, status: order.status, railId: order.railId, providerId: order.providerId, failureCode: order.failureCode, expiresAt: order.expiresAt, decisions: order.decisions };
+  return {
+    orderKey: order._id,
+    status: order.status,
+    railId: order.railId,
+    providerId: order.providerId,
+    failureCode: order.failureCode,
+    expiresAt: order.expiresAt,
+    decisions: order.decisions,
+  };
 }

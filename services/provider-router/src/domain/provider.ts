@@ -13,7 +13,9 @@ export type Provider = {
   updatedAt: string;
 };
 
-export const ProviderInput = z.object({ name: z.string().trim().min(1, 'name is required').max(100) }).strict();
+export const ProviderInput = z
+  .object({ name: z.string().trim().min(1, 'name is required').max(100) })
+  .strict();
 
 export const newProviderId = (): string => `prv_${randomBase62(24)}`;
 export const newRailId = (): string => `rail_${randomBase62(24)}`;

@@ -51,7 +51,10 @@ export const RailInput = z
     transport: z.enum(['webhook', 'pull']),
     endpoint: z.url({ protocol: /^https?$/, error: 'endpoint must be an http(s) URL' }).optional(),
     networks: nonEmptyUnique(Network, 'networks'),
-    countries: nonEmptyUnique(z.string().regex(/^[A-Z]{2}$/, 'countries must be ISO 3166-1 alpha-2 codes'), 'countries'),
+    countries: nonEmptyUnique(
+      z.string().regex(/^[A-Z]{2}$/, 'countries must be ISO 3166-1 alpha-2 codes'),
+      'countries',
+    ),
     currencies: nonEmptyUnique(Currency, 'currencies'),
     supportsPayout: z.boolean().default(false),
     environment: z.enum(['sandbox', 'live']),
@@ -62,7 +65,8 @@ export type RailInput = z.infer<typeof RailInput>;
 
 function endpointRule(body: Record<string, unknown>): string | null {
   if (body.transport === 'webhook' && body.endpoint === undefined) return 'a webhook rail needs an endpoint';
-  if (body.transport === 'pull' && body.endpoint !== undefined) return 'a pull rail has no endpoint: the provider fetches its orders';
+  if (body.transport === 'pull' && body.endpoint !== undefined)
+    return 'a pull rail has no endpoint: the provider fetches its orders';
   return null;
 }
 
@@ -72,21 +76,9 @@ export function parseRailInput(body: unknown): RailInput {
   const fields: FieldError[] = result.success ? [] : fieldErrors(result.error);
   const rule = body && typeof body === 'object' ? endpointRule(body as Record<string, unknown>) : null;
   if (rule && !fields.some((f) => f.field === 'endpoint')) fields.push({ field: 'endpoint', message: rule });
-  if (!result.success || fields.length > 0) throw appError('validation_error', validationMessage(fields), fields);
+  if (!result.success || fields.length > 0)
+    throw appError('validation_error', validationMessage(fields), fields);
   return result.data;
-}
-
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
-
-/**
- * Why an endpoint may not be called, or null when it may. HTTPS always; plain HTTP only on
- * loopback and only under the explicit development flag.
- */
-export function endpointRefusal(endpoint: string, allowHttpLoopback: boolean): string | null {
-  const url = new URL(endpoint);
-  if (url.protocol === 'https:') return null;
-  if (allowHttpLoopback && url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)) return null;
-  return `endpoint must use https:// (got ${url.protocol}//${url.host})`;
 }
 
 /** The rail state after a test: only PENDING moves (to TESTED); a failed test never demotes a rail. */
@@ -95,9 +87,13 @@ export function statusAfterTest(status: RailStatus, ok: boolean): RailStatus {
 }
 
 /** Why a rail may not be activated now, or null when it may. */
-export function activationRefusal(rail: Pick<Rail, 'status' | 'environment' | 'certified' | 'lastTest'>): string | null {
+export function activationRefusal(
+  rail: Pick<Rail, 'status' | 'environment' | 'certified' | 'lastTest'>,
+): string | null {
   if (rail.status === 'PENDING') {
-    const last = rail.lastTest ? ` Last test failed: ${rail.lastTest.reason}` : ' It has not been tested yet.';
+    const last = rail.lastTest
+      ? ` Last test failed: ${rail.lastTest.reason}`
+      : ' It has not been tested yet.';
     return `A rail must pass its test (state TESTED) before activation.${last}`;
   }
   if (rail.environment === 'live' && !rail.certified) {

@@ -71,11 +71,22 @@ export function reconcile(input: {
       paymentId: order.paymentId,
       amount: order.amount,
       currency: order.currency,
-      settlements: (byOrder.get(order._id) ?? []).map((s) => ({ settlementId: s._id, status: s.status, receivedAt: s.receivedAt })),
+      settlements: (byOrder.get(order._id) ?? []).map((s) => ({
+        settlementId: s._id,
+        status: s.status,
+        receivedAt: s.receivedAt,
+      })),
     }));
   const orderWithoutSettlement = input.orders
     .filter((order) => order.status !== 'FAILED' && !byOrder.has(order._id))
-    .map((order) => ({ orderKey: order._id, paymentId: order.paymentId, status: order.status, amount: order.amount, currency: order.currency, expiresAt: order.expiresAt }));
+    .map((order) => ({
+      orderKey: order._id,
+      paymentId: order.paymentId,
+      status: order.status,
+      amount: order.amount,
+      currency: order.currency,
+      expiresAt: order.expiresAt,
+    }));
   const settledWithoutOrder = input.settlementsOfDay
     .filter((s) => s.orderKey === null)
     .map((s) => ({
@@ -89,7 +100,13 @@ export function reconcile(input: {
     }));
   const completedAfterExpiry = input.settlementsOfDay
     .filter((s) => s.afterExpiry && s.livemode === input.livemode)
-    .map((s) => ({ settlementId: s._id, orderKey: s.orderKey, paymentId: s.paymentId, settledAt: s.settledAt, receivedAt: s.receivedAt }));
+    .map((s) => ({
+      settlementId: s._id,
+      orderKey: s.orderKey,
+      paymentId: s.paymentId,
+      settledAt: s.settledAt,
+      receivedAt: s.receivedAt,
+    }));
   const amountMismatch = input.mismatches.map((m) => ({
     orderKey: m.orderKey,
     paymentId: m.paymentId,

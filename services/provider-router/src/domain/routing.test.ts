@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { CLOSED_BREAKER, admitsOrder, breakerVerdict, recordFailure, recordSuccess, startTrial } from './breaker.js';
+import {
+  CLOSED_BREAKER,
+  admitsOrder,
+  breakerVerdict,
+  recordFailure,
+  recordSuccess,
+  startTrial,
+} from './breaker.js';
 import { chooseRail } from './routing.js';
 import type { Rail } from './rail.js';
 
@@ -31,27 +38,64 @@ function rail(id: string, overrides: Partial<Rail> = {}): Rail {
   };
 }
 
-const choose = (rails: Rail[], exclude: string[] = [], now = 0) => chooseRail(rails, criteria, { exclude, now, breaker: config });
+const choose = (rails: Rail[], exclude: string[] = [], now = 0) =>
+  chooseRail(rails, criteria, { exclude, now, breaker: config });
 
 describe('chooseRail', () => {
   it('prefers certified rails, then the lower priority number, then the older rail', () => {
-    expect(choose([rail('a', { priority: 1 }), rail('b', { priority: 50, certified: true })]).rail?._id).toBe('b');
+    expect(choose([rail('a', { priority: 1 }), rail('b', { priority: 50, certified: true })]).rail?._id).toBe(
+      'b',
+    );
     expect(choose([rail('a', { priority: 9 }), rail('b', { priority: 2 })]).rail?._id).toBe('b');
     expect(choose([rail('b', { createdAt: '2025-02-01T00:00:00.000Z' }), rail('a')]).rail?._id).toBe('a');
   });
 
   it('keeps to ACTIVE rails of the environment, network, currency and country', () => {
-    for (const overrides of [{ status: 'TESTED' as const }, { environment: 'live' as const }, { networks: ['WAVE' as const] }, { currencies: ['XOF' as const] }, { countries: ['SN'] }]) {
-      expect(choose([rail('a', overrides)])).toMatchObject({ rail: null, reason: expect.stringContaining('no ACTIVE rail') });
+    for (const overrides of [
+      { status: 'TESTED' as const },
+      { environment: 'live' as const },
+      { networks: ['WAVE' as const] },
+      { currencies: ['XOF' as const] },
+      { countries: ['SN'] },
+    ]) {
+      expect(choose([rail('a', overrides)])).toMatchObject({
+        rail: null,
+        reason: expect.stringContaining('no ACTIVE rail'),
+      });
     }
   });
 
   it('skips tried rails and open breakers, and says so', () => {
     const open = { failures: [0], openedAt: 0, trial: null };
-    const choice = choose([rail('a', { priority: 1 }), rail('b', { priority: 2, breaker: open }), rail('c', { priority: 3 })], ['a'], 100);
+    const choice = choose(
+      [rail('a', { priority: 1 }), rail('b', { priority: 2, breaker: open }), rail('c', { priority: 3 })],
+      ['a'],
+      100,
+    );
     expect(choice.rail?._id).toBe('c');
     expect(choice.reason).toContain('a already tried; b circuit breaker open');
-    expect(choose([rail('a', { breaker: open })], [], 100)).toMatchObject({ rail: null, reason: expect.stringContaining('circuit breaker open') });
+    expect(choice.skipped).toEqual([
+      { railId: 'a', reason: 'already tried' },
+      { railId: 'b', reason: 'circuit breaker open' },
+    ]);
+    expect(choose([rail('a', { breaker: open })], [], 100)).toMatchObject({
+      rail: null,
+      reason: expect.stringContaining('circuit breaker open'),
+      skipped: [{ railId: 'a', reason: 'circuit breaker open' }],
+    });
+  });
+
+  it('names a half-open rail whose single trial is still in flight', () => {
+    const trialInFlight = { failures: [0], openedAt: 0, trial: { orderKey: 'pexec_1', at: 600 } };
+    expect(choose([rail('a', { breaker: trialInFlight })], [], 700)).toMatchObject({
+      rail: null,
+      skipped: [{ railId: 'a', reason: 'circuit breaker half-open, trial in flight' }],
+    });
+    expect(choose([rail('a', { breaker: { ...trialInFlight, trial: null } })], [], 700)).toMatchObject({
+      rail: { _id: 'a' },
+      halfOpenTrial: true,
+      skipped: [],
+    });
   });
 });
 

@@ -9,9 +9,12 @@ export type RouteCriteria = {
   country: string;
 };
 
+/** A rail that served the payment but was passed over, and why (e.g. its breaker is open). */
+export type SkippedRail = { railId: string; reason: string };
+
 export type RouteChoice =
-  | { rail: Rail; halfOpenTrial: boolean; reason: string }
-  | { rail: null; reason: string };
+  | { rail: Rail; halfOpenTrial: boolean; reason: string; skipped: SkippedRail[] }
+  | { rail: null; reason: string; skipped: SkippedRail[] };
 
 export function environmentOf(livemode: boolean): RailEnvironment {
   return livemode ? 'live' : 'sandbox';
@@ -48,25 +51,35 @@ export function chooseRail(
   options: { exclude: string[]; now: number; breaker: BreakerConfig },
 ): RouteChoice {
   const eligible = rails.filter((rail) => serves(rail, criteria)).sort(byPreference);
-  const skipped: string[] = [];
+  const skipped: SkippedRail[] = [];
+  const skippedText = () => skipped.map((skip) => `${skip.railId} ${skip.reason}`).join('; ');
   for (const rail of eligible) {
     if (options.exclude.includes(rail._id)) {
-      skipped.push(`${rail._id} already tried`);
+      skipped.push({ railId: rail._id, reason: 'already tried' });
       continue;
     }
+    const verdict = breakerVerdict(rail.breaker, options.now, options.breaker);
     if (!admitsOrder(rail.breaker, options.now, options.breaker)) {
-      skipped.push(`${rail._id} circuit breaker open`);
+      skipped.push({
+        railId: rail._id,
+        reason: verdict === 'open' ? 'circuit breaker open' : 'circuit breaker half-open, trial in flight',
+      });
       continue;
     }
-    const halfOpenTrial = breakerVerdict(rail.breaker, options.now, options.breaker) === 'half-open';
+    const halfOpenTrial = verdict === 'half-open';
     const why = [
       `${rail.certified ? 'certified' : 'not certified'}, priority ${rail.priority}`,
       halfOpenTrial ? 'half-open trial after breaker cooldown' : null,
-      skipped.length ? `skipped: ${skipped.join('; ')}` : null,
+      skipped.length ? `skipped: ${skippedText()}` : null,
     ].filter(Boolean);
-    return { rail, halfOpenTrial, reason: `chose rail ${rail._id} of provider ${rail.providerId} (${why.join('; ')})` };
+    return {
+      rail,
+      halfOpenTrial,
+      reason: `chose rail ${rail._id} of provider ${rail.providerId} (${why.join('; ')})`,
+      skipped,
+    };
   }
   const wanted = `${criteria.environment} ${criteria.network} ${criteria.currency} ${criteria.country}`;
-  if (eligible.length === 0) return { rail: null, reason: `no ACTIVE rail serves ${wanted}` };
-  return { rail: null, reason: `no usable rail for ${wanted}: ${skipped.join('; ')}` };
+  if (eligible.length === 0) return { rail: null, reason: `no ACTIVE rail serves ${wanted}`, skipped };
+  return { rail: null, reason: `no usable rail for ${wanted}: ${skippedText()}`, skipped };
 }

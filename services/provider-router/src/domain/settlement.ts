@@ -12,19 +12,26 @@ import { applyMapping, type MappedField, type ProprietaryMapping } from './mappi
 
 export type SettlementFormat = 'protocol-v1' | 'proprietary';
 
-export type ParsedSettlement = { event: SettlementEvent; format: SettlementFormat; failureCode: string | null };
+export type ParsedSettlement = {
+  event: SettlementEvent;
+  format: SettlementFormat;
+  failureCode: string | null;
+};
 
-/** The body as JSON; a body that is not JSON is a malformed request, not a schema violation. */
+function invalid(fields: FieldError[]) {
+  return appError('validation_error', validationMessage(fields), fields);
+}
+
+/**
+ * The body as JSON. The specification answers a SettlementEvent with 200, 403, 409 or 422
+ * only, so a signed body that is not JSON is a 422 naming `body`, not a 400.
+ */
 export function parseJsonBody(rawBody: string): unknown {
   try {
     return JSON.parse(rawBody);
   } catch {
-    throw appError('invalid_request', 'The body is not valid JSON.');
+    throw invalid([{ field: 'body', message: 'body is not valid JSON' }]);
   }
-}
-
-function invalid(fields: FieldError[]) {
-  return appError('validation_error', validationMessage(fields), fields);
 }
 
 /**
@@ -40,7 +47,10 @@ export function parseSettlement(payload: unknown, mapping: ProprietaryMapping | 
   }
   if (!mapping) {
     throw invalid([
-      { field: 'protocol_version', message: 'protocol_version is required: no proprietary mapping is configured for this provider' },
+      {
+        field: 'protocol_version',
+        message: 'protocol_version is required: no proprietary mapping is configured for this provider',
+      },
     ]);
   }
   const mapped = applyMapping(mapping, payload);
@@ -57,13 +67,22 @@ export function parseSettlement(payload: unknown, mapping: ProprietaryMapping | 
 }
 
 /** Amount and currency must equal the order's: "500000" for a 5000 order (cents) is refused. */
-export function mismatchFields(event: SettlementEvent, order: { amount: number; currency: string }): FieldError[] {
+export function mismatchFields(
+  event: SettlementEvent,
+  order: { amount: number; currency: string },
+): FieldError[] {
   const fields: FieldError[] = [];
   if (!amountsEqual(event.amount, order.amount)) {
-    fields.push({ field: 'amount', message: `amount ${event.amount} does not equal the order's amount ${order.amount} (major units, never cents)` });
+    fields.push({
+      field: 'amount',
+      message: `amount ${event.amount} does not equal the order's amount ${order.amount} (major units, never cents)`,
+    });
   }
   if (event.currency !== order.currency) {
-    fields.push({ field: 'currency', message: `currency ${event.currency} does not equal the order's currency ${order.currency}` });
+    fields.push({
+      field: 'currency',
+      message: `currency ${event.currency} does not equal the order's currency ${order.currency}`,
+    });
   }
   return fields;
 }

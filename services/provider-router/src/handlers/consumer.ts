@@ -35,7 +35,12 @@ export function startRoutingConsumer(
         if (event.type === 'payment.initiated') {
           await routePayment(deps, PaymentInitiatedData.parse(event.data));
         } else if ((DELIVERY_TYPES as readonly string[]).includes(event.type)) {
-          await applyDeliveryOutcome(deps, event.type as DeliveryType, DeliveryOutcomeData.parse(event.data));
+          await applyDeliveryOutcome(
+            deps,
+            event.type as DeliveryType,
+            DeliveryOutcomeData.parse(event.data),
+            event.id,
+          );
         }
       });
     },

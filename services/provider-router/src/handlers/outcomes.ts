@@ -1,8 +1,20 @@
 import type { DeliveryOutcomeData } from '@mmp/protocol';
-import { recordFailure, recordSuccess } from '../domain/breaker.js';
-import { exhaustedCode, payerErrorCode, type Order, type RoutingDecision } from '../domain/order.js';
+import { learnOnce, recordFailure, recordSuccess } from '../domain/breaker.js';
+import {
+  exhaustedCode,
+  payerErrorCode,
+  type Order,
+  type RoutingDecision,
+  type RoutingStep,
+} from '../domain/order.js';
 import { updateBreaker } from './breakers.js';
-import { executionFailedEvent, orderCreatedEvent, orderEvent, pickRail } from './routing.js';
+import {
+  executionFailedEvent,
+  orderCreatedEvent,
+  orderEvent,
+  pickRail,
+  routingDecidedEvent,
+} from './routing.js';
 import { isoNow, type RouterDeps } from './deps.js';
 
 type OutcomeType = 'delivery.accepted' | 'delivery.rejected' | 'delivery.failed' | 'delivery.expired';
@@ -24,6 +36,11 @@ async function fail(
   classification: string,
 ) {
   const failed = { ...order, status: 'FAILED' as const };
+  // Running out of rails is a routing decision too; a payer error or an expiry is not.
+  const routing =
+    decision.action === 'no_rail'
+      ? [routingDecidedEvent(failed, { ...decision, action: decision.action }, null)]
+      : [];
   await deps.outbox.update(
     deps.db.orders,
     routedOn(order),
@@ -36,7 +53,7 @@ async function fail(
       },
       $push: { decisions: { $each: [decision] } },
     },
-    [executionFailedEvent(failed, code, decision.reason, decision.at)],
+    [...routing, executionFailedEvent(failed, code, decision.reason, decision.at)],
   );
 }
 
@@ -49,17 +66,24 @@ async function failOver(deps: RouterDeps, order: Order, data: DeliveryOutcomeDat
       deps,
       order,
       code,
-      { at: now, railId: null, action: 'failed', reason: `${why}; ${choice.reason}` },
+      {
+        at: now,
+        railId: null,
+        action: 'no_rail',
+        reason: `${why}; ${choice.reason}`,
+        skipped: choice.skipped,
+      },
       data.classification,
     );
     return;
   }
   const rail = choice.rail;
-  const decision: RoutingDecision = {
+  const decision: RoutingStep = {
     at: now,
     railId: rail._id,
     action: 'failover',
     reason: `${why}; ${choice.reason}`,
+    skipped: choice.skipped,
   };
   const moved = { ...order, railId: rail._id, providerId: rail.providerId, transport: rail.transport };
   await deps.outbox.update(
@@ -79,18 +103,21 @@ async function failOver(deps: RouterDeps, order: Order, data: DeliveryOutcomeDat
         ...(order.providerIds.includes(rail.providerId) ? {} : { providerIds: { $each: [rail.providerId] } }),
       },
     },
-    [orderCreatedEvent(moved, rail, now)],
+    [routingDecidedEvent(moved, decision, rail.providerId), orderCreatedEvent(moved, rail, now)],
   );
 }
 
 /**
- * delivery.* from provider-delivery. The breaker learns from every outcome (a payer's
- * rejection proves the rail works); the order moves only on an outcome of its current rail.
+ * delivery.* from provider-delivery. The breaker learns from every outcome once, by the
+ * event's id (a payer's rejection proves the rail works); the order moves only on an outcome
+ * of its current rail, by compare-and-set. A redelivery after a crash between the two writes
+ * repeats neither.
  */
 export async function applyDeliveryOutcome(
   deps: RouterDeps,
   type: OutcomeType,
   data: DeliveryOutcomeData,
+  outcomeId: string,
 ): Promise<void> {
   const order = await deps.db.orders.findOne({ _id: data.orderKey });
   if (!order) {
@@ -99,10 +126,10 @@ export async function applyDeliveryOutcome(
   }
   const payerCode = type === 'delivery.rejected' ? payerErrorCode(data.reason) : null;
   const railWorked = type === 'delivery.accepted' || payerCode !== null;
-  await updateBreaker(
-    deps,
-    data.railId,
-    railWorked ? () => recordSuccess() : (state) => recordFailure(state, deps.now(), deps.config.breaker),
+  await updateBreaker(deps, data.railId, (state) =>
+    learnOnce(state, outcomeId, (current) =>
+      railWorked ? recordSuccess() : recordFailure(current, deps.now(), deps.config.breaker),
+    ),
   );
   if (order.status !== 'ROUTED' || order.railId !== data.railId) {
     deps.log.info(

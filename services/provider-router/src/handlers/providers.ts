@@ -8,7 +8,7 @@ import {
   providerView,
   type Provider,
 } from '../domain/provider.js';
-import { actingProviderId, isoNow, notFound, type RouterDeps } from './deps.js';
+import { actingProviderId, isoNow, notFound, rolledMeanwhile, type RouterDeps } from './deps.js';
 
 export async function findProvider(deps: RouterDeps, providerId: string): Promise<Provider> {
   const provider = await deps.db.providers.findOne({ _id: providerId });
@@ -62,8 +62,9 @@ export function providerOperations(deps: RouterDeps): Record<string, Operation> 
       requireActor(actor, ['admin', 'service']);
       const provider = await findProvider(deps, request.params.providerId ?? '');
       const signingSecret = newSigningSecret();
-      await db.providers.findOneAndUpdate(
-        { _id: provider._id },
+      // Guarded on the secret read: of two rolls at once, the one whose secret is not stored fails.
+      const rolled = await db.providers.findOneAndUpdate(
+        { _id: provider._id, sealedSigningSecret: provider.sealedSigningSecret },
         {
           $set: {
             sealedSigningSecret: box.seal(signingSecret),
@@ -72,6 +73,7 @@ export function providerOperations(deps: RouterDeps): Record<string, Operation> 
           },
         },
       );
+      if (!rolled) throw rolledMeanwhile();
       return { status: 200, body: { id: provider._id, name: provider.name, signingSecret } };
     },
     'providers.get-mapping': async (request, { actor }) => {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { appError } from '@mmp/protocol';
-import { endpointRefusal, statusAfterTest, type Rail, type RailTestResult } from '../domain/rail.js';
+import { appError, providerEndpointRefusal } from '@mmp/protocol';
+import { statusAfterTest, type Rail, type RailTestResult } from '../domain/rail.js';
 import { isoNow, type RouterDeps } from './deps.js';
 
 const ProbeReply = z.object({
@@ -26,7 +26,7 @@ async function runTest(deps: RouterDeps, rail: Rail): Promise<Omit<RailTestResul
     };
   }
   const endpoint = rail.endpoint ?? '';
-  const refusal = endpointRefusal(endpoint, deps.config.allowHttpLoopback);
+  const refusal = providerEndpointRefusal(endpoint, deps.config.allowHttpLoopback);
   if (refusal) return { ok: false, reason: refusal, httpStatus: null, latencyMs: null };
   const reply = ProbeReply.safeParse(
     await deps.services.command(

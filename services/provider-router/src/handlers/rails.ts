@@ -6,7 +6,7 @@ import { newRailId } from '../domain/provider.js';
 import { activationRefusal, parseRailInput, railView, type Rail } from '../domain/rail.js';
 import { findProvider } from './providers.js';
 import { testRail } from './rail-test.js';
-import { actingProviderId, isoNow, notFound, type RouterDeps } from './deps.js';
+import { actingProviderId, isoNow, notFound, rolledMeanwhile, type RouterDeps } from './deps.js';
 
 /** A rail of the acting provider; another provider's rail is "not found", never "forbidden". */
 export async function findOwnRail(
@@ -68,11 +68,13 @@ export function railOperations(deps: RouterDeps): Record<string, Operation> {
       if (rail.transport !== 'webhook')
         throw appError('invalid_state', 'A pull rail has no webhook secret to roll.');
       const secret = newWebhookSecret();
+      // Guarded on the secret read: of two rolls at once, the one whose secret is not stored fails.
       const updated = await db.rails.findOneAndUpdate(
-        { _id: rail._id },
+        { _id: rail._id, sealedSecret: rail.sealedSecret },
         { $set: { sealedSecret: box.seal(secret), secretHint: secretHint(secret), updatedAt: isoNow(deps) } },
       );
-      return { status: 200, body: { ...railView(updated ?? rail), secret } };
+      if (!updated) throw rolledMeanwhile();
+      return { status: 200, body: { ...railView(updated), secret } };
     },
     'rails.test': async (request, { actor }) => {
       const rail = await findOwnRail(deps, actingProviderId(actor, request.params), request.params.railId);

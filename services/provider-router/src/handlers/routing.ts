@@ -1,7 +1,12 @@
-import { newEventId, newPaymentOrderKey, type PaymentInitiatedData } from '@mmp/protocol';
+import {
+  newEventId,
+  newPaymentOrderKey,
+  type PaymentInitiatedData,
+  type RoutingDecisionData,
+} from '@mmp/protocol';
 import { DuplicateKeyError, type PendingEvent } from '@mmp/platform';
 import { admitsOrder, startTrial } from '../domain/breaker.js';
-import { paymentExecuteBody, type Order, type RoutingDecision } from '../domain/order.js';
+import { paymentExecuteBody, type Order, type RoutingStep } from '../domain/order.js';
 import { chooseRail, environmentOf, type RouteChoice, type RouteCriteria } from '../domain/routing.js';
 import type { Rail } from '../domain/rail.js';
 import { updateBreaker } from './breakers.js';
@@ -45,8 +50,31 @@ export function executionFailedEvent(order: Order, code: string, reason: string,
 }
 
 /**
+ * routing.decided: a routing step of the order (first choice, failover, or no rail), with
+ * the rails passed over, so payments can put it on the payment's timeline. Published in
+ * the same write as the order change it describes.
+ */
+export function routingDecidedEvent(
+  order: Order,
+  decision: RoutingStep,
+  providerId: string | null,
+): PendingEvent {
+  const data: RoutingDecisionData = {
+    paymentId: order.paymentId,
+    orderKey: order._id,
+    decision: decision.action,
+    railId: decision.railId,
+    providerId,
+    reason: decision.reason,
+    skipped: decision.skipped ?? [],
+  };
+  return orderEvent(order, 'routing.decided', data, decision.at);
+}
+
+/**
  * Chooses a rail for the order and, for a half-open rail, claims its single trial; a trial
- * lost to a concurrent order means choosing again without that rail.
+ * lost to a concurrent order means choosing again on fresh rails (that rail now shows its
+ * trial in flight, and is skipped saying so).
  */
 export async function pickRail(
   deps: RouterDeps,
@@ -54,17 +82,15 @@ export async function pickRail(
   orderKey: string,
   tried: string[],
 ): Promise<RouteChoice> {
-  const rails = await deps.db.rails.find({ status: 'ACTIVE', environment: criteria.environment });
-  const exclude = [...tried];
   for (;;) {
+    const rails = await deps.db.rails.find({ status: 'ACTIVE', environment: criteria.environment });
     const now = deps.now();
-    const choice = chooseRail(rails, criteria, { exclude, now, breaker: deps.config.breaker });
+    const choice = chooseRail(rails, criteria, { exclude: tried, now, breaker: deps.config.breaker });
     if (!choice.rail || !choice.halfOpenTrial) return choice;
     const claimed = await updateBreaker(deps, choice.rail._id, (state) =>
       admitsOrder(state, now, deps.config.breaker) ? startTrial(state, orderKey, now) : null,
     );
     if (claimed) return choice;
-    exclude.push(choice.rail._id);
   }
 }
 
@@ -84,11 +110,12 @@ export async function routePayment(deps: RouterDeps, data: PaymentInitiatedData)
     country: execution.country,
   };
   const choice = await pickRail(deps, criteria, orderKey, []);
-  const decision: RoutingDecision = {
+  const decision: RoutingStep = {
     at: now,
     railId: choice.rail?._id ?? null,
     action: choice.rail ? 'routed' : 'no_rail',
     reason: choice.reason,
+    skipped: choice.skipped,
   };
   const order: Order = {
     _id: orderKey,
@@ -113,9 +140,12 @@ export async function routePayment(deps: RouterDeps, data: PaymentInitiatedData)
     createdAt: now,
     updatedAt: now,
   };
-  const events = choice.rail
-    ? [orderCreatedEvent(order, choice.rail, now)]
-    : [executionFailedEvent(order, 'provider_unavailable', choice.reason, now)];
+  const events = [
+    routingDecidedEvent(order, decision, order.providerId),
+    choice.rail
+      ? orderCreatedEvent(order, choice.rail, now)
+      : executionFailedEvent(order, 'provider_unavailable', choice.reason, now),
+  ];
   try {
     await deps.outbox.insert(deps.db.orders, order, events);
   } catch (error) {

@@ -53,9 +53,10 @@ function receivedEvent(settlement: Settlement, order: Order, now: string): Pendi
 
 /**
  * POST /v1/provider/webhooks/{providerId}, checks in the documented order: signature over
- * the exact raw body (403, before parsing; an unknown provider looks the same), JSON (400),
- * schema or mapping then schema (422 listing every field), duplicate key (409), amount and
- * currency against the order (422), correlation; then store with the raw body and emit.
+ * the exact raw body (403, before parsing; an unknown provider looks the same), JSON (422
+ * naming `body`), schema or mapping then schema (422 listing every field), duplicate key
+ * (409), amount and currency against the order (422), correlation; then store with the
+ * raw body and emit.
  */
 export function settlementOperations(deps: RouterDeps): Record<string, Operation> {
   const { db } = deps;

@@ -1,0 +1,92 @@
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestSystem, eventually, spawnServiceProcess, type ChildService } from '@mmp/platform/testing';
+import { ackWith, startProviderEndpoint } from './provider-endpoint.js';
+import { connectBus, type Bus, type Rail } from './support.js';
+
+/**
+ * provider-delivery runs as its own process and is killed with SIGKILL while its POST is
+ * out (the endpoint holds the first request open). The attempt was stored as IN_FLIGHT
+ * before sending, so the record shows it while nobody knows its answer; the redelivery
+ * of the order (after JetStream's ack wait, DELIVERY_TIMEOUT_MS + 20 s) records it as
+ * INTERRUPTED and sends the same key again.
+ */
+const secret = 'whsec_killmidpost0123456789abcdefgh';
+const system = createTestSystem('killpost');
+const rails = new Map<string, Rail>();
+const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+const env = {
+  ...process.env,
+  ...system.env,
+  LOG_LEVEL: 'warn',
+  ALLOW_HTTP_LOOPBACK_ENDPOINTS: 'true',
+  DELIVERY_TIMEOUT_MS: '3000',
+  OPS_PORT: '0',
+};
+let endpoint: Awaited<ReturnType<typeof startProviderEndpoint>>;
+let bus: Bus;
+let child: ChildService | undefined;
+
+async function startDelivery(): Promise<ChildService> {
+  const started = spawnServiceProcess({
+    name: 'provider-delivery',
+    main,
+    env,
+    naming: system.naming,
+    nc: async () => bus.nc,
+  });
+  await started.waitReady();
+  return started;
+}
+
+beforeAll(async () => {
+  endpoint = await startProviderEndpoint({
+    secret,
+    behaviours: { '/hold-first': (request, n) => (n === 1 ? 'silence' : ackWith('ACCEPTED')(request, n)) },
+  });
+  rails.set('rail_hold', { endpoint: endpoint.url('/hold-first'), secret });
+  bus = await connectBus(system, rails);
+});
+
+afterAll(async () => {
+  if (child) await child.kill('SIGTERM');
+  await bus?.close();
+  await endpoint?.close();
+  await system.cleanup();
+});
+
+describe('provider-delivery killed with SIGKILL during the POST', () => {
+  it('leaves the attempt visible as in flight, then records it INTERRUPTED and delivers the same key once more', async () => {
+    child = await startDelivery();
+    const data = await bus.publishOrder({ railId: 'rail_hold' });
+    await eventually(async () => endpoint.requestsTo('/hold-first').length === 1, 10_000, 20);
+    await child.kill('SIGKILL');
+    child = await startDelivery();
+
+    const held = await bus.deliveries(data.orderKey);
+    expect(held.deliveries).toMatchObject([
+      { status: 'PENDING', attempts: [{ attempt: 1, classification: 'IN_FLIGHT', httpStatus: null }] },
+    ]);
+    expect(bus.outcomesOf(data.orderKey)).toEqual([]);
+
+    await eventually(async () => bus.outcomesOf(data.orderKey).length === 1, 40_000, 200);
+    expect(bus.outcomesOf(data.orderKey)).toEqual([
+      expect.objectContaining({ type: 'delivery.accepted', attempts: 2 }),
+    ]);
+    const requests = endpoint.requestsTo('/hold-first');
+    expect(requests.map((request) => JSON.parse(request.body).idempotency_key)).toEqual([
+      data.orderKey,
+      data.orderKey,
+    ]);
+    const { deliveries } = await bus.deliveries(data.orderKey);
+    expect(deliveries).toMatchObject([{ status: 'ACKED', outcome: 'ACCEPTED' }]);
+    expect(deliveries[0]!.attempts).toEqual([
+      expect.objectContaining({
+        attempt: 1,
+        classification: 'INTERRUPTED',
+        reason: 'provider-delivery stopped before the answer was recorded',
+      }),
+      expect.objectContaining({ attempt: 2, classification: 'ACCEPTED', httpStatus: 200 }),
+    ]);
+  }, 60_000);
+});
