@@ -18,7 +18,12 @@ export function createServiceCallHandler(options: {
   toleranceSeconds?: number;
 }) {
   return async (rawBody: string | Buffer, headers: IncomingHeaders): Promise<HandlerAnswer> => {
-    const verdict = verifyServiceCall({ rawBody, headers, secret: options.secret, toleranceSeconds: options.toleranceSeconds });
+    const verdict = verifyServiceCall({
+      rawBody,
+      headers,
+      secret: options.secret,
+      toleranceSeconds: options.toleranceSeconds,
+    });
     if (!verdict.ok) return { status: 401, body: { error: `signature ${verdict.reason}` } };
     let json: unknown;
     try {
@@ -27,10 +32,14 @@ export function createServiceCallHandler(options: {
       return { status: 400, body: { error: 'body is not JSON' } };
     }
     const parsed = ProviderRequest.safeParse(json);
-    if (!parsed.success) return { status: 422, body: { error: parsed.error.issues.map((issue) => issue.message).join('; ') } };
+    if (!parsed.success)
+      return { status: 422, body: { error: parsed.error.issues.map((issue) => issue.message).join('; ') } };
     const call = parsed.data;
     if (call.type === 'health.check') return { status: 200, body: answerHealthCheck(call) };
     const decision = await options.onOrder(call);
-    return { status: 200, body: paymentAck(call, decision.status, decision.status === 'REJECTED' ? decision.reason : undefined) };
+    return {
+      status: 200,
+      body: paymentAck(call, decision.status, decision.status === 'REJECTED' ? decision.reason : undefined),
+    };
   };
 }

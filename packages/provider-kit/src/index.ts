@@ -1,3 +1,4 @@
+export { apiBase } from './base-url.js';
 export { verifyServiceCall, type IncomingHeaders, type VerifyResult } from './verify.js';
 export { answerHealthCheck, paymentAck } from './acks.js';
 export { createServiceCallHandler, type HandlerAnswer, type OrderDecision } from './handler.js';

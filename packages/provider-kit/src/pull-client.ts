@@ -1,5 +1,6 @@
 import { request } from 'undici';
 import { PullOrder, PullOrdersResponse, type OrderAck } from '@mmp/protocol';
+import { apiBase } from './base-url.js';
 import { parseMaybe } from './settlement.js';
 
 /** A non-2xx answer of the service, with the envelope's code when there is one. */
@@ -23,9 +24,13 @@ export type PullClient = {
   get(idempotencyKey: string): Promise<PullOrder>;
 };
 
-/** The pull transport as a provider uses it: its `sk_` key as Bearer; baseUrl ends with /v1. */
-export function createPullClient(options: { baseUrl: string; apiKey: string; timeoutMs?: number }): PullClient {
-  const base = options.baseUrl.replace(/\/+$/, '');
+/** The pull transport as a provider uses it: its `sk_` key as Bearer; baseUrl with or without /v1. */
+export function createPullClient(options: {
+  baseUrl: string;
+  apiKey: string;
+  timeoutMs?: number;
+}): PullClient {
+  const base = apiBase(options.baseUrl);
   async function call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<unknown> {
     const response = await request(`${base}${path}`, {
       method,
@@ -39,7 +44,12 @@ export function createPullClient(options: { baseUrl: string; apiKey: string; tim
     const parsed = parseMaybe(await response.body.text());
     if (response.statusCode >= 200 && response.statusCode < 300) return parsed;
     const error = (parsed as { error?: { code?: string; message?: string } } | null)?.error;
-    throw new ServiceCallError(response.statusCode, error?.code ?? null, error?.message ?? `HTTP ${response.statusCode}`, parsed);
+    throw new ServiceCallError(
+      response.statusCode,
+      error?.code ?? null,
+      error?.message ?? `HTTP ${response.statusCode}`,
+      parsed,
+    );
   }
   return {
     async pending(limit) {
@@ -47,7 +57,11 @@ export function createPullClient(options: { baseUrl: string; apiKey: string; tim
       return PullOrdersResponse.parse(await call('GET', `/provider/orders?${query}`)).orders;
     },
     async ack(ack) {
-      return (await call('POST', `/provider/orders/${encodeURIComponent(ack.idempotency_key)}/ack`, ack)) as OrderAck;
+      return (await call(
+        'POST',
+        `/provider/orders/${encodeURIComponent(ack.idempotency_key)}/ack`,
+        ack,
+      )) as OrderAck;
     },
     async get(idempotencyKey) {
       return PullOrder.parse(await call('GET', `/provider/orders/${encodeURIComponent(idempotencyKey)}`));

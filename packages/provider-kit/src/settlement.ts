@@ -1,5 +1,6 @@
 import { request } from 'undici';
 import { SettlementEvent, hexHmac, parseOrThrow } from '@mmp/protocol';
+import { apiBase } from './base-url.js';
 
 export type SignedSettlement = { body: string; signature: string };
 
@@ -15,8 +16,9 @@ export function signSettlement(secret: string, event: SettlementEvent): SignedSe
 export type PushResult = { status: number; body: unknown };
 
 /**
- * POSTs a SettlementEvent to `{baseUrl}/provider/webhooks/{providerId}` (baseUrl ends with
- * /v1). 200 applied, 409 already seen (fine on a retry), 403 bad signature, 422 invalid.
+ * POSTs a SettlementEvent to `{baseUrl}/provider/webhooks/{providerId}` (baseUrl with or
+ * without /v1). 200 applied, 409 already seen (fine on a retry), 403 bad signature, 422
+ * invalid; `body` is the service's answer, its `error` saying why.
  */
 export async function pushSettlement(options: {
   baseUrl: string;
@@ -26,7 +28,7 @@ export async function pushSettlement(options: {
   timeoutMs?: number;
 }): Promise<PushResult> {
   const { body, signature } = signSettlement(options.signingSecret, options.event);
-  const url = `${options.baseUrl.replace(/\/+$/, '')}/provider/webhooks/${encodeURIComponent(options.providerId)}`;
+  const url = `${apiBase(options.baseUrl)}/provider/webhooks/${encodeURIComponent(options.providerId)}`;
   const response = await request(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-service-signature': signature },

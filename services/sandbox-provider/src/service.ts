@@ -1,14 +1,15 @@
 import { BaseEnv, createSecretBox, type ServiceDefinition } from '@mmp/platform';
-import { createPullClient } from '@mmp/provider-kit';
+import { apiBase, createPullClient } from '@mmp/provider-kit';
 import { z } from 'zod';
-import { apiBase } from './handlers/gateway-client.js';
 import { registerWithRetry, type Credentials } from './handlers/registration.js';
 import { startWorker } from './handlers/worker.js';
 import { openSandboxStore } from './store/sandbox.js';
 
 export const Env = BaseEnv.extend({
   /** The gateway's public API, e.g. http://127.0.0.1:3000/v1 (/v1 is added when missing). */
-  GATEWAY_URL: z.string().url().default('http://127.0.0.1:3000/v1'),
+  GATEWAY_URL: z
+    .url({ protocol: /^https?$/, error: 'must be an http(s):// URL' })
+    .default('http://127.0.0.1:3000/v1'),
   /** The gateway's admin token, to register the sandbox provider at first start. */
   ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters'),
   /** Seals the sandbox's own API key and signing secret in its store. */
@@ -35,7 +36,13 @@ export const sandboxProviderService: ServiceDefinition<Env> = {
     let credentials: Credentials | null = null;
     let worker: { stop(): Promise<void> } | undefined;
     const registering = registerWithRetry(
-      { store: sandboxStore, box: createSecretBox(env.SERVICE_SECRET_KEY), baseUrl, adminToken: env.ADMIN_TOKEN, log },
+      {
+        store: sandboxStore,
+        box: createSecretBox(env.SERVICE_SECRET_KEY),
+        baseUrl,
+        adminToken: env.ADMIN_TOKEN,
+        log,
+      },
       aborted.signal,
     ).then((registered) => {
       if (!registered || aborted.signal.aborted) return;
@@ -57,7 +64,9 @@ export const sandboxProviderService: ServiceDefinition<Env> = {
         // Where the sandbox stands, for operators and end-to-end tests; never its secrets.
         status: async () => ({
           status: 200,
-          body: credentials ? { registered: true, providerId: credentials.providerId, railId: credentials.railId } : { registered: false },
+          body: credentials
+            ? { registered: true, providerId: credentials.providerId, railId: credentials.railId }
+            : { registered: false },
         }),
       },
       readiness: { registered: async () => credentials !== null },

@@ -7,9 +7,20 @@ describe('planFor', () => {
   it('plays the test numbers of the architecture', () => {
     expect(planFor(payee('+237690000001'), 5000)).toMatchObject({ ack: 'ACCEPTED', settlement: 'COMPLETED' });
     expect(planFor(payee('+237670000001'), 5000)).toMatchObject({ ack: 'ACCEPTED', settlement: 'COMPLETED' });
-    expect(planFor(payee('+237690000002'), 5000)).toEqual({ ack: 'REJECTED', reason: 'insufficient_balance' });
+    expect(planFor(payee('+237690000002'), 5000)).toEqual({
+      ack: 'REJECTED',
+      reason: 'insufficient_balance',
+    });
     expect(planFor(payee('+237690000003'), 5000)).toEqual({ ack: 'ACCEPTED', settlement: null });
-    expect(planFor(payee('+237699999999'), 5000)).toEqual({ ack: 'ACCEPTED', settlement: 'COMPLETED', delayMs: 5000 });
-    expect(planFor({ payee: { ref: 'acct-1' } }, 10)).toEqual({ ack: 'ACCEPTED', settlement: 'COMPLETED', delayMs: 10 });
+    expect(planFor(payee('+237699999999'), 5000)).toEqual({
+      ack: 'ACCEPTED',
+      settlement: 'COMPLETED',
+      delayMs: 5000,
+    });
+    expect(planFor({ payee: { ref: 'acct-1' } }, 10)).toEqual({
+      ack: 'ACCEPTED',
+      settlement: 'COMPLETED',
+      delayMs: 10,
+    });
   });
 });

@@ -6,7 +6,13 @@ import { callGateway } from './gateway-client.js';
 
 export type Credentials = { providerId: string; apiKey: string; signingSecret: string; railId: string };
 
-type RegistrationDeps = { store: SandboxStore; box: SecretBox; baseUrl: string; adminToken: string; log: Logger };
+type RegistrationDeps = {
+  store: SandboxStore;
+  box: SecretBox;
+  baseUrl: string;
+  adminToken: string;
+  log: Logger;
+};
 
 /** The sandbox rail serves every network of the sandbox countries, in both currencies. */
 export const SANDBOX_RAIL = {
@@ -15,14 +21,22 @@ export const SANDBOX_RAIL = {
   networks: ['ORANGE_MONEY', 'MTN_MOMO', 'WAVE', 'MOOV_MONEY'],
   countries: ['CM', 'CI', 'SN'],
   currencies: ['XAF', 'XOF'],
-  // Most preferred (0): sandbox payments must behave as the documented test numbers say.
-  priority: 0,
+  // Ahead of a rail created with the default priority (100), so sandbox payments follow the
+  // documented test numbers; a provider wiring its own sandbox rail outranks this one on
+  // purpose with a priority below 50 (0 would leave it no way to, since the older rail wins a tie).
+  priority: 50,
 } as const;
 
 async function createProvider(deps: RegistrationDeps): Promise<Registration> {
-  const created = await callGateway<{ id: string; apiKey: string; signingSecret: string }>(deps.baseUrl, deps.adminToken, 'POST', '/admin/providers', {
-    name: 'sandbox',
-  });
+  const created = await callGateway<{ id: string; apiKey: string; signingSecret: string }>(
+    deps.baseUrl,
+    deps.adminToken,
+    'POST',
+    '/admin/providers',
+    {
+      name: 'sandbox',
+    },
+  );
   const registration: Registration = {
     _id: 'sandbox',
     providerId: created.id,
@@ -40,7 +54,10 @@ async function createProvider(deps: RegistrationDeps): Promise<Registration> {
 /** Stored credentials, or null when they cannot be read back (another SERVICE_SECRET_KEY). */
 function openCredentials(deps: RegistrationDeps, registration: Registration) {
   try {
-    return { apiKey: deps.box.open(registration.sealedApiKey), signingSecret: deps.box.open(registration.sealedSigningSecret) };
+    return {
+      apiKey: deps.box.open(registration.sealedApiKey),
+      signingSecret: deps.box.open(registration.sealedSigningSecret),
+    };
   } catch {
     return null;
   }
@@ -53,7 +70,8 @@ function openCredentials(deps: RegistrationDeps, registration: Registration) {
  * recover a secret that was shown once.
  */
 export async function ensureRegistered(deps: RegistrationDeps): Promise<Credentials> {
-  let registration = (await deps.store.registrations.findOne({ _id: 'sandbox' })) ?? (await createProvider(deps));
+  let registration =
+    (await deps.store.registrations.findOne({ _id: 'sandbox' })) ?? (await createProvider(deps));
   let secrets = openCredentials(deps, registration);
   if (!secrets) {
     registration = await createProvider(deps);
@@ -63,33 +81,65 @@ export async function ensureRegistered(deps: RegistrationDeps): Promise<Credenti
     return await ensureRail(deps, registration, secrets);
   } catch (error) {
     if (!(error instanceof ServiceCallError) || error.status !== 401) throw error;
-    deps.log.warn({ providerId: registration.providerId }, 'stored provider key refused; registering a new sandbox provider');
+    deps.log.warn(
+      { providerId: registration.providerId },
+      'stored provider key refused; registering a new sandbox provider',
+    );
     registration = await createProvider(deps);
     return ensureRail(deps, registration, openCredentials(deps, registration)!);
   }
 }
 
-async function ensureRail(deps: RegistrationDeps, registration: Registration, secrets: { apiKey: string; signingSecret: string }): Promise<Credentials> {
+async function ensureRail(
+  deps: RegistrationDeps,
+  registration: Registration,
+  secrets: { apiKey: string; signingSecret: string },
+): Promise<Credentials> {
   let railId = registration.railId;
   if (!railId) {
-    const rail = await callGateway<{ id: string }>(deps.baseUrl, secrets.apiKey, 'POST', '/provider/rails', SANDBOX_RAIL);
+    const rail = await callGateway<{ id: string }>(
+      deps.baseUrl,
+      secrets.apiKey,
+      'POST',
+      '/provider/rails',
+      SANDBOX_RAIL,
+    );
     railId = rail.id;
     await deps.store.registrations.findOneAndUpdate({ _id: 'sandbox' }, { $set: { railId } });
   }
   await callGateway(deps.baseUrl, secrets.apiKey, 'POST', `/provider/rails/${railId}/test`);
-  const active = await callGateway<{ status: string }>(deps.baseUrl, secrets.apiKey, 'POST', `/provider/rails/${railId}/activate`);
+  const active = await callGateway<{ status: string }>(
+    deps.baseUrl,
+    secrets.apiKey,
+    'POST',
+    `/provider/rails/${railId}/activate`,
+  );
   deps.log.info({ providerId: registration.providerId, railId, status: active.status }, 'sandbox rail ready');
   return { providerId: registration.providerId, railId, ...secrets };
 }
 
+/** One line on why a registration attempt failed: a service's code, or the socket error. */
+function failureReason(error: unknown): string {
+  if (error instanceof ServiceCallError) return `${error.status} ${error.code}`;
+  const cause = (error as { cause?: { code?: string } } | null)?.cause;
+  return cause?.code ?? (error instanceof Error ? error.message : String(error));
+}
+
 /** Retries until the gateway answers (it may start after us), backing off up to 10 s. */
-export async function registerWithRetry(deps: RegistrationDeps, signal: AbortSignal): Promise<Credentials | null> {
+export async function registerWithRetry(
+  deps: RegistrationDeps,
+  signal: AbortSignal,
+): Promise<Credentials | null> {
   let delay = 500;
-  while (!signal.aborted) {
+  for (let attempt = 1; !signal.aborted; attempt++) {
     try {
       return await ensureRegistered(deps);
     } catch (error) {
-      deps.log.warn({ err: error instanceof ServiceCallError ? { status: error.status, code: error.code } : error, retryInMs: delay }, 'sandbox registration failed; retrying');
+      // The gateway usually starts with us: the first refusal is expected, not a warning.
+      deps.log[attempt === 1 ? 'info' : 'warn'](
+        { reason: failureReason(error), retryInMs: delay },
+        'sandbox registration failed; retrying',
+      );
       await sleep(delay, undefined, { signal }).catch(() => undefined);
       delay = Math.min(delay * 2, 10_000);
     }

@@ -1,5 +1,12 @@
 import { DuplicateKeyError, type Logger } from '@mmp/platform';
-import { paymentAck, pushSettlement, ServiceCallError, type ExecutionOrder, type PullClient, type PullOrder } from '@mmp/provider-kit';
+import {
+  paymentAck,
+  pushSettlement,
+  ServiceCallError,
+  type ExecutionOrder,
+  type PullClient,
+  type PullOrder,
+} from '@mmp/provider-kit';
 import { planFor } from '../domain/wallets.js';
 import type { Execution, Executions } from '../store/sandbox.js';
 import type { Credentials } from './registration.js';
@@ -14,7 +21,11 @@ export type WorkerDeps = {
 };
 
 /** Decides an order once; a repeated key finds the stored decision (handler duty 6). */
-async function recordExecution(executions: Executions, order: ExecutionOrder, delayMs: number): Promise<Execution> {
+async function recordExecution(
+  executions: Executions,
+  order: ExecutionOrder,
+  delayMs: number,
+): Promise<Execution> {
   const plan = planFor(order, delayMs);
   const now = new Date();
   const execution: Execution = {
@@ -38,36 +49,80 @@ async function recordExecution(executions: Executions, order: ExecutionOrder, de
   }
 }
 
-/** Acks one pulled order with its stored decision; the settlement clock starts once the ack is taken. */
+/** Acks one pulled order with its stored decision (again, if it was decided before). */
 async function handleOrder(deps: WorkerDeps, entry: PullOrder): Promise<void> {
-  const execution = await recordExecution(deps.executions, entry.payload, deps.delayMs);
+  await takeAck(deps, await recordExecution(deps.executions, entry.payload, deps.delayMs));
+}
+
+/**
+ * Acks with the stored decision; once the service took the ack, the settlement clock starts.
+ * An ack refused for good (expired, unknown order) ends the execution; any other failure
+ * throws and the ack is sent again in a later round (the same ack answers the same).
+ */
+async function takeAck(deps: WorkerDeps, execution: Execution): Promise<void> {
   try {
     await deps.pull.ack(execution.ack);
   } catch (error) {
-    if (error instanceof ServiceCallError && error.status === 410) {
-      await finish(deps.executions, execution._id, 'NEW', 'order expired before the ack');
-      return;
-    }
-    throw error;
+    if (!(error instanceof ServiceCallError) || error.status === 429 || error.status >= 500) throw error;
+    await finish(
+      deps.executions,
+      execution._id,
+      'NEW',
+      error.status === 410 ? 'order expired before the ack' : `ack refused with HTTP ${error.status}`,
+    );
+    return;
   }
   if (execution.status !== 'NEW') return;
   if (execution.settlement) {
     await deps.executions.findOneAndUpdate(
       { _id: execution._id, status: 'NEW' },
-      { $set: { status: 'WAITING', settleAt: new Date(Date.now() + execution.delayMs), updatedAt: new Date() } },
+      {
+        $set: {
+          status: 'WAITING',
+          settleAt: new Date(Date.now() + execution.delayMs),
+          updatedAt: new Date(),
+        },
+      },
     );
   } else {
-    await finish(deps.executions, execution._id, 'NEW', execution.ack.status === 'REJECTED' ? `rejected: ${execution.ack.reason}` : 'awaiting a confirmation that never comes');
+    await finish(
+      deps.executions,
+      execution._id,
+      'NEW',
+      execution.ack.status === 'REJECTED'
+        ? `rejected: ${execution.ack.reason}`
+        : 'awaiting a confirmation that never comes',
+    );
+  }
+}
+
+/**
+ * Executions still NEW that were not pulled this round: their ack was taken by the service
+ * but its answer was lost (a timeout, a crash before the next write), so the order is no
+ * longer pending and would never come back. Acking them again moves them on.
+ */
+async function resumeUnfinished(deps: WorkerDeps, pulled: Set<string>): Promise<void> {
+  const unfinished = await deps.executions.find({ status: 'NEW' }, { sort: { createdAt: 1 }, limit: 50 });
+  for (const execution of unfinished.filter((candidate) => !pulled.has(candidate._id))) {
+    await takeAck(deps, execution).catch((error: unknown) =>
+      deps.log.warn({ orderKey: execution._id, err: error }, 'ack not confirmed; tried again next round'),
+    );
   }
 }
 
 function finish(executions: Executions, id: string, from: Execution['status'], outcome: string) {
-  return executions.findOneAndUpdate({ _id: id, status: from }, { $set: { status: 'DONE', outcome, updatedAt: new Date() } });
+  return executions.findOneAndUpdate(
+    { _id: id, status: from },
+    { $set: { status: 'DONE', outcome, updatedAt: new Date() } },
+  );
 }
 
 /** Pushes due settlements; 200 and 409 (already received) both mean delivered. */
 async function settleDue(deps: WorkerDeps): Promise<void> {
-  const due = await deps.executions.find({ status: 'WAITING', settleAt: { $lte: new Date() } }, { sort: { settleAt: 1 }, limit: 50 });
+  const due = await deps.executions.find(
+    { status: 'WAITING', settleAt: { $lte: new Date() } },
+    { sort: { settleAt: 1 }, limit: 50 },
+  );
   for (const execution of due) {
     await pushOne(deps, execution).catch((error: unknown) =>
       deps.log.warn({ orderKey: execution._id, err: error }, 'settlement push failed; will retry'),
@@ -96,21 +151,35 @@ async function pushOne(deps: WorkerDeps, execution: Execution): Promise<void> {
     if (result.status === 200 || result.status === 409) {
       await finish(deps.executions, execution._id, 'WAITING', `settled ${execution.settlement}`);
     } else if (result.status >= 400 && result.status < 500 && result.status !== 429) {
-      deps.log.error({ orderKey: order.idempotency_key, status: result.status, body: result.body }, 'settlement refused');
-      await finish(deps.executions, execution._id, 'WAITING', `settlement refused with HTTP ${result.status}`);
+      deps.log.error(
+        { orderKey: order.idempotency_key, status: result.status, body: result.body },
+        'settlement refused',
+      );
+      await finish(
+        deps.executions,
+        execution._id,
+        'WAITING',
+        `settlement refused with HTTP ${result.status}`,
+      );
     } else {
-      deps.log.warn({ orderKey: order.idempotency_key, status: result.status }, 'settlement push failed; will retry');
+      deps.log.warn(
+        { orderKey: order.idempotency_key, status: result.status },
+        'settlement push failed; will retry',
+      );
     }
   }
 }
 
-/** One round: fetch and ack pending orders, then push what is due. */
+/** One round: fetch and ack pending orders, ack again those whose answer was lost, then push what is due. */
 export async function workOnce(deps: WorkerDeps): Promise<void> {
+  const pulled = new Set<string>();
   for (const entry of await deps.pull.pending(50)) {
+    pulled.add(entry.idempotency_key);
     await handleOrder(deps, entry).catch((error: unknown) =>
       deps.log.warn({ orderKey: entry.idempotency_key, err: error }, 'order not acked; it stays pending'),
     );
   }
+  await resumeUnfinished(deps, pulled);
   await settleDue(deps);
 }
 

@@ -1,0 +1,131 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger, openStore, type Store } from '@mmp/platform';
+import type { OrderAck, PaymentExecute, PullOrder } from '@mmp/protocol';
+import { createPullClient } from '@mmp/provider-kit';
+import { workOnce, type WorkerDeps } from '../src/handlers/worker.js';
+import { openSandboxStore, type SandboxStore } from '../src/store/sandbox.js';
+
+/**
+ * The gateway's provider API as the sandbox sees it, served for real: pending orders, acks
+ * (the first one taken but its answer lost, as a timeout or a dropped connection does), and
+ * the settlement webhook.
+ */
+function startProviderApi(order: PaymentExecute) {
+  const entry: PullOrder = {
+    idempotency_key: order.idempotency_key,
+    payload: order,
+    status: 'pending',
+    created_at: new Date().toISOString(),
+    expires_at: new Date(Date.now() + 15 * 60_000).toISOString(),
+    delivery_count: 0,
+  };
+  const state = { acks: [] as OrderAck[], settlements: [] as unknown[] };
+  const body = async (request: IncomingMessage) => {
+    let text = '';
+    for await (const chunk of request) text += String(chunk);
+    return JSON.parse(text) as unknown;
+  };
+  const server: Server = createServer((request, response) => {
+    void (async () => {
+      const url = request.url ?? '';
+      if (request.method === 'GET' && url.startsWith('/v1/provider/orders?')) {
+        const orders = entry.status === 'pending' ? [entry] : [];
+        response.setHeader('content-type', 'application/json');
+        return response.end(JSON.stringify({ orders }));
+      }
+      if (request.method === 'POST' && url === `/v1/provider/orders/${order.idempotency_key}/ack`) {
+        const ack = (await body(request)) as OrderAck;
+        state.acks.push(ack);
+        entry.status = 'acked';
+        // The ack is stored, but the provider never hears so.
+        if (state.acks.length === 1) return request.socket.destroy();
+        response.setHeader('content-type', 'application/json');
+        return response.end(JSON.stringify(ack));
+      }
+      if (request.method === 'POST' && url.startsWith('/v1/provider/webhooks/')) {
+        state.settlements.push(await body(request));
+        response.setHeader('content-type', 'application/json');
+        return response.end(JSON.stringify({ received: true }));
+      }
+      response.statusCode = 404;
+      response.end();
+    })();
+  });
+  return { server, state };
+}
+
+const order: PaymentExecute = {
+  protocol_version: '1',
+  type: 'payment.execute',
+  idempotency_key: 'pexec_lost_ack',
+  amount: '5000',
+  currency: 'XAF',
+  network: 'ORANGE_MONEY',
+  country: 'CM',
+  payee: { msisdn: '+237690000001' },
+  transaction_ref: 'pay_lost_ack',
+  timestamp: Math.floor(Date.now() / 1000),
+};
+
+let dir: string;
+let store: Store;
+let sandbox: SandboxStore;
+let api: ReturnType<typeof startProviderApi>;
+let deps: WorkerDeps;
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'mmp-sandbox-worker-'));
+  store = await openStore({ dataDir: dir, service: 'sandbox-provider' });
+  sandbox = await openSandboxStore(store);
+  api = startProviderApi(order);
+  await new Promise<void>((resolve) => api.server.listen(0, '127.0.0.1', resolve));
+  const baseUrl = `http://127.0.0.1:${(api.server.address() as AddressInfo).port}`;
+  deps = {
+    executions: sandbox.executions,
+    pull: createPullClient({ baseUrl, apiKey: 'sk_test_sandbox' }),
+    credentials: {
+      providerId: 'prv_sandbox',
+      apiKey: 'sk_test_sandbox',
+      signingSecret: 's3cret',
+      railId: 'rail',
+    },
+    baseUrl,
+    delayMs: 0,
+    log: createLogger({ service: 'sandbox-provider', level: 'silent' }),
+  };
+});
+
+afterAll(async () => {
+  await new Promise((resolve) => api?.server.close(resolve));
+  await store?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('the sandbox worker', () => {
+  it('settles an order whose ack the service took but whose answer was lost', async () => {
+    await workOnce(deps);
+    // The order is acked on the service's side, so it is no longer pending…
+    expect(api.state.acks).toHaveLength(1);
+    expect((await sandbox.executions.findOne({ _id: order.idempotency_key }))?.status).toBe('NEW');
+
+    // …and the next rounds ack it again (the same ack) and push its settlement.
+    for (let round = 0; round < 20 && api.state.settlements.length === 0; round++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await workOnce(deps);
+    }
+    expect(api.state.acks).toHaveLength(2);
+    expect(api.state.acks[1]).toEqual(api.state.acks[0]);
+    expect(api.state.settlements).toEqual([
+      expect.objectContaining({ idempotency_key: order.idempotency_key, status: 'COMPLETED' }),
+    ]);
+    expect(await sandbox.executions.findOne({ _id: order.idempotency_key })).toMatchObject({
+      status: 'DONE',
+      outcome: 'settled COMPLETED',
+    });
+  });
+});
