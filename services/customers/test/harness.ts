@@ -20,7 +20,12 @@ export async function startHarness(label: string) {
   const service: RunningService = await startService(customersService, system.env);
   const nc: NatsConnection = await connect({ servers: TEST_NATS_URL });
   const publishEvent = createEventPublisher(nc, system.naming);
-  const client: ServiceClient = createServiceClient({ nc, naming: system.naming, caller: 'test', defaultTimeoutMs: 10_000 });
+  const client: ServiceClient = createServiceClient({
+    nc,
+    naming: system.naming,
+    caller: 'test',
+    defaultTimeoutMs: 10_000,
+  });
   const js = jetstream(nc);
 
   return {
@@ -45,11 +50,18 @@ export async function startHarness(label: string) {
     async settled() {
       const jsm = await jetstreamManager(nc);
       await eventually(async () => {
-        const info = await jsm.consumers.info(system.naming.stream(EVENTS_STREAM), system.naming.consumer(PROJECTION_CONSUMER));
+        const info = await jsm.consumers.info(
+          system.naming.stream(EVENTS_STREAM),
+          system.naming.consumer(PROJECTION_CONSUMER),
+        );
         return info.num_pending === 0 && info.num_ack_pending === 0;
       });
     },
-    async call(operation: string, actor: Actor, request: { params?: Record<string, string>; query?: Record<string, string> } = {}) {
+    async call(
+      operation: string,
+      actor: Actor,
+      request: { params?: Record<string, string>; query?: Record<string, string> } = {},
+    ) {
       const reply = await client.call('customers', operation, request, { actor });
       // Replies are checked by the assertions (and protocol schemas) in the tests themselves.
       // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -19,16 +19,69 @@ const daysAgo = (days: number) => new Date(NOW - days * 24 * 3600 * 1000).toISOS
  * Awa also exists in production and in project Q, which must stay apart.
  */
 function scenario(P: string): PendingEvent[] {
-  const awa = { customerId: 'cust-awa', payerName: 'Awa Diallo', payerEmail: 'awa@example.com', payerPhone: '+237690000001' };
+  const awa = {
+    customerId: 'cust-awa',
+    payerName: 'Awa Diallo',
+    payerEmail: 'awa@example.com',
+    payerPhone: '+237690000001',
+  };
   return [
-    ...paymentLife(snapshot({ ...awa, projectId: P, amount: 10_000, createdAt: daysAgo(60) }), 'COMPLETED', [2_500]),
+    ...paymentLife(
+      snapshot({ ...awa, projectId: P, amount: 10_000, createdAt: daysAgo(60) }),
+      'COMPLETED',
+      [2_500],
+    ),
     ...paymentLife(snapshot({ ...awa, projectId: P, amount: 3_000, createdAt: daysAgo(2) }), 'COMPLETED'),
-    ...paymentLife(snapshot({ customerId: 'cust-ben', payerName: 'Ben Mbarga', payerPhone: '+237670000001', projectId: P, amount: 20_000, createdAt: daysAgo(10) }), 'COMPLETED'),
-    ...paymentLife(snapshot({ customerId: 'cust-ben', payerPhone: '+237670000001', projectId: P, amount: 5_000, createdAt: daysAgo(9) }), 'FAILED'),
-    ...paymentLife(snapshot({ customerId: 'cust-chloe', payerEmail: 'Chloe@Example.org', payerPhone: '+237690000005', projectId: P, amount: 1_000, createdAt: daysAgo(50) }), 'PENDING'),
-    ...paymentLife(snapshot({ customerId: 'cust-chloe', payerPhone: '+237690000005', projectId: P, amount: 4_000, createdAt: daysAgo(45) }), 'EXPIRED'),
-    ...paymentLife(snapshot({ customerId: null, projectId: P, amount: 9_999, createdAt: daysAgo(1) }), 'COMPLETED'),
-    ...paymentLife(snapshot({ ...awa, projectId: P, livemode: true, amount: 777, createdAt: daysAgo(3) }), 'COMPLETED'),
+    ...paymentLife(
+      snapshot({
+        customerId: 'cust-ben',
+        payerName: 'Ben Mbarga',
+        payerPhone: '+237670000001',
+        projectId: P,
+        amount: 20_000,
+        createdAt: daysAgo(10),
+      }),
+      'COMPLETED',
+    ),
+    ...paymentLife(
+      snapshot({
+        customerId: 'cust-ben',
+        payerPhone: '+237670000001',
+        projectId: P,
+        amount: 5_000,
+        createdAt: daysAgo(9),
+      }),
+      'FAILED',
+    ),
+    ...paymentLife(
+      snapshot({
+        customerId: 'cust-chloe',
+        payerEmail: 'Chloe@Example.org',
+        payerPhone: '+237690000005',
+        projectId: P,
+        amount: 1_000,
+        createdAt: daysAgo(50),
+      }),
+      'PENDING',
+    ),
+    ...paymentLife(
+      snapshot({
+        customerId: 'cust-chloe',
+        payerPhone: '+237690000005',
+        projectId: P,
+        amount: 4_000,
+        createdAt: daysAgo(45),
+      }),
+      'EXPIRED',
+    ),
+    ...paymentLife(
+      snapshot({ customerId: null, projectId: P, amount: 9_999, createdAt: daysAgo(1) }),
+      'COMPLETED',
+    ),
+    ...paymentLife(
+      snapshot({ ...awa, projectId: P, livemode: true, amount: 777, createdAt: daysAgo(3) }),
+      'COMPLETED',
+    ),
     ...paymentLife(snapshot({ ...awa, projectId: Q, amount: 555, createdAt: daysAgo(4) }), 'COMPLETED'),
   ];
 }
@@ -37,14 +90,30 @@ let h: Harness;
 let events: PendingEvent[];
 
 /** Everything a merchant can read, for before/after comparisons. */
-async function everything(scopes: (readonly [string, boolean])[] = [[P, false], [P, true], [Q, false], [R, false], [S, false]]) {
+async function everything(
+  scopes: (readonly [string, boolean])[] = [
+    [P, false],
+    [P, true],
+    [Q, false],
+    [R, false],
+    [S, false],
+  ],
+) {
   const result: Record<string, unknown> = {};
   for (const [projectId, livemode] of scopes) {
     const actor = merchant(projectId, livemode);
-    const list = await h.call('list', actor, { params: { projectId }, query: { per_page: '100', sort_by: 'createdAt' } });
+    const list = await h.call('list', actor, {
+      params: { projectId },
+      query: { per_page: '100', sort_by: 'createdAt' },
+    });
     const histories = [];
     for (const customer of list.data) {
-      histories.push(await h.call('transactions', actor, { params: { projectId, customerId: customer.id }, query: { per_page: '100' } }));
+      histories.push(
+        await h.call('transactions', actor, {
+          params: { projectId, customerId: customer.id },
+          query: { per_page: '100' },
+        }),
+      );
     }
     result[`${projectId}:${livemode}`] = { list, histories };
   }
@@ -62,7 +131,8 @@ afterAll(async () => {
   await h?.stop();
 });
 
-const listP = (query: Record<string, string> = {}) => h.call('list', merchant(P), { params: { projectId: P }, query });
+const listP = (query: Record<string, string> = {}) =>
+  h.call('list', merchant(P), { params: { projectId: P }, query });
 
 describe('projection of payment events', () => {
   it('builds one profile per customer with exact totals', async () => {
@@ -78,8 +148,17 @@ describe('projection of payment events', () => {
       totalTransactions: 2,
       totalSpent: 10_000 - 2_500 + 3_000,
     });
-    expect(byExternal['cust-ben']).toMatchObject({ totalTransactions: 1, totalSpent: 20_000, name: 'Ben Mbarga' });
-    expect(byExternal['cust-chloe']).toMatchObject({ totalTransactions: 0, totalSpent: 0, lastTransactionAt: null, email: 'Chloe@Example.org' });
+    expect(byExternal['cust-ben']).toMatchObject({
+      totalTransactions: 1,
+      totalSpent: 20_000,
+      name: 'Ben Mbarga',
+    });
+    expect(byExternal['cust-chloe']).toMatchObject({
+      totalTransactions: 0,
+      totalSpent: 0,
+      lastTransactionAt: null,
+      email: 'Chloe@Example.org',
+    });
     expect(byExternal['cust-chloe']).not.toHaveProperty('name');
     expect(CustomerProfile.safeParse(byExternal['cust-awa']).success).toBe(true);
     expect(byExternal['cust-awa'].id).toMatch(/^[0-9a-f-]{36}$/);
@@ -91,19 +170,29 @@ describe('projection of payment events', () => {
     const other = await h.call('list', merchant(Q), { params: { projectId: Q } });
     expect(other.data.map((c: { totalSpent: number }) => c.totalSpent)).toEqual([555]);
     const testAwa = (await listP({ search: 'awa' })).data[0];
-    await expect(h.call('retrieve', merchant(P, true), { params: { projectId: P, customerId: testAwa.id } })).rejects.toMatchObject({
+    await expect(
+      h.call('retrieve', merchant(P, true), { params: { projectId: P, customerId: testAwa.id } }),
+    ).rejects.toMatchObject({
       code: 'resource_not_found',
     });
-    await expect(h.call('retrieve', merchant(Q), { params: { projectId: Q, customerId: testAwa.id } })).rejects.toMatchObject({
+    await expect(
+      h.call('retrieve', merchant(Q), { params: { projectId: Q, customerId: testAwa.id } }),
+    ).rejects.toMatchObject({
       code: 'resource_not_found',
     });
     // A key of project Q asking for project P's route sees nothing, as if it did not exist.
-    await expect(h.call('list', merchant(Q), { params: { projectId: P } })).rejects.toMatchObject({ code: 'resource_not_found', status: 404 });
-    await expect(h.call('stats', merchant(Q), { params: { projectId: P } })).rejects.toMatchObject({ code: 'resource_not_found' });
+    await expect(h.call('list', merchant(Q), { params: { projectId: P } })).rejects.toMatchObject({
+      code: 'resource_not_found',
+      status: 404,
+    });
+    await expect(h.call('stats', merchant(Q), { params: { projectId: P } })).rejects.toMatchObject({
+      code: 'resource_not_found',
+    });
   });
 
   it('searches phone, e-mail and name, case-insensitively and partially', async () => {
-    const search = async (text: string) => (await listP({ search: text })).data.map((c: { externalId: string }) => c.externalId).sort();
+    const search = async (text: string) =>
+      (await listP({ search: text })).data.map((c: { externalId: string }) => c.externalId).sort();
     expect(await search('AWA d')).toEqual(['cust-awa']);
     expect(await search('example.ORG')).toEqual(['cust-chloe']);
     expect(await search('670000')).toEqual(['cust-ben']);
@@ -112,16 +201,30 @@ describe('projection of payment events', () => {
   });
 
   it('sorts by every documented field and pages stably', async () => {
-    const order = async (query: Record<string, string>) => (await listP(query)).data.map((c: { externalId: string }) => c.externalId);
+    const order = async (query: Record<string, string>) =>
+      (await listP(query)).data.map((c: { externalId: string }) => c.externalId);
     expect(await order({})).toEqual(['cust-awa', 'cust-ben', 'cust-chloe']);
     expect(await order({ sort_by: 'totalSpent' })).toEqual(['cust-ben', 'cust-awa', 'cust-chloe']);
-    expect(await order({ sort_by: 'totalSpent', sort_order: 'asc' })).toEqual(['cust-chloe', 'cust-awa', 'cust-ben']);
-    expect(await order({ sort_by: 'createdAt', sort_order: 'asc' })).toEqual(['cust-awa', 'cust-chloe', 'cust-ben']);
-    expect(await order({ sort_by: 'name', sort_order: 'asc' })).toEqual(['cust-awa', 'cust-ben', 'cust-chloe']);
+    expect(await order({ sort_by: 'totalSpent', sort_order: 'asc' })).toEqual([
+      'cust-chloe',
+      'cust-awa',
+      'cust-ben',
+    ]);
+    expect(await order({ sort_by: 'createdAt', sort_order: 'asc' })).toEqual([
+      'cust-awa',
+      'cust-chloe',
+      'cust-ben',
+    ]);
+    expect(await order({ sort_by: 'name', sort_order: 'asc' })).toEqual([
+      'cust-awa',
+      'cust-ben',
+      'cust-chloe',
+    ]);
     const tied = await order({ sort_by: 'totalTransactions' });
     expect(tied).toHaveLength(3);
     const pages = [];
-    for (const page of ['1', '2']) pages.push(...(await order({ sort_by: 'totalTransactions', per_page: '2', page })));
+    for (const page of ['1', '2'])
+      pages.push(...(await order({ sort_by: 'totalTransactions', per_page: '2', page })));
     expect(pages).toEqual(tied);
     const second = await listP({ per_page: '2', page: '2' });
     expect(second.meta).toEqual({ page: 2, per_page: 2, total: 3, total_pages: 2 });
@@ -131,8 +234,12 @@ describe('projection of payment events', () => {
 
   it('retrieves by id or external id and lists the transactions newest first', async () => {
     const awa = await h.call('retrieve', merchant(P), { params: { projectId: P, customerId: 'cust-awa' } });
-    expect(await h.call('retrieve', merchant(P), { params: { projectId: P, customerId: awa.id } })).toEqual(awa);
-    const history = await h.call('transactions', merchant(P), { params: { projectId: P, customerId: awa.id } });
+    expect(await h.call('retrieve', merchant(P), { params: { projectId: P, customerId: awa.id } })).toEqual(
+      awa,
+    );
+    const history = await h.call('transactions', merchant(P), {
+      params: { projectId: P, customerId: awa.id },
+    });
     expect(history.meta).toEqual({ page: 1, per_page: 20, total: 2, total_pages: 1 });
     expect(history.data.map((t: { amount: number; status: string }) => [t.amount, t.status])).toEqual([
       [3_000, 'COMPLETED'],
@@ -141,7 +248,10 @@ describe('projection of payment events', () => {
     expect(Object.keys(history.data[0]).sort()).toEqual(
       ['amount', 'completedAt', 'createdAt', 'currency', 'id', 'paymentMethod', 'status', 'token'].sort(),
     );
-    const paged = await h.call('transactions', merchant(P), { params: { projectId: P, customerId: 'cust-awa' }, query: { per_page: '1', page: '2' } });
+    const paged = await h.call('transactions', merchant(P), {
+      params: { projectId: P, customerId: 'cust-awa' },
+      query: { per_page: '1', page: '2' },
+    });
     expect(paged.data.map((t: { amount: number }) => t.amount)).toEqual([10_000]);
     expect(paged.meta.total_pages).toBe(2);
   });
@@ -155,7 +265,10 @@ describe('projection of payment events', () => {
       totalSpent: 30_500,
       averageSpent: 10_166.67,
     });
-    expect(stats.topCustomers.map((c: { externalId: string }) => c.externalId)).toEqual(['cust-ben', 'cust-awa']);
+    expect(stats.topCustomers.map((c: { externalId: string }) => c.externalId)).toEqual([
+      'cust-ben',
+      'cust-awa',
+    ]);
   });
 
   it('gives the same profiles whatever order the events arrive in', async () => {
@@ -186,17 +299,27 @@ describe('projection of payment events', () => {
       store: { ...store, touchCustomer: () => Promise.reject(new Error('process died')) },
       log,
     });
-    const payment = snapshot({ projectId: T, customerId: 'cust-crash', status: 'COMPLETED', amount: 4_200, completedAt: daysAgo(1) });
+    const payment = snapshot({
+      projectId: T,
+      customerId: 'cust-crash',
+      status: 'COMPLETED',
+      amount: 4_200,
+      completedAt: daysAgo(1),
+    });
     const event = paymentEvent('payment.completed', payment, daysAgo(1));
     await expect(crashing.apply(event, { mustRefresh: false })).rejects.toThrow('process died');
     const projector = createPaymentProjector({ store, log });
     // A first delivery finding its own record would skip the profile; a redelivery must not.
     await projector.apply(event, { mustRefresh: false });
-    await expect(h.call('retrieve', merchant(T), { params: { projectId: T, customerId: 'cust-crash' } })).rejects.toMatchObject({
+    await expect(
+      h.call('retrieve', merchant(T), { params: { projectId: T, customerId: 'cust-crash' } }),
+    ).rejects.toMatchObject({
       code: 'resource_not_found',
     });
     await projector.apply(event, { mustRefresh: true });
-    expect(await h.call('retrieve', merchant(T), { params: { projectId: T, customerId: 'cust-crash' } })).toMatchObject({
+    expect(
+      await h.call('retrieve', merchant(T), { params: { projectId: T, customerId: 'cust-crash' } }),
+    ).toMatchObject({
       totalTransactions: 1,
       totalSpent: 4_200,
     });
@@ -217,19 +340,23 @@ describe('projection of payment events', () => {
     expect(rebuilt.events).toBeGreaterThanOrEqual(events.length * 3);
     expect(await everything()).toEqual(before);
 
-    const late = paymentLife(snapshot({ customerId: 'cust-ben', projectId: P, amount: 1_500, createdAt: daysAgo(0) }), 'COMPLETED');
+    const late = paymentLife(
+      snapshot({ customerId: 'cust-ben', projectId: P, amount: 1_500, createdAt: daysAgo(0) }),
+      'COMPLETED',
+    );
     const [again] = await Promise.all([h.call('rebuild', { kind: 'admin' }), h.publish(late)]);
     expect(again.customers).toBe(13);
     await h.settled();
     const ben = await h.call('retrieve', merchant(P), { params: { projectId: P, customerId: 'cust-ben' } });
     expect(ben).toMatchObject({ totalTransactions: 2, totalSpent: 21_500 });
   });
-
 });
 
 describe('errors', () => {
-  const bad = (operation: string, request: { params?: Record<string, string>; query?: Record<string, string> }) =>
-    h.call(operation, merchant(P), { params: { projectId: P, ...request.params }, query: request.query });
+  const bad = (
+    operation: string,
+    request: { params?: Record<string, string>; query?: Record<string, string> },
+  ) => h.call(operation, merchant(P), { params: { projectId: P, ...request.params }, query: request.query });
 
   it.each([
     ['list', { query: { per_page: '0' } }, 'per_page'],
@@ -249,12 +376,20 @@ describe('errors', () => {
 
   it('answers 404 resource_not_found for unknown customers', async () => {
     for (const operation of ['retrieve', 'transactions']) {
-      await expect(bad(operation, { params: { customerId: 'nobody' } })).rejects.toMatchObject({ code: 'resource_not_found', status: 404 });
+      await expect(bad(operation, { params: { customerId: 'nobody' } })).rejects.toMatchObject({
+        code: 'resource_not_found',
+        status: 404,
+      });
     }
   });
 
   it('refuses callers that are not a merchant of the project, and rebuilds by anyone but an admin', async () => {
-    await expect(h.call('list', { kind: 'public' }, { params: { projectId: P } })).rejects.toMatchObject({ code: 'insufficient_permissions' });
-    await expect(h.call('rebuild', merchant(P))).rejects.toMatchObject({ code: 'insufficient_permissions', status: 403 });
+    await expect(h.call('list', { kind: 'public' }, { params: { projectId: P } })).rejects.toMatchObject({
+      code: 'insufficient_permissions',
+    });
+    await expect(h.call('rebuild', merchant(P))).rejects.toMatchObject({
+      code: 'insufficient_permissions',
+      status: 403,
+    });
   });
 });

@@ -10,7 +10,8 @@ function latestRecords(events: ReturnType<typeof paymentLife>): TransactionRecor
     const { payment } = event.data as { payment: PaymentSnapshot };
     const version = paymentVersion(payment, { eventId: event.id, occurredAt: event.occurredAt });
     const held = best.get(payment.id);
-    if (!held || held.version < version) best.set(payment.id, { version, record: { payment, occurredAt: event.occurredAt } });
+    if (!held || held.version < version)
+      best.set(payment.id, { version, record: { payment, occurredAt: event.occurredAt } });
   }
   return [...best.values()].map((entry) => entry.record);
 }
@@ -33,14 +34,23 @@ describe('paymentVersion', () => {
     const p = snapshot();
     const at = '2025-01-10T10:00:00.000Z';
     const created = paymentVersion(p, { eventId: 'evt_z', occurredAt: at });
-    const initiated = paymentVersion({ ...p, paymentMethod: 'MTN_MOMO', payerPhone: '+237670000001' }, { eventId: 'evt_a', occurredAt: at });
+    const initiated = paymentVersion(
+      { ...p, paymentMethod: 'MTN_MOMO', payerPhone: '+237670000001' },
+      { eventId: 'evt_a', occurredAt: at },
+    );
     expect(initiated > created).toBe(true);
   });
 
   it('puts a late COMPLETED after EXPIRED', () => {
     const p = snapshot();
-    const expired = paymentVersion({ ...p, status: 'EXPIRED' }, { eventId: 'evt_b', occurredAt: '2025-01-10T10:15:00Z' });
-    const completed = paymentVersion({ ...p, status: 'COMPLETED' }, { eventId: 'evt_a', occurredAt: '2025-01-10T10:14:00Z' });
+    const expired = paymentVersion(
+      { ...p, status: 'EXPIRED' },
+      { eventId: 'evt_b', occurredAt: '2025-01-10T10:15:00Z' },
+    );
+    const completed = paymentVersion(
+      { ...p, status: 'COMPLETED' },
+      { eventId: 'evt_a', occurredAt: '2025-01-10T10:14:00Z' },
+    );
     expect(completed > expired).toBe(true);
   });
 });
@@ -58,8 +68,17 @@ describe('netSpent', () => {
 
 describe('deriveProfile', () => {
   it('derives totals, contact fields and dates from the payments, whatever their order', () => {
-    const first = snapshot({ amount: 3000, createdAt: '2025-01-01T08:00:00.000Z', payerName: 'Awa Diallo', payerEmail: 'awa@example.com' });
-    const second = snapshot({ amount: 7000, createdAt: '2025-01-05T08:00:00.000Z', payerPhone: '+237670000001' });
+    const first = snapshot({
+      amount: 3000,
+      createdAt: '2025-01-01T08:00:00.000Z',
+      payerName: 'Awa Diallo',
+      payerEmail: 'awa@example.com',
+    });
+    const second = snapshot({
+      amount: 7000,
+      createdAt: '2025-01-05T08:00:00.000Z',
+      payerPhone: '+237670000001',
+    });
     const failed = snapshot({ amount: 9000, createdAt: '2025-01-03T08:00:00.000Z' });
     const events = [
       ...paymentLife(first, 'COMPLETED', [1000]),
@@ -83,7 +102,11 @@ describe('deriveProfile', () => {
 
   it('has no last transaction before a payment completes', () => {
     const pending = paymentLife(snapshot(), 'PENDING');
-    expect(deriveProfile(latestRecords(pending))).toMatchObject({ totalTransactions: 0, totalSpent: 0, lastTransactionAt: null });
+    expect(deriveProfile(latestRecords(pending))).toMatchObject({
+      totalTransactions: 0,
+      totalSpent: 0,
+      lastTransactionAt: null,
+    });
   });
 
   it('is null for no payments', () => {

@@ -53,7 +53,10 @@ function newestFirst(a: TransactionRecord, b: TransactionRecord): number {
   return byTime !== 0 ? byTime : b.payment.id.localeCompare(a.payment.id);
 }
 
-function latestKnown(records: TransactionRecord[], pick: (p: PaymentSnapshot) => string | null): string | null {
+function latestKnown(
+  records: TransactionRecord[],
+  pick: (p: PaymentSnapshot) => string | null,
+): string | null {
   for (const record of records) {
     const value = pick(record.payment);
     if (value) return value;
@@ -83,6 +86,9 @@ export function deriveProfile(records: TransactionRecord[]): DerivedProfile | nu
     totalSpent: settled.reduce((sum, record) => sum + netSpent(record.payment), 0),
     lastTransactionAt: completions.at(-1) ?? null,
     createdAt: iso(oldest.payment.createdAt),
-    updatedAt: records.map((record) => iso(record.occurredAt)).sort().at(-1)!,
+    updatedAt: records
+      .map((record) => iso(record.occurredAt))
+      .sort()
+      .at(-1)!,
   };
 }

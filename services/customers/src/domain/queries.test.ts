@@ -6,7 +6,8 @@ function failure(run: () => unknown) {
   try {
     run();
   } catch (error) {
-    if (isAppError(error)) return { code: error.code, status: error.status, message: error.message, fields: error.fields };
+    if (isAppError(error))
+      return { code: error.code, status: error.status, message: error.message, fields: error.fields };
     throw error;
   }
   throw new Error('expected a failure');
@@ -14,8 +15,16 @@ function failure(run: () => unknown) {
 
 describe('parseQuery', () => {
   it('applies the documented defaults', () => {
-    expect(parseQuery(CustomerListQuery, {})).toEqual({ page: 1, per_page: 20, sort_by: 'lastTransactionAt', sort_order: 'desc' });
-    expect(parseQuery(CustomerTransactionsQuery, { page: '3', per_page: '100' })).toEqual({ page: 3, per_page: 100 });
+    expect(parseQuery(CustomerListQuery, {})).toEqual({
+      page: 1,
+      per_page: 20,
+      sort_by: 'lastTransactionAt',
+      sort_order: 'desc',
+    });
+    expect(parseQuery(CustomerTransactionsQuery, { page: '3', per_page: '100' })).toEqual({
+      page: 3,
+      per_page: 100,
+    });
   });
 
   it.each([

@@ -14,12 +14,17 @@ export function computeStats(customers: Customer[], now: Date): CustomerStats {
   const totalSpent = customers.reduce((sum, c) => sum + c.totalSpent, 0);
   const top = customers
     .filter((c) => c.totalSpent > 0)
-    .sort((a, b) => b.totalSpent - a.totalSpent || b.totalTransactions - a.totalTransactions || a.id.localeCompare(b.id))
+    .sort(
+      (a, b) =>
+        b.totalSpent - a.totalSpent || b.totalTransactions - a.totalTransactions || a.id.localeCompare(b.id),
+    )
     .slice(0, TOP_CUSTOMERS);
   return {
     totalCustomers: customers.length,
     newCustomersLast30Days: customers.filter((c) => c.createdAt >= from).length,
-    activeCustomersLast30Days: customers.filter((c) => c.lastTransactionAt !== null && c.lastTransactionAt >= from).length,
+    activeCustomersLast30Days: customers.filter(
+      (c) => c.lastTransactionAt !== null && c.lastTransactionAt >= from,
+    ).length,
     totalSpent,
     averageSpent: customers.length ? Math.round((totalSpent / customers.length) * 100) / 100 : 0,
     topCustomers: top.map(customerView),

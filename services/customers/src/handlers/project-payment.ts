@@ -29,7 +29,8 @@ export function createPaymentProjector(deps: { store: CustomerStore; log: Logger
     // Empty only while a rebuild wiped the records under us; the replay refreshes it again.
     if (!profile) return;
     const written = await store.writeProfile(record.customerId, seq, profile);
-    if (!written) log.debug({ customerId: record.customerId }, 'newer change of the customer derives the profile');
+    if (!written)
+      log.debug({ customerId: record.customerId }, 'newer change of the customer derives the profile');
   }
 
   return {
@@ -41,7 +42,10 @@ export function createPaymentProjector(deps: { store: CustomerStore; log: Logger
       const parsed = PaymentEventData.safeParse(event.data);
       if (!parsed.success) {
         // Retrying cannot fix a payload that breaks the contract; say so loudly and move on.
-        log.error({ eventId: event.id, type: event.type, issues: parsed.error.issues }, 'ignoring malformed payment event');
+        log.error(
+          { eventId: event.id, type: event.type, issues: parsed.error.issues },
+          'ignoring malformed payment event',
+        );
         return;
       }
       const { payment } = parsed.data;

@@ -21,8 +21,10 @@ type Scope = { projectId: string; livemode: boolean };
  * checks it too; the service does not rely on that).
  */
 export function scopeOf(request: ServiceRequest, actor: Actor): Scope {
-  if (actor.kind !== 'merchant') throw appError('insufficient_permissions', 'Customers are read with a secret key.');
-  if (request.params.projectId !== actor.projectId) throw appError('resource_not_found', 'Project not found.');
+  if (actor.kind !== 'merchant')
+    throw appError('insufficient_permissions', 'Customers are read with a secret key.');
+  if (request.params.projectId !== actor.projectId)
+    throw appError('resource_not_found', 'Project not found.');
   return { projectId: actor.projectId, livemode: actor.livemode };
 }
 
@@ -55,7 +57,10 @@ export function createQueryOperations(store: CustomerStore, now: () => Date = ()
       store.listCustomers(filter, sort, (query.page - 1) * query.per_page, query.per_page),
       store.countCustomers(filter),
     ]);
-    return { status: 200, body: { data: customers.map(customerView), meta: pageMeta(query.page, query.per_page, total) } };
+    return {
+      status: 200,
+      body: { data: customers.map(customerView), meta: pageMeta(query.page, query.per_page, total) },
+    };
   };
 
   const stats: Operation = async (request, { actor }) => {
@@ -79,7 +84,10 @@ export function createQueryOperations(store: CustomerStore, now: () => Date = ()
     ]);
     return {
       status: 200,
-      body: { data: records.map((r: TransactionDoc) => paymentListItem(r.payment)), meta: pageMeta(query.page, query.per_page, total) },
+      body: {
+        data: records.map((r: TransactionDoc) => paymentListItem(r.payment)),
+        meta: pageMeta(query.page, query.per_page, total),
+      },
     };
   };
 

@@ -44,7 +44,8 @@ export function createRebuildOperation(deps: {
   }
 
   return async (_request, { actor, log }) => {
-    if (actor.kind !== 'admin') throw appError('insufficient_permissions', 'Only an administrator rebuilds customers.');
+    if (actor.kind !== 'admin')
+      throw appError('insufficient_permissions', 'Only an administrator rebuilds customers.');
     if (running) throw appError('invalid_state', 'A rebuild of the customers projection is already running.');
     running = true;
     const started = Date.now();

@@ -33,7 +33,13 @@ export function createCustomerStore(store: Store) {
   const customers = store.collection<CustomerDoc>('customers');
   const transactions = store.collection<TransactionDoc>('customer_transactions');
 
-  const toCustomer = ({ _id, nameKey: _n, lastTransactionKey: _l, seq: _s, ...rest }: CustomerDoc): Customer => ({ id: _id, ...rest });
+  const toCustomer = ({
+    _id,
+    nameKey: _n,
+    lastTransactionKey: _l,
+    seq: _s,
+    ...rest
+  }: CustomerDoc): Customer => ({ id: _id, ...rest });
   const profileFields = (profile: DerivedProfile) => ({
     ...profile,
     nameKey: profile.name?.toLowerCase() ?? NAMELESS,
@@ -59,7 +65,10 @@ export function createCustomerStore(store: Store) {
         if (!(error instanceof DuplicateKeyError)) throw error;
       }
       const { _id, ...fields } = doc;
-      const updated = await transactions.findOneAndUpdate({ _id, version: { $lt: doc.version } }, { $set: fields });
+      const updated = await transactions.findOneAndUpdate(
+        { _id, version: { $lt: doc.version } },
+        { $set: fields },
+      );
       return updated ? 'applied' : 'stale';
     },
 
