@@ -11,7 +11,10 @@ export function buildProgram(config: CliConfig): Command {
   const program = new Command('mmp')
     .description(`Administer a Mobile Money Payments gateway (${config.url}; MMP_URL, ADMIN_TOKEN)`)
     .option('--json', 'machine-readable JSON on stdout')
-    .showHelpAfterError();
+    .showHelpAfterError()
+    // Usage errors are thrown, not exited on, so main reports them like any other (--json too);
+    // set before the commands are added, which inherit it.
+    .exitOverride();
   const ctx = createContext(config);
   registerProjectCommands(program, ctx);
   registerKeyCommands(program, ctx);

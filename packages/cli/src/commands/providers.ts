@@ -59,8 +59,42 @@ export function registerProviderCommands(program: Command, ctx: Context): void {
     });
 
   provider
-    .command('mapping')
-    .description('Proprietary payload mappings')
+    .command('roll-signing-secret')
+    .description(
+      "Roll a provider's settlement signing secret; prints the new one once, the old one stops verifying at once",
+    )
+    .requiredOption('--provider <id>', 'provider id')
+    .action(async (options: { provider: string }, command: Command) => {
+      const rolled = await ctx.admin.request<{ id: string; signingSecret: string }>(
+        'POST',
+        `/v1/admin/providers/${encodeURIComponent(options.provider)}/roll-signing-secret`,
+      );
+      emit(
+        wantsJson(command),
+        rolled,
+        () => `New signing secret of ${rolled.id} (shown this once): ${rolled.signingSecret}`,
+      );
+    });
+
+  const mapping = provider.command('mapping').description('Proprietary payload mappings');
+
+  mapping
+    .command('get')
+    .description("Show a provider's mapping")
+    .requiredOption('--provider <id>', 'provider id')
+    .action(async (options: { provider: string }, command: Command) => {
+      const result = await ctx.admin.request<{ providerId: string; mapping: unknown }>(
+        'GET',
+        `/v1/admin/providers/${encodeURIComponent(options.provider)}/mapping`,
+      );
+      emit(wantsJson(command), result, () =>
+        result.mapping === null
+          ? `${result.providerId} has no mapping: its settlements must be protocol v1.`
+          : show(result.mapping),
+      );
+    });
+
+  mapping
     .command('set')
     .description("Set a provider's mapping from a JSON file")
     .requiredOption('--provider <id>', 'provider id')

@@ -16,6 +16,40 @@ type RailOptions = {
 
 const show = (value: unknown) => JSON.stringify(value, null, 2);
 
+type Rail = {
+  id: string;
+  transport: string;
+  status: string;
+  environment: string;
+  priority: number;
+  networks: string[];
+  countries: string[];
+  currencies: string[];
+  secret?: string;
+  lastTest: { ok: boolean; reason: string | null; httpStatus: number | null; latencyMs: number } | null;
+};
+
+function created(rail: Rail): string {
+  const serves = `${rail.networks.join(',')} in ${rail.countries.join(',')} (${rail.currencies.join(',')})`;
+  return [
+    `Rail ${rail.id} (${rail.transport}, ${rail.environment}, priority ${rail.priority}) serves ${serves}; it is ${rail.status}.`,
+    ...(rail.secret
+      ? [`  webhook secret  ${rail.secret}  (shown this once: the secret your adapter verifies calls with)`]
+      : []),
+    `Next: mmp rails test ${rail.id}`,
+  ].join('\n');
+}
+
+/** The verdict of a rail test, first; a failed test is the command's failure too. */
+function tested(rail: Rail): string {
+  const test = rail.lastTest;
+  if (!test?.ok)
+    return `Rail ${rail.id} failed its test: ${test?.reason ?? 'no result'}. It is ${rail.status}.`;
+  const how = test.httpStatus === null ? '' : ` (HTTP ${test.httpStatus}, ${test.latencyMs} ms)`;
+  const next = rail.status === 'TESTED' ? ` Next: mmp rails activate ${rail.id}` : '';
+  return `Rail ${rail.id} passed its test${test.reason ? `: ${test.reason}` : ''}${how}. It is ${rail.status}.${next}`;
+}
+
 // Number('soon') would be sent as null and refused far from its cause; refuse it here, by name.
 function integer(value: string): number {
   if (!/^-?\d+$/.test(value)) throw new InvalidArgumentError('must be an integer.');
@@ -38,10 +72,10 @@ export function registerRailCommands(program: Command, ctx: Context): void {
     .requiredOption('--countries <list>', 'e.g. CM', list)
     .requiredOption('--currencies <list>', 'e.g. XAF', list)
     .option('--environment <env>', 'sandbox or live', 'sandbox')
-    .option('--priority <n>', 'lower is tried first', integer)
+    .option('--priority <n>', 'lower is tried first (default 100; the sandbox rail is 50)', integer)
     .option('--supports-payout', 'the rail executes payouts too')
     .action(async (options: RailOptions, command: Command) => {
-      const rail = await ctx.provider(options.providerKey).request('POST', '/v1/provider/rails', {
+      const rail = await ctx.provider(options.providerKey).request<Rail>('POST', '/v1/provider/rails', {
         body: {
           transport: options.transport,
           endpoint: options.endpoint,
@@ -53,7 +87,7 @@ export function registerRailCommands(program: Command, ctx: Context): void {
           supportsPayout: options.supportsPayout === true,
         },
       });
-      emit(wantsJson(command), rail, () => show(rail));
+      emit(wantsJson(command), rail, () => created(rail));
     });
 
   withKey('list', 'List rails').action(async (options: { providerKey?: string }, command: Command) => {
@@ -61,17 +95,53 @@ export function registerRailCommands(program: Command, ctx: Context): void {
     emit(wantsJson(command), result, () => show(result));
   });
 
-  for (const [name, description] of [
-    ['test', 'Send a signed health.check to the rail (PENDING → TESTED on success)'],
-    ['activate', 'Activate a TESTED rail (a live rail also needs certification)'],
-  ] as const) {
-    withKey(name, description)
-      .argument('<railId>')
-      .action(async (railId: string, options: { providerKey?: string }, command: Command) => {
-        const result = await ctx
-          .provider(options.providerKey)
-          .request('POST', `/v1/provider/rails/${encodeURIComponent(railId)}/${name}`);
-        emit(wantsJson(command), result, () => show(result));
-      });
-  }
+  withKey(
+    'roll-secret',
+    "Roll a webhook rail's whsec_ secret; prints the new one once, the old one stops at once",
+  )
+    .argument('<railId>')
+    .action(async (railId: string, options: { providerKey?: string }, command: Command) => {
+      const rolled = await ctx
+        .provider(options.providerKey)
+        .request<{ id: string; secret: string }>(
+          'POST',
+          `/v1/provider/rails/${encodeURIComponent(railId)}/roll-secret`,
+        );
+      emit(
+        wantsJson(command),
+        rolled,
+        () => `New webhook secret of rail ${rolled.id} (shown this once): ${rolled.secret}`,
+      );
+    });
+
+  withKey('get', 'Show a rail: its state, last test and whether it is certified')
+    .argument('<railId>')
+    .action(async (railId: string, options: { providerKey?: string }, command: Command) => {
+      const rail = await ctx
+        .provider(options.providerKey)
+        .request('GET', `/v1/provider/rails/${encodeURIComponent(railId)}`);
+      emit(wantsJson(command), rail, () => show(rail));
+    });
+
+  withKey(
+    'test',
+    'Send a signed health.check to the rail (PENDING → TESTED on success); exits 1 when the test fails',
+  )
+    .argument('<railId>')
+    .action(async (railId: string, options: { providerKey?: string }, command: Command) => {
+      const rail = await ctx
+        .provider(options.providerKey)
+        .request<Rail>('POST', `/v1/provider/rails/${encodeURIComponent(railId)}/test`);
+      emit(wantsJson(command), rail, () => tested(rail));
+      if (!rail.lastTest?.ok) process.exitCode = 1;
+    });
+
+  withKey('activate', 'Activate a TESTED rail (a live rail also needs certification)')
+    .argument('<railId>')
+    .action(async (railId: string, options: { providerKey?: string }, command: Command) => {
+      const rail = await ctx
+        .provider(options.providerKey)
+        .request<Rail>('POST', `/v1/provider/rails/${encodeURIComponent(railId)}/activate`);
+      emit(wantsJson(command), rail, () => `Rail ${rail.id} is ${rail.status}.`);
+    });
 }
