@@ -26,8 +26,10 @@ const colors = [31, 32, 33, 34, 35, 36, 91, 92, 93];
 const children = new Map();
 let stopping = false;
 
+// Each service's /healthz, /readyz and /metrics on OPS_PORT_BASE + its index; 0 lets the OS
+// pick every one (for runs beside others on one machine, as the tests do).
+const opsPortBase = Number(process.env.OPS_PORT_BASE ?? 9101);
 mkdirSync(dataDir, { recursive: true });
-const firstStart = !existsSync(join(dataDir, 'server-key'));
 
 /** A value kept in the data folder so restarts reuse it and the CLI can find it. */
 function persistent(name, envValue, make) {
@@ -36,8 +38,14 @@ function persistent(name, envValue, make) {
   if (!existsSync(file)) writeFileSync(file, make(), { mode: 0o600 });
   return readFileSync(file, 'utf8').trim();
 }
-const adminToken = persistent('admin-token', process.env.ADMIN_TOKEN, () => `adm_${randomBytes(24).toString('hex')}`);
-const serverKey = persistent('server-key', process.env.SERVICE_SECRET_KEY, () => randomBytes(32).toString('hex'));
+const adminToken = persistent(
+  'admin-token',
+  process.env.ADMIN_TOKEN,
+  () => `adm_${randomBytes(24).toString('hex')}`,
+);
+const serverKey = persistent('server-key', process.env.SERVICE_SECRET_KEY, () =>
+  randomBytes(32).toString('hex'),
+);
 
 function reachable(url) {
   const { hostname, port } = new URL(url.split(',')[0]);
@@ -64,7 +72,16 @@ async function ensureNats() {
   const { hostname, port } = new URL(natsUrl);
   const storeDir = join(dataDir, 'nats');
   mkdirSync(storeDir, { recursive: true });
-  launch('nats', which.stdout.trim(), ['-js', '-a', hostname, '-p', port || '4222', '-sd', storeDir]);
+  // Its own process group: a terminal's Ctrl-C must not stop NATS under services still draining.
+  launch(
+    'nats',
+    which.stdout.trim(),
+    ['-js', '-a', hostname, '-p', port || '4222', '-sd', storeDir],
+    process.env,
+    {
+      detached: true,
+    },
+  );
   for (let i = 0; i < 50 && !(await reachable(natsUrl)); i++) await sleep(100);
   if (!(await reachable(natsUrl))) {
     console.error('nats-server did not start; see its output above.');
@@ -72,10 +89,10 @@ async function ensureNats() {
   }
 }
 
-function launch(name, command, args, env = process.env) {
+function launch(name, command, args, env = process.env, options = {}) {
   const color = colors[children.size % colors.length];
   const label = `\x1b[${color}m${name.padEnd(20)}\x1b[0m`;
-  const child = spawn(command, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], ...options });
   const relay = (stream, out) => {
     let buffer = '';
     stream.on('data', (chunk) => {
@@ -139,16 +156,22 @@ async function waitHealthy() {
   throw new Error(`not healthy after 30 s: ${JSON.stringify(last)}`);
 }
 
+/** On a system with no project yet (a fresh data folder or database), makes the demo one. */
 async function createDemoProject() {
+  const admin = { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' };
+  const existing = await fetch(`http://127.0.0.1:${gatewayPort}/v1/admin/projects`, { headers: admin });
+  if (!existing.ok || (await existing.json()).data?.length) return;
   const response = await fetch(`http://127.0.0.1:${gatewayPort}/v1/admin/projects`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+    headers: admin,
     body: JSON.stringify({ name: 'demo', displayName: 'Demo Shop' }),
   });
-  if (!response.ok) return console.error(`could not create the demo project: ${response.status} ${await response.text()}`);
+  if (!response.ok)
+    return console.error(`could not create the demo project: ${response.status} ${await response.text()}`);
   const project = await response.json();
   const keys = project.keys ?? [];
-  const show = (kind) => keys.find((k) => k.livemode === false && k.kind === kind)?.key ?? '(see mmp keys list)';
+  const show = (kind) =>
+    keys.find((k) => k.livemode === false && k.kind === kind)?.key ?? '(see mmp keys list)';
   console.log(
     `\nDemo project ${project.id} created. Its sandbox keys are shown this once:\n` +
       `  secret      ${show('secret')}\n  publishable ${show('publishable')}\n`,
@@ -163,19 +186,31 @@ const baseEnv = {
   SERVICE_SECRET_KEY: serverKey,
   PUBLIC_URL: publicUrl,
   GATEWAY_PORT: String(gatewayPort),
+  // The sandbox provider registers its rail through the gateway's public API.
+  GATEWAY_URL: process.env.GATEWAY_URL ?? `http://127.0.0.1:${gatewayPort}`,
   OPS_HOST: '127.0.0.1',
+  // A local run: a provider adapter under development (the kit's example) may listen on
+  // http://127.0.0.1. Loopback only; set it to false to try the production rule.
+  ALLOW_HTTP_LOOPBACK_ENDPOINTS: process.env.ALLOW_HTTP_LOOPBACK_ENDPOINTS ?? 'true',
+  // No ingress to wait for on one machine: a stop stops at once.
+  SHUTDOWN_DELAY_MS: process.env.SHUTDOWN_DELAY_MS ?? '0',
 };
 
 await ensureNats();
 SERVICES.forEach((service, index) => {
   const main = join(root, 'services', service, 'dist', 'main.js');
-  launch(service, process.execPath, [main], { ...baseEnv, OPS_PORT: String(9101 + index) });
+  launch(service, process.execPath, [main], {
+    ...baseEnv,
+    OPS_PORT: String(opsPortBase && opsPortBase + index),
+  });
 });
 try {
   const health = await waitHealthy();
-  console.log(`\nAll ${Object.keys(health.services ?? {}).length} services healthy. API: ${publicUrl}/v1  docs: ${publicUrl}/docs`);
+  console.log(
+    `\nAll ${Object.keys(health.services ?? {}).length} services healthy. API: ${publicUrl}/v1  docs: ${publicUrl}/docs`,
+  );
   console.log(`Admin CLI: pnpm mmp --help (admin token in ${join(dataDir, 'admin-token')})`);
-  if (firstStart) await createDemoProject();
+  await createDemoProject();
 } catch (error) {
   console.error(String(error));
   shutdown(1);

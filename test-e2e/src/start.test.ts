@@ -1,0 +1,116 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestSystem, freePort } from '@mmp/platform/testing';
+import { api } from './support/http.js';
+
+/**
+ * The newcomer's command, `pnpm start`, as a real process tree on built services: every
+ * service healthy, a demo project whose keys work, the admin token where the CLI finds it,
+ * Ctrl-C stopping everything cleanly, and a restart that keeps what exists.
+ */
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const system = createTestSystem('start');
+const port = await freePort();
+const env = {
+  ...process.env,
+  NATS_URL: system.env.NATS_URL,
+  NATS_PREFIX: system.env.NATS_PREFIX,
+  DATA_DIR: system.env.DATA_DIR,
+  GATEWAY_PORT: String(port),
+  OPS_PORT_BASE: '0',
+  LOG_LEVEL: 'warn',
+  ADMIN_TOKEN: '',
+  SERVICE_SECRET_KEY: '',
+};
+
+type Started = { child: ChildProcess; output: () => string; exited: Promise<number | null> };
+
+function start(): Started {
+  // Its own process group, like a terminal's foreground job: Ctrl-C signals the whole group.
+  const child = spawn(process.execPath, ['scripts/start.mjs'], {
+    cwd: REPO_ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+async function waitFor(started: Started, text: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!started.output().includes(text)) {
+    if (Date.now() > deadline || started.child.exitCode !== null) {
+      throw new Error(`"${text}" never came:\n${started.output().slice(-3000)}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function stop(started: Started, signal: NodeJS.Signals): Promise<number | null> {
+  if (started.child.exitCode === null) process.kill(-started.child.pid!, signal);
+  return started.exited;
+}
+
+let first: Started | undefined;
+let second: Started | undefined;
+
+beforeAll(() => {
+  // `pnpm start` runs the built services; tests otherwise run on sources.
+  execFileSync('pnpm', ['-r', '--filter', './packages/**', '--filter', './services/**', 'run', 'build'], {
+    cwd: REPO_ROOT,
+    stdio: 'ignore',
+  });
+}, 300_000);
+
+afterAll(async () => {
+  for (const started of [first, second]) if (started) await stop(started, 'SIGKILL');
+  await system.cleanup();
+});
+
+describe('pnpm start', () => {
+  it('brings every service to healthy and prints a demo project whose keys work at once', async () => {
+    first = start();
+    await waitFor(first, 'All 8 services healthy');
+    await waitFor(first, 'shown this once');
+    const secret = first.output().match(/secret\s+(svc_test_sk_[A-Za-z0-9]+)/)?.[1];
+    expect(secret).toBeDefined();
+    const created = await api(`http://127.0.0.1:${port}`, secret)('POST', '/v1/payments', { amount: 1500 });
+    expect(created.status).toBe(201);
+
+    const tokenFile = join(system.env.DATA_DIR!, 'admin-token');
+    expect(existsSync(tokenFile)).toBe(true);
+    const projects = execFileSync('pnpm', ['--silent', 'mmp', 'project', 'list', '--json'], {
+      cwd: REPO_ROOT,
+      env: { ...env, MMP_URL: `http://127.0.0.1:${port}` },
+      encoding: 'utf8',
+    });
+    expect(JSON.parse(projects)).toHaveLength(1);
+    expect(readFileSync(tokenFile, 'utf8').trim()).toMatch(/^adm_/);
+  }, 120_000);
+
+  it('stops every service cleanly on Ctrl-C', async () => {
+    expect(await stop(first!, 'SIGINT')).toBe(0);
+    expect(first!.output()).not.toContain('exited (');
+    const health = await fetch(`http://127.0.0.1:${port}/v1/health`).catch(() => undefined);
+    expect(health).toBeUndefined();
+  }, 30_000);
+
+  it('keeps the data and makes no second demo project on the next start', async () => {
+    second = start();
+    await waitFor(second, 'All 8 services healthy');
+    expect(second.output()).not.toContain('shown this once');
+    const projects = await api(
+      `http://127.0.0.1:${port}`,
+      readFileSync(join(system.env.DATA_DIR!, 'admin-token'), 'utf8').trim(),
+    )('GET', '/v1/admin/projects');
+    expect((projects.body as { data: unknown[] }).data).toHaveLength(1);
+    expect(await stop(second, 'SIGTERM')).toBe(0);
+  }, 120_000);
+});
