@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '@mmp/platform/testing';
 import { startSystem, type ProjectKeys, type RunningSystem } from './support/system.js';
 import { api, startWebhookReceiver } from './support/http.js';
+import { SAMPLE_MAPPING } from './support/fixtures.js';
 
 /** The `mmp` commands the CLI package's own test does not reach, against the whole system. */
 const run = promisify(execFile);
@@ -157,18 +158,7 @@ describe('mmp provider and rails', () => {
       status: 'ACTIVE',
     });
 
-    const mapping = {
-      fields: {
-        idempotency_key: 'key',
-        transaction_ref: 'ref',
-        amount: 'amt',
-        currency: 'ccy',
-        status: 'st',
-        network: 'net',
-        settled_at: 'at',
-      },
-      statusMap: { OK: 'COMPLETED' },
-    };
+    const mapping = SAMPLE_MAPPING;
     const file = join(scratch, 'mapping.json');
     writeFileSync(file, JSON.stringify(mapping));
     expect(

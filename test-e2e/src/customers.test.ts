@@ -3,8 +3,18 @@ import { eventually } from '@mmp/platform/testing';
 import { startSystem, type ProjectKeys, type RunningSystem } from './support/system.js';
 import { api } from './support/http.js';
 
-type Customer = { id: string; externalId: string; email?: string; name?: string; totalTransactions: number; totalSpent: number };
-type CustomerList = { data: Customer[]; meta: { page: number; per_page: number; total: number; total_pages: number } };
+type Customer = {
+  id: string;
+  externalId: string;
+  email?: string;
+  name?: string;
+  totalTransactions: number;
+  totalSpent: number;
+};
+type CustomerList = {
+  data: Customer[];
+  meta: { page: number; per_page: number; total: number; total_pages: number };
+};
 
 let system: RunningSystem;
 let shop: ProjectKeys;
@@ -12,15 +22,22 @@ let other: ProjectKeys;
 
 /** A real payment: created by the merchant, paid by the shopper with a sandbox number. */
 async function pay(customerId: string, customer: Record<string, string>, amount: number, phone: string) {
-  const created = await api(system.baseUrl, shop.testSecretKey)<{ token: string; paymentUrl: string }>('POST', '/v1/payments', {
-    amount,
-    description: 'Order',
-    customerId,
-    customer,
-  });
+  const created = await api(system.baseUrl, shop.testSecretKey)<{ token: string; paymentUrl: string }>(
+    'POST',
+    '/v1/payments',
+    {
+      amount,
+      description: 'Order',
+      customerId,
+      customer,
+    },
+  );
   expect(created.status).toBe(201);
   const sessionId = new URL(created.body.paymentUrl).pathname.split('/').pop();
-  const paid = await api(system.baseUrl)('POST', `/v1/checkout/sessions/${sessionId}/pay`, { paymentMethod: 'ORANGE_MONEY', phone });
+  const paid = await api(system.baseUrl)('POST', `/v1/checkout/sessions/${sessionId}/pay`, {
+    paymentMethod: 'ORANGE_MONEY',
+    phone,
+  });
   expect(paid.status).toBeLessThan(300);
   return created.body.token;
 }
@@ -38,13 +55,17 @@ beforeAll(async () => {
     await pay('cust-paul', { email: 'paul@example.cm', name: 'Paul Biya' }, 7000, '+237690000002'),
   ];
   await eventually(async () => {
-    const statuses = await Promise.all(tokens.map(async (t) => (await merchant<{ status: string }>('GET', `/v1/payments/${t}`)).body.status));
+    const statuses = await Promise.all(
+      tokens.map(async (t) => (await merchant<{ status: string }>('GET', `/v1/payments/${t}`)).body.status),
+    );
     return statuses.every((s) => s === 'COMPLETED' || s === 'FAILED');
   }, 30_000);
   await eventually(async () => {
     const list = await merchant<CustomerList>('GET', `/v1/projects/${shop.id}/customers`);
-    return list.body.data?.find((c) => c.externalId === 'cust-awa')?.totalTransactions === 2 &&
-      list.body.data.find((c) => c.externalId === 'cust-paul')?.totalTransactions === 1;
+    return (
+      list.body.data?.find((c) => c.externalId === 'cust-awa')?.totalTransactions === 2 &&
+      list.body.data.find((c) => c.externalId === 'cust-paul')?.totalTransactions === 1
+    );
   }, 15_000);
 }, 90_000);
 
@@ -75,16 +96,15 @@ describe('customer profiles built from real payments', () => {
   });
 
   it('shows statistics and each customer history', async () => {
-    const stats = await api(system.baseUrl, shop.testSecretKey)<{ totalCustomers: number; totalSpent: number }>(
-      'GET',
-      `/v1/projects/${shop.id}/customers/stats`,
-    );
+    const stats = await api(system.baseUrl, shop.testSecretKey)<{
+      totalCustomers: number;
+      totalSpent: number;
+    }>('GET', `/v1/projects/${shop.id}/customers/stats`);
     expect(stats.body).toMatchObject({ totalCustomers: 2, totalSpent: 17500 });
     const paul = (await customers('?search=paul')).body.data[0]!;
-    const history = await api(system.baseUrl, shop.testSecretKey)<{ data: { status: string; amount: number }[] }>(
-      'GET',
-      `/v1/projects/${shop.id}/customers/${paul.id}/transactions`,
-    );
+    const history = await api(system.baseUrl, shop.testSecretKey)<{
+      data: { status: string; amount: number }[];
+    }>('GET', `/v1/projects/${shop.id}/customers/${paul.id}/transactions`);
     expect(history.body.data.map((p) => [p.status, p.amount]).sort()).toEqual([
       ['COMPLETED', 10000],
       ['FAILED', 7000],
@@ -97,7 +117,10 @@ describe('customer profiles built from real payments', () => {
     expect(bad.body).toMatchObject({ error: { code: 'invalid_request', http_status: 400 } });
     expect((await customers('', () => other.testSecretKey)).status).toBe(404);
     expect((await customers('', () => shop.liveSecretKey)).body.data).toEqual([]);
-    const unknown = await api(system.baseUrl, shop.testSecretKey)('GET', `/v1/projects/${shop.id}/customers/nobody`);
+    const unknown = await api(system.baseUrl, shop.testSecretKey)(
+      'GET',
+      `/v1/projects/${shop.id}/customers/nobody`,
+    );
     expect(unknown.status).toBe(404);
   });
 

@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect, createServer, type AddressInfo } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,8 +14,13 @@ import {
   type NatsConnection,
   type ReceivedEvent,
 } from '@mmp/platform';
-import { createTestSystem, eventually } from '@mmp/platform/testing';
-import { newEventId, newPaymentOrderKey, type DeliveryOutcomeData, type OrderCreatedData } from '@mmp/protocol';
+import { createTestSystem, eventually, freePort } from '@mmp/platform/testing';
+import {
+  newEventId,
+  newPaymentOrderKey,
+  type DeliveryOutcomeData,
+  type OrderCreatedData,
+} from '@mmp/protocol';
 import { createPullClient, paymentAck, ServiceCallError } from '@mmp/provider-kit';
 import { sandboxProviderService } from '@mmp/sandbox-provider';
 import { startExampleAdapter } from '@mmp/provider-kit/example';
@@ -57,12 +62,20 @@ afterAll(async () => {
 });
 
 const outcomesOf = (orderKey: string) =>
-  outcomes.filter((event) => (event.data as DeliveryOutcomeData).orderKey === orderKey).map((event) => ({ type: event.type, ...(event.data as DeliveryOutcomeData) }));
+  outcomes
+    .filter((event) => (event.data as DeliveryOutcomeData).orderKey === orderKey)
+    .map((event) => ({ type: event.type, ...(event.data as DeliveryOutcomeData) }));
 
 /** What provider-router announces when it hands an order to a pull rail. */
 async function announceOrder(
   providerId: string,
-  options: { msisdn?: string; orderKey?: string; railId?: string; ttlMs?: number; transport?: 'pull' | 'webhook' } = {},
+  options: {
+    msisdn?: string;
+    orderKey?: string;
+    railId?: string;
+    ttlMs?: number;
+    transport?: 'pull' | 'webhook';
+  } = {},
 ) {
   const orderKey = options.orderKey ?? newPaymentOrderKey();
   const data: OrderCreatedData = {
@@ -89,22 +102,19 @@ async function announceOrder(
   return data;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
+async function newProvider(name: string) {
+  return system.admin<{ id: string; apiKey: string; signingSecret: string }>('POST', '/v1/admin/providers', {
+    name,
   });
 }
 
-async function newProvider(name: string) {
-  return system.admin<{ id: string; apiKey: string; signingSecret: string }>('POST', '/v1/admin/providers', { name });
-}
-
 async function failure(promise: Promise<unknown>) {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
-  if (!(error instanceof ServiceCallError)) throw new Error(`expected a ServiceCallError, got ${String(error)}`);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!(error instanceof ServiceCallError))
+    throw new Error(`expected a ServiceCallError, got ${String(error)}`);
   return { status: error.status, code: error.code, body: error.body as { error: Record<string, unknown> } };
 }
 
@@ -113,37 +123,68 @@ describe('pull routes over HTTP with the provider kit', () => {
     const provider = await newProvider('puller');
     const client = createPullClient({ baseUrl: `${system.baseUrl}/v1`, apiKey: provider.apiKey });
     const order = await announceOrder(provider.id);
-    const pending = await eventually(async () => (await client.get(order.orderKey).catch(() => null)) ?? undefined);
+    const pending = await eventually(
+      async () => (await client.get(order.orderKey).catch(() => null)) ?? undefined,
+    );
     expect(pending).toMatchObject({ status: 'pending', delivery_count: 0 });
 
     const [first] = await client.pending();
-    expect(first).toMatchObject({ idempotency_key: order.orderKey, payload: order.payload, status: 'DELIVERED', delivery_count: 1 });
+    expect(first).toMatchObject({
+      idempotency_key: order.orderKey,
+      payload: order.payload,
+      status: 'DELIVERED',
+      delivery_count: 1,
+    });
     const [again] = await client.pending(10);
     expect(again).toMatchObject({ idempotency_key: order.orderKey, status: 'DELIVERED', delivery_count: 2 });
 
-    const unknownKey = await failure(client.ack({ ...paymentAck(order.payload as never, 'ACCEPTED'), idempotency_key: 'pexec_other' }).then(() => undefined));
+    const unknownKey = await failure(
+      client
+        .ack({ ...paymentAck(order.payload as never, 'ACCEPTED'), idempotency_key: 'pexec_other' })
+        .then(() => undefined),
+    );
     expect(unknownKey).toMatchObject({ status: 404, code: 'resource_not_found' });
-    const mismatch = await api(system.baseUrl, provider.apiKey)('POST', `/v1/provider/orders/${order.orderKey}/ack`, {
-      type: 'payment.ack',
-      idempotency_key: 'pexec_other',
-      status: 'ACCEPTED',
-    });
+    const mismatch = await api(system.baseUrl, provider.apiKey)(
+      'POST',
+      `/v1/provider/orders/${order.orderKey}/ack`,
+      {
+        type: 'payment.ack',
+        idempotency_key: 'pexec_other',
+        status: 'ACCEPTED',
+      },
+    );
     expect(mismatch.status).toBe(422);
     expect(mismatch.body).toMatchObject({
-      error: { code: 'validation_error', http_status: 422, type: 'invalid_request_error', errors: [{ field: 'idempotency_key' }] },
+      error: {
+        code: 'validation_error',
+        http_status: 422,
+        type: 'invalid_request_error',
+        errors: [{ field: 'idempotency_key' }],
+      },
     });
 
     const ack = paymentAck({ type: 'payment.execute', idempotency_key: order.orderKey }, 'ACCEPTED');
     expect(await client.ack(ack)).toEqual(ack);
     expect(await client.ack(ack)).toEqual(ack);
-    expect(await failure(client.ack({ ...ack, status: 'REJECTED', reason: 'insufficient_balance' }))).toMatchObject({ status: 409, code: 'invalid_state' });
+    expect(
+      await failure(client.ack({ ...ack, status: 'REJECTED', reason: 'insufficient_balance' })),
+    ).toMatchObject({ status: 409, code: 'invalid_state' });
     expect(await client.get(order.orderKey)).toMatchObject({ status: 'acked', ack });
     expect((await client.pending()).map((entry) => entry.idempotency_key)).not.toContain(order.orderKey);
     await eventually(async () => outcomesOf(order.orderKey).length === 1);
-    expect(outcomesOf(order.orderKey)[0]).toMatchObject({ type: 'delivery.accepted', classification: 'ACCEPTED' });
+    expect(outcomesOf(order.orderKey)[0]).toMatchObject({
+      type: 'delivery.accepted',
+      classification: 'ACCEPTED',
+    });
 
-    expect(await failure(client.get('pexec_unknown'))).toMatchObject({ status: 404, code: 'resource_not_found' });
-    const stranger = createPullClient({ baseUrl: `${system.baseUrl}/v1`, apiKey: (await newProvider('stranger')).apiKey });
+    expect(await failure(client.get('pexec_unknown'))).toMatchObject({
+      status: 404,
+      code: 'resource_not_found',
+    });
+    const stranger = createPullClient({
+      baseUrl: `${system.baseUrl}/v1`,
+      apiKey: (await newProvider('stranger')).apiKey,
+    });
     expect(await failure(stranger.get(order.orderKey))).toMatchObject({ status: 404 });
     expect(await stranger.pending()).toEqual([]);
   });
@@ -152,9 +193,16 @@ describe('pull routes over HTTP with the provider kit', () => {
     const provider = await newProvider('late');
     const client = createPullClient({ baseUrl: `${system.baseUrl}/v1`, apiKey: provider.apiKey });
     const order = await announceOrder(provider.id, { ttlMs: 300 });
-    await eventually(async () => outcomesOf(order.orderKey).some((outcome) => outcome.type === 'delivery.expired'), 15_000);
+    await eventually(
+      async () => outcomesOf(order.orderKey).some((outcome) => outcome.type === 'delivery.expired'),
+      15_000,
+    );
     expect(await client.get(order.orderKey)).toMatchObject({ status: 'expired' });
-    expect(await failure(client.ack(paymentAck({ type: 'payment.execute', idempotency_key: order.orderKey }, 'ACCEPTED')))).toMatchObject({
+    expect(
+      await failure(
+        client.ack(paymentAck({ type: 'payment.execute', idempotency_key: order.orderKey }, 'ACCEPTED')),
+      ),
+    ).toMatchObject({
       status: 410,
       code: 'order_expired',
     });
@@ -177,11 +225,16 @@ describe('the sandbox provider as a real pull client', () => {
       SANDBOX_DELAY_MS: '100',
     };
     const status = async (running: Awaited<ReturnType<typeof startService>>) => {
-      const reply = await running.context.services.command<{ registered: boolean; providerId?: string; railId?: string }>('sandbox-provider', 'status', {});
+      const reply = await running.context.services.command<{
+        registered: boolean;
+        providerId?: string;
+        railId?: string;
+      }>('sandbox-provider', 'status', {});
       return reply.registered ? reply : undefined;
     };
     try {
-      const providers = async () => (await system.admin<{ data: { id: string }[] }>('GET', '/v1/admin/providers')).data.length;
+      const providers = async () =>
+        (await system.admin<{ data: { id: string }[] }>('GET', '/v1/admin/providers')).data.length;
       let sandbox = await startService(sandboxProviderService, env);
       const first = await eventually(() => status(sandbox), 15_000);
       const registered = await providers();
@@ -205,7 +258,9 @@ describe('the sandbox provider as a real pull client', () => {
       const store = await openStore({ dataDir, service: 'sandbox-provider' });
       try {
         const executions = await store.collection('executions').find({});
-        expect(executions).toEqual([expect.objectContaining({ _id: order.orderKey, status: 'DONE', outcome: 'settled COMPLETED' })]);
+        expect(executions).toEqual([
+          expect.objectContaining({ _id: order.orderKey, status: 'DONE', outcome: 'settled COMPLETED' }),
+        ]);
       } finally {
         await store.close();
       }
@@ -227,7 +282,8 @@ describe('the sandbox provider before the gateway is up', () => {
       ADMIN_TOKEN: system.adminToken,
       SANDBOX_POLL_MS: '100',
     });
-    const status = () => sandbox.context.services.command<{ registered: boolean }>('sandbox-provider', 'status', {});
+    const status = () =>
+      sandbox.context.services.command<{ registered: boolean }>('sandbox-provider', 'status', {});
     // The gateway "starts" late: a plain TCP relay to it opens on the sandbox's port.
     const relay = createServer((socket) => socket.pipe(connect(gatewayPort, '127.0.0.1')).pipe(socket));
     try {
@@ -273,7 +329,11 @@ describe('a webhook rail served by the provider kit example adapter', () => {
       expect(tested.body).toMatchObject({ status: 'TESTED', lastTest: { ok: true, httpStatus: 200 } });
       const order = await announceOrder(provider.id, { railId: rail.body.id, transport: 'webhook' });
       await eventually(async () => outcomesOf(order.orderKey).length === 1);
-      expect(outcomesOf(order.orderKey)[0]).toMatchObject({ type: 'delivery.accepted', railId: rail.body.id, attempts: 1 });
+      expect(outcomesOf(order.orderKey)[0]).toMatchObject({
+        type: 'delivery.accepted',
+        railId: rail.body.id,
+        attempts: 1,
+      });
       // Let the adapter push its settlement (50 ms later) before the system stops.
       await new Promise((resolve) => setTimeout(resolve, 300));
     } finally {

@@ -6,6 +6,7 @@ import { hexHmac } from '@mmp/protocol';
 import { gatewayService, gatewayUrl } from '@mmp/gateway';
 import { providerRouterService } from '@mmp/provider-router';
 import { api } from './support/http.js';
+import { SAMPLE_MAPPING } from './support/fixtures.js';
 
 /** Provider portal, settlement webhook and provider admin routes over real HTTP: gateway + provider-router. */
 const system = createTestSystem('prhttp');
@@ -22,7 +23,11 @@ afterAll(async () => {
   await system.cleanup();
 });
 
-const created = await admin<{ id: string; apiKey: string; signingSecret: string }>('POST', '/v1/admin/providers', { name: 'HTTP Co' });
+const created = await admin<{ id: string; apiKey: string; signingSecret: string }>(
+  'POST',
+  '/v1/admin/providers',
+  { name: 'HTTP Co' },
+);
 const provider = api(baseUrl, created.body.apiKey);
 
 async function postSettlement(raw: string, signature: string, providerId = created.body.id) {
@@ -47,49 +52,82 @@ describe('provider routes over HTTP', () => {
     expect(rail).toMatchObject({ status: 201, body: { status: 'PENDING' } });
     const activateEarly = await provider('POST', `/v1/provider/rails/${rail.body.id}/activate`);
     expect(activateEarly).toMatchObject({ status: 409, body: { error: { code: 'invalid_state' } } });
-    expect((await provider('POST', `/v1/provider/rails/${rail.body.id}/test`)).body).toMatchObject({ status: 'TESTED' });
-    expect((await provider('POST', `/v1/provider/rails/${rail.body.id}/activate`)).body).toMatchObject({ status: 'ACTIVE' });
+    expect((await provider('POST', `/v1/provider/rails/${rail.body.id}/test`)).body).toMatchObject({
+      status: 'TESTED',
+    });
+    expect((await provider('POST', `/v1/provider/rails/${rail.body.id}/activate`)).body).toMatchObject({
+      status: 'ACTIVE',
+    });
     expect((await provider<{ data: unknown[] }>('GET', '/v1/provider/rails')).body.data).toHaveLength(1);
   });
 
   it('serves the protocol-v1 JSON Schema to providers only', async () => {
     const schema = await provider('GET', '/v1/provider/agent/assist/protocol-v1-schema');
-    expect(schema).toMatchObject({ status: 200, body: { $schema: 'https://json-schema.org/draft/2020-12/schema' } });
+    expect(schema).toMatchObject({
+      status: 200,
+      body: { $schema: 'https://json-schema.org/draft/2020-12/schema' },
+    });
     expect((await api(baseUrl)('GET', '/v1/provider/agent/assist/protocol-v1-schema')).status).toBe(401);
   });
 
   it('verifies the settlement signature over the exact bytes received', async () => {
     const raw = `{ "protocol_version":"1",  "idempotency_key":"pexec_http0000000000000000", "transaction_ref":"T-1",
       "amount":"5000", "currency":"XAF", "status":"COMPLETED", "network":"MTN_MOMO", "settled_at":"2025-01-31T12:00:00Z" }`;
-    expect(await postSettlement(raw, hexHmac(created.body.signingSecret, raw))).toMatchObject({ status: 200, body: { received: true, matched: false } });
-    expect(await postSettlement(raw, hexHmac(created.body.signingSecret, raw))).toMatchObject({ status: 409, body: { error: { code: 'duplicate_event' } } });
+    expect(await postSettlement(raw, hexHmac(created.body.signingSecret, raw))).toMatchObject({
+      status: 200,
+      body: { received: true, matched: false },
+    });
+    expect(await postSettlement(raw, hexHmac(created.body.signingSecret, raw))).toMatchObject({
+      status: 409,
+      body: { error: { code: 'duplicate_event' } },
+    });
     const reserialised = JSON.stringify(JSON.parse(raw));
-    expect(await postSettlement(raw, hexHmac(created.body.signingSecret, reserialised))).toMatchObject({ status: 403, body: { error: { code: 'signature_invalid' } } });
-    expect(await postSettlement(raw, hexHmac(created.body.signingSecret, raw), 'prv_unknown')).toMatchObject({ status: 403 });
+    expect(await postSettlement(raw, hexHmac(created.body.signingSecret, reserialised))).toMatchObject({
+      status: 403,
+      body: { error: { code: 'signature_invalid' } },
+    });
+    expect(await postSettlement(raw, hexHmac(created.body.signingSecret, raw), 'prv_unknown')).toMatchObject({
+      status: 403,
+    });
   });
 
   it('answers 422 listing every invalid field in the envelope', async () => {
     const raw = JSON.stringify({ protocol_version: '1', amount: 5000, status: 'DONE', extra: true });
     const reply = await postSettlement(raw, hexHmac(created.body.signingSecret, raw));
     expect(reply.status).toBe(422);
-    const fields = (reply.body as { error: { errors?: { field: string }[] } }).error.errors?.map((e) => e.field) ?? [];
-    expect(fields.sort()).toEqual(['amount', 'currency', 'extra', 'idempotency_key', 'network', 'settled_at', 'status', 'transaction_ref']);
+    const fields =
+      (reply.body as { error: { errors?: { field: string }[] } }).error.errors?.map((e) => e.field) ?? [];
+    expect(fields.sort()).toEqual([
+      'amount',
+      'currency',
+      'extra',
+      'idempotency_key',
+      'network',
+      'settled_at',
+      'status',
+      'transaction_ref',
+    ]);
   });
 
   it('lets the admin list providers, manage the mapping and read a reconciliation', async () => {
     const list = await admin<{ data: { id: string }[] }>('GET', '/v1/admin/providers');
     expect(list.body.data.map((p) => p.id)).toContain(created.body.id);
     expect(JSON.stringify(list.body)).not.toContain(created.body.signingSecret);
-    const rails = await admin<{ data: { status: string }[] }>('GET', `/v1/admin/providers/${created.body.id}/rails`);
+    const rails = await admin<{ data: { status: string }[] }>(
+      'GET',
+      `/v1/admin/providers/${created.body.id}/rails`,
+    );
     expect(rails.body.data).toMatchObject([{ status: 'ACTIVE' }]);
-    const mapping = {
-      fields: { idempotency_key: 'key', transaction_ref: 'ref', amount: 'amt', currency: 'ccy', status: 'st', network: 'net', settled_at: 'at' },
-      statusMap: { OK: 'COMPLETED' },
-    };
+    const mapping = SAMPLE_MAPPING;
     expect((await admin('PUT', `/v1/admin/providers/${created.body.id}/mapping`, mapping)).status).toBe(200);
-    expect((await admin('GET', `/v1/admin/providers/${created.body.id}/mapping`)).body).toMatchObject({ mapping });
+    expect((await admin('GET', `/v1/admin/providers/${created.body.id}/mapping`)).body).toMatchObject({
+      mapping,
+    });
     const date = new Date().toISOString().slice(0, 10);
-    const report = await admin('GET', `/v1/admin/reconciliation?providerId=${created.body.id}&date=${date}&livemode=false`);
+    const report = await admin(
+      'GET',
+      `/v1/admin/reconciliation?providerId=${created.body.id}&date=${date}&livemode=false`,
+    );
     expect(report).toMatchObject({ status: 200, body: { summary: { settledWithoutOrder: 1 } } });
   });
 });

@@ -1,8 +1,10 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const hasChromium = existsSync(CHROMIUM);
@@ -29,13 +31,92 @@ export async function launchChromium(): Promise<Browser> {
 
 export type Lang = 'fr' | 'en';
 
-export type Watched = { context: BrowserContext; page: Page; foreignRequests: string[]; cspViolations: string[] };
+/** What the payer reads, in each language. */
+export const TEXT = {
+  fr: {
+    success: 'Paiement reçu',
+    failed: 'Paiement échoué',
+    insufficient: 'solde mobile money est insuffisant',
+    waiting: 'Confirmez sur votre téléphone',
+    pay: /^Payer/,
+    cancel: 'Annuler le paiement',
+    cancelled: 'Paiement annulé',
+    continue: 'Continuer vers le paiement',
+    amount: /Montant/,
+    name: 'Nom complet',
+    expired: 'Ce lien de paiement a expiré.',
+    phone: 'Numéro mobile money',
+    toggle: 'English',
+    retry: 'Réessayer',
+    notMtn: "Ce numéro n'appartient pas à MTN Mobile Money.",
+  },
+  en: {
+    success: 'Payment received',
+    failed: 'Payment failed',
+    insufficient: 'mobile money balance is too low',
+    waiting: 'Confirm on your phone',
+    pay: /^Pay/,
+    cancel: 'Cancel payment',
+    cancelled: 'Payment cancelled',
+    continue: 'Continue to payment',
+    amount: /Amount/,
+    name: 'Full name',
+    expired: 'This payment link has expired.',
+    phone: 'Mobile money number',
+    toggle: 'Français',
+    retry: 'Try again',
+    notMtn: 'This number does not belong to MTN Mobile Money.',
+  },
+} as const;
+
+/** A full-page screenshot kept by the run (test-e2e/screenshots/). */
+export async function shot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+/** Chooses the operator, types the number, pays, and waits for the waiting screen. */
+export async function payOnPage(page: Page, lang: Lang, phone: string, operator = 'Orange Money') {
+  await page.getByLabel(operator).check();
+  await page.getByLabel(TEXT[lang].phone).fill(phone);
+  await page.getByRole('button', { name: TEXT[lang].pay }).click();
+  await expect
+    .poll(() =>
+      page
+        .getByRole('heading', { name: TEXT[lang].waiting })
+        .isVisible()
+        .catch(() => false),
+    )
+    .toBe(true);
+}
+
+/** Waits for a screen's heading; on timeout, says where the session stood (for a readable failure). */
+export async function headingVisible(page: Page, name: string, baseUrl: string, timeout = 20_000) {
+  try {
+    await page.getByRole('heading', { name }).waitFor({ state: 'visible', timeout });
+  } catch (error) {
+    const id = new URL(page.url()).pathname.split('/').pop();
+    const status = await fetch(`${baseUrl}/v1/checkout/sessions/${id}/status`).then((r) => r.text());
+    throw new Error(`"${name}" not shown; session ${id}: ${status}`, { cause: error });
+  }
+}
+
+export type Watched = {
+  context: BrowserContext;
+  page: Page;
+  foreignRequests: string[];
+  cspViolations: string[];
+};
 
 /**
  * A phone-sized browser speaking `lang`, recording every request that leaves the
  * system's origin and every CSP violation the console reports.
  */
-export async function openPhone(browser: Browser, lang: Lang, origin: string, options: { bypassCSP?: boolean; allowed?: string[] } = {}): Promise<Watched> {
+export async function openPhone(
+  browser: Browser,
+  lang: Lang,
+  origin: string,
+  options: { bypassCSP?: boolean; allowed?: string[] } = {},
+): Promise<Watched> {
   const context = await browser.newContext({
     locale: lang === 'fr' ? 'fr-FR' : 'en-US',
     extraHTTPHeaders: { 'accept-language': lang === 'fr' ? 'fr-FR,fr;q=0.9' : 'en-US,en;q=0.9' },
@@ -51,7 +132,8 @@ export async function openPhone(browser: Browser, lang: Lang, origin: string, op
   const allowed = [origin, ...(options.allowed ?? [])];
   page.on('request', (request) => {
     const url = request.url();
-    if (!allowed.some((prefix) => url.startsWith(prefix)) && !url.startsWith('data:')) foreignRequests.push(url);
+    if (!allowed.some((prefix) => url.startsWith(prefix)) && !url.startsWith('data:'))
+      foreignRequests.push(url);
   });
   page.on('console', (message) => {
     if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
@@ -67,9 +149,38 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
   const violations = await page.evaluate(async () => {
     const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: AxeViolation[] }> } }).axe;
     const result = await axe.run();
-    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3) }));
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.slice(0, 3),
+    }));
   });
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
+
+/** A 1×1 PNG. */
+export const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+  'base64',
+);
+
+/** The merchant's image host, serving its logo; records who asked (user agents). */
+export async function startLogoHost(): Promise<{ url: string; askedBy: string[]; close(): Promise<void> }> {
+  const askedBy: string[] = [];
+  const server: Server = createServer((request, response) => {
+    askedBy.push(request.headers['user-agent'] ?? '');
+    response.writeHead(200, { 'content-type': 'image/png' });
+    response.end(PNG);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    askedBy,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 /** The merchant's shop: where the page sends the payer back. Records the paths it served. */

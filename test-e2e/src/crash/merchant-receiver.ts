@@ -30,7 +30,14 @@ export async function startMerchantReceiver() {
     request.on('data', (chunk: string) => (raw += chunk));
     request.on('end', () => {
       const body = JSON.parse(raw) as { id: string; type: string; data: { token: string } };
-      const delivery: Delivery = { path: request.url ?? '/', eventId: body.id, type: body.type, token: body.data.token, headerEventId: String(request.headers['x-service-event-id']), outcome: 'held' };
+      const delivery: Delivery = {
+        path: request.url ?? '/',
+        eventId: body.id,
+        type: body.type,
+        token: body.data.token,
+        headerEventId: String(request.headers['x-service-event-id']),
+        outcome: 'held',
+      };
       deliveries.push(delivery);
       if (!holding) return answer(delivery, response);
       held.set(delivery, response);

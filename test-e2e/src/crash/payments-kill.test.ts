@@ -1,6 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectNats, consumeEvents, createLogger, type EventConsumer, type NatsConnection, type ReceivedEvent } from '@mmp/platform';
+import {
+  connectNats,
+  consumeEvents,
+  createLogger,
+  type EventConsumer,
+  type NatsConnection,
+  type ReceivedEvent,
+} from '@mmp/platform';
 import { eventually } from '@mmp/platform/testing';
 import { startSystem, type ChildService, type ProjectKeys, type RunningSystem } from '../support/system.js';
 import { api } from '../support/http.js';
@@ -40,7 +47,10 @@ beforeAll(async () => {
   merchant = api(system.baseUrl, project.testSecretKey);
   receiver = await startMerchantReceiver();
   for (const path of ['/a', '/b']) {
-    const endpoint = await merchant<{ id: string }>('POST', '/v1/webhook-endpoints', { url: receiver.url(path), enabledEvents: ['*'] });
+    const endpoint = await merchant<{ id: string }>('POST', '/v1/webhook-endpoints', {
+      url: receiver.url(path),
+      enabledEvents: ['*'],
+    });
     expect(endpoint.status).toBe(201);
     endpointIds.push(endpoint.body.id);
   }
@@ -63,7 +73,6 @@ afterAll(async () => {
   await system?.stop();
 });
 
-
 async function restartPayments() {
   const how = await payments.kill('SIGKILL');
   expect(how.signal).toBe('SIGKILL');
@@ -71,10 +80,17 @@ async function restartPayments() {
   await payments.waitReady();
 }
 
-type Create = { key: string; body: { amount: number; reference: string }; token?: string; statuses: number[] };
+type Create = {
+  key: string;
+  body: { amount: number; reference: string };
+  token?: string;
+  statuses: number[];
+};
 
 async function create(request: Create) {
-  const reply = await merchant<{ token?: string }>('POST', '/v1/payments', request.body, { 'idempotency-key': request.key });
+  const reply = await merchant<{ token?: string }>('POST', '/v1/payments', request.body, {
+    'idempotency-key': request.key,
+  });
   request.statuses.push(reply.status);
   if (reply.status === 201) request.token = reply.body.token;
   return reply;
@@ -119,12 +135,17 @@ describe('payments killed with SIGKILL', () => {
     for (const { key, token } of acknowledged) {
       expect((await merchant<{ token: string }>('GET', `/v1/payments/${token}`)).status).toBe(200);
       const body = creates.find((c) => c.key === key)!.body;
-      const replay = await merchant<{ token: string }>('POST', '/v1/payments', body, { 'idempotency-key': key });
+      const replay = await merchant<{ token: string }>('POST', '/v1/payments', body, {
+        'idempotency-key': key,
+      });
       expect(replay).toMatchObject({ status: 201, body: { token } });
     }
 
     // One payment per distinct key: no duplicates, none lost.
-    const list = await merchant<{ data: { token: string; reference: string }[]; has_more: boolean }>('GET', '/v1/payments?limit=100');
+    const list = await merchant<{ data: { token: string; reference: string }[]; has_more: boolean }>(
+      'GET',
+      '/v1/payments?limit=100',
+    );
     expect(list.status).toBe(200);
     const tokens = creates.map((c) => c.token!);
     expect(new Set(tokens).size).toBe(BURST);
@@ -153,11 +174,20 @@ describe('payments killed with SIGKILL', () => {
   }
 
   const answered = (token: string, path: string) =>
-    receiver.deliveries.filter((d) => d.token === token && d.path === path && d.type === 'transaction.completed' && d.outcome === 'answered');
+    receiver.deliveries.filter(
+      (d) =>
+        d.token === token &&
+        d.path === path &&
+        d.type === 'transaction.completed' &&
+        d.outcome === 'answered',
+    );
 
   async function deliveriesDone(eventIds: string[]) {
     for (const endpointId of endpointIds) {
-      const list = await merchant<{ data: { eventId: string; status: string }[] }>('GET', `/v1/webhook-endpoints/${endpointId}/deliveries?limit=100`);
+      const list = await merchant<{ data: { eventId: string; status: string }[] }>(
+        'GET',
+        `/v1/webhook-endpoints/${endpointId}/deliveries?limit=100`,
+      );
       const done = list.body.data.filter((d) => eventIds.includes(d.eventId) && d.status === 'delivered');
       if (done.length !== eventIds.length) return false;
     }
@@ -171,8 +201,13 @@ describe('payments killed with SIGKILL', () => {
 
     // Delivered and recorded before the kill: never sent again.
     for (const token of before) await pay(token);
-    await eventually(async () => before.every((token) => ['/a', '/b'].every((path) => answered(token, path).length === 1)), 20_000);
-    const beforeIds = [...new Set(receiver.deliveries.filter((d) => before.includes(d.token)).map((d) => d.eventId))];
+    await eventually(
+      async () => before.every((token) => ['/a', '/b'].every((path) => answered(token, path).length === 1)),
+      20_000,
+    );
+    const beforeIds = [
+      ...new Set(receiver.deliveries.filter((d) => before.includes(d.token)).map((d) => d.eventId)),
+    ];
     await eventually(() => deliveriesDone(beforeIds), 10_000);
 
     // On the wire when the process dies: the merchant never answered, so they are sent again, same id.
@@ -188,20 +223,30 @@ describe('payments killed with SIGKILL', () => {
     payments = system.spawnService('payments', paymentsEnv);
     await payments.waitReady();
     // A crashed sender's claim lapses after twice the webhook timeout plus 10 s.
-    await eventually(async () => during.every((token) => ['/a', '/b'].every((path) => answered(token, path).length === 1)), 30_000, 200);
-    const duringIds = [...new Set(receiver.deliveries.filter((d) => during.includes(d.token)).map((d) => d.eventId))];
+    await eventually(
+      async () => during.every((token) => ['/a', '/b'].every((path) => answered(token, path).length === 1)),
+      30_000,
+      200,
+    );
+    const duringIds = [
+      ...new Set(receiver.deliveries.filter((d) => during.includes(d.token)).map((d) => d.eventId)),
+    ];
     await eventually(() => deliveriesDone(duringIds), 10_000);
     await sleep(500);
 
     for (const token of [...before, ...during]) {
       for (const path of ['/a', '/b']) {
-        const completed = receiver.deliveries.filter((d) => d.token === token && d.path === path && d.type === 'transaction.completed');
+        const completed = receiver.deliveries.filter(
+          (d) => d.token === token && d.path === path && d.type === 'transaction.completed',
+        );
         expect(new Set(completed.map((d) => d.eventId)).size).toBe(1);
         expect(answered(token, path)).toHaveLength(1);
         // Sent once if it was recorded before the kill; once more only if the kill cut it off.
         expect(completed).toHaveLength(before.includes(token) ? 1 : 2);
       }
-      expect((await merchant<{ status: string }>('GET', `/v1/payments/${token}`)).body.status).toBe('COMPLETED');
+      expect((await merchant<{ status: string }>('GET', `/v1/payments/${token}`)).body.status).toBe(
+        'COMPLETED',
+      );
     }
     for (const delivery of receiver.deliveries) expect(delivery.headerEventId).toBe(delivery.eventId);
     // One payment.completed event per payment, whatever was redelivered.

@@ -23,7 +23,11 @@ import { api } from '../support/http.js';
  * so the webhook rail of this test is the only rail a sandbox MTN payment can take.
  */
 const BACKOFF_MS = 1500;
-const deliveryEnv = { DELIVERY_TIMEOUT_MS: '1000', DELIVERY_BACKOFF_MS: String(BACKOFF_MS), ALLOW_HTTP_LOOPBACK: 'true' };
+const deliveryEnv = {
+  DELIVERY_TIMEOUT_MS: '1000',
+  DELIVERY_BACKOFF_MS: String(BACKOFF_MS),
+  ALLOW_HTTP_LOOPBACK_ENDPOINTS: 'true',
+};
 
 type Received = { event: string; body: { idempotency_key?: string; nonce?: string } };
 
@@ -45,7 +49,8 @@ async function startProviderEndpoint() {
     request.on('end', () => {
       const entry: Received = { event: String(request.headers['x-service-event']), body: JSON.parse(raw) };
       received.push(entry);
-      const json = (body: unknown) => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      const json = (body: unknown) =>
+        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
       if (entry.event === 'health.check') return json({ type: 'health.ack', nonce: entry.body.nonce });
       if (ordersReceived(entry.body.idempotency_key!).length === 1) return response.writeHead(503).end();
       json({ type: 'payment.ack', idempotency_key: entry.body.idempotency_key, status: 'ACCEPTED' });
@@ -56,7 +61,9 @@ async function startProviderEndpoint() {
 }
 
 const ordersReceived = (orderKey?: string) =>
-  received.filter((r) => r.event === 'payment.execute' && (orderKey === undefined || r.body.idempotency_key === orderKey));
+  received.filter(
+    (r) => r.event === 'payment.execute' && (orderKey === undefined || r.body.idempotency_key === orderKey),
+  );
 
 beforeAll(async () => {
   system = await startSystem({ external: ['provider-delivery', 'sandbox-provider'] });
@@ -92,7 +99,9 @@ async function restartDelivery() {
 
 describe('provider-delivery killed with SIGKILL', () => {
   it('in the middle of retries loses no order, and after acceptance delivers it never again', async () => {
-    const provider = await system.admin<{ id: string; apiKey: string }>('POST', '/v1/admin/providers', { name: 'Crashy Pay' });
+    const provider = await system.admin<{ id: string; apiKey: string }>('POST', '/v1/admin/providers', {
+      name: 'Crashy Pay',
+    });
     const asProvider = api(system.baseUrl, provider.apiKey);
     const rail = await asProvider<{ id: string }>('POST', '/v1/provider/rails', {
       transport: 'webhook',
@@ -104,15 +113,25 @@ describe('provider-delivery killed with SIGKILL', () => {
       priority: 0,
     });
     expect(rail.status).toBe(201);
-    expect((await asProvider('POST', `/v1/provider/rails/${rail.body.id}/test`)).body).toMatchObject({ status: 'TESTED' });
-    expect((await asProvider('POST', `/v1/provider/rails/${rail.body.id}/activate`)).body).toMatchObject({ status: 'ACTIVE' });
+    expect((await asProvider('POST', `/v1/provider/rails/${rail.body.id}/test`)).body).toMatchObject({
+      status: 'TESTED',
+    });
+    expect((await asProvider('POST', `/v1/provider/rails/${rail.body.id}/activate`)).body).toMatchObject({
+      status: 'ACTIVE',
+    });
 
     const project = await system.createProject('Delivery Crash Shop');
     const merchant = api(system.baseUrl, project.testSecretKey);
-    const created = await merchant<{ token: string; paymentUrl: string }>('POST', '/v1/payments', { amount: 5000, currency: 'XAF' });
+    const created = await merchant<{ token: string; paymentUrl: string }>('POST', '/v1/payments', {
+      amount: 5000,
+      currency: 'XAF',
+    });
     expect(created.status).toBe(201);
     const sessionId = new URL(created.body.paymentUrl).pathname.split('/').pop()!;
-    const paid = await api(system.baseUrl)('POST', `/v1/checkout/sessions/${sessionId}/pay`, { paymentMethod: 'MTN_MOMO', phone: '+237670000001' });
+    const paid = await api(system.baseUrl)('POST', `/v1/checkout/sessions/${sessionId}/pay`, {
+      paymentMethod: 'MTN_MOMO',
+      phone: '+237670000001',
+    });
     expect(paid.status).toBeLessThan(300);
 
     // Attempt 1 meets a 503; the process dies while the order waits out its backoff.
@@ -127,7 +146,12 @@ describe('provider-delivery killed with SIGKILL', () => {
 
     // The restarted process picks the order up from JetStream and sends attempt 2, which is accepted.
     await eventually(async () => ordersReceived(orderKey).length === 2, 15_000);
-    await eventually(async () => (await merchant<{ status: string }>('GET', `/v1/payments/${created.body.token}`)).body.status === 'PROCESSING', 10_000);
+    await eventually(
+      async () =>
+        (await merchant<{ status: string }>('GET', `/v1/payments/${created.body.token}`)).body.status ===
+        'PROCESSING',
+      10_000,
+    );
     const accepted = () => outcomes.filter((e) => (e.data as DeliveryOutcomeData).orderKey === orderKey);
     await eventually(async () => accepted().length === 1);
     expect(accepted()[0]).toMatchObject({ type: 'delivery.accepted', data: { attempts: 2 } });
@@ -139,15 +163,20 @@ describe('provider-delivery killed with SIGKILL', () => {
     expect(ordersReceived(orderKey)).toHaveLength(2);
     expect(ordersReceived()).toHaveLength(2);
     expect(accepted()).toHaveLength(1);
-    const services = createServiceClient({ nc, naming: system.system.naming, caller: 'test', defaultTimeoutMs: 2000 });
-    const record = await services.command<{ deliveries: { status: string; attempts: { classification: string }[] }[] }>(
-      'provider-delivery',
-      'deliveries.get',
-      { orderKey },
-    );
+    const services = createServiceClient({
+      nc,
+      naming: system.system.naming,
+      caller: 'test',
+      defaultTimeoutMs: 2000,
+    });
+    const record = await services.command<{
+      deliveries: { status: string; attempts: { classification: string }[] }[];
+    }>('provider-delivery', 'deliveries.get', { orderKey });
     expect(record.deliveries).toHaveLength(1);
     expect(record.deliveries[0]!.status).toBe('ACKED');
     expect(record.deliveries[0]!.attempts.map((a) => a.classification)).toEqual(['HTTP_ERROR', 'ACCEPTED']);
-    expect((await merchant<{ status: string }>('GET', `/v1/payments/${created.body.token}`)).body.status).toBe('PROCESSING');
+    expect(
+      (await merchant<{ status: string }>('GET', `/v1/payments/${created.body.token}`)).body.status,
+    ).toBe('PROCESSING');
   }, 90_000);
 });

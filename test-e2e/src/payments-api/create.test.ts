@@ -15,14 +15,32 @@ afterAll(async () => {
   await system?.stop();
 });
 
-const create = (body: unknown, key = project.testSecretKey) => api(system.baseUrl, key)('POST', '/v1/payments', body);
+const create = (body: unknown, key = project.testSecretKey) =>
+  api(system.baseUrl, key)('POST', '/v1/payments', body);
 
 describe('POST /v1/payments', () => {
   it('answers 201 with exactly the create-response fields', async () => {
-    const created = await create({ amount: 5000, description: 'T-shirt', reference: 'order-1', metadata: { cart: 'c1' } });
+    const created = await create({
+      amount: 5000,
+      description: 'T-shirt',
+      reference: 'order-1',
+      metadata: { cart: 'c1' },
+    });
     expect(created.status).toBe(201);
     expect(Object.keys(created.body).sort()).toEqual(
-      ['amount', 'completedAt', 'createdAt', 'currency', 'description', 'id', 'livemode', 'paymentUrl', 'projectId', 'status', 'token'].sort(),
+      [
+        'amount',
+        'completedAt',
+        'createdAt',
+        'currency',
+        'description',
+        'id',
+        'livemode',
+        'paymentUrl',
+        'projectId',
+        'status',
+        'token',
+      ].sort(),
     );
     expect(created.body).toMatchObject({
       projectId: project.id,
@@ -87,21 +105,32 @@ describe('POST /v1/payments', () => {
   });
 
   it('refuses a malformed customer e-mail with invalid_email', async () => {
-    const body = expectSimpleError(await create({ amount: 1000, customer: { email: 'not-an-email' } }), 400, 'invalid_email');
+    const body = expectSimpleError(
+      await create({ amount: 1000, customer: { email: 'not-an-email' } }),
+      400,
+      'invalid_email',
+    );
     expect(body.errors).toEqual([expect.objectContaining({ field: 'customer.email' })]);
   });
 
   it('refuses unknown fields and bad URLs, naming each field', async () => {
     const unknown = expectSimpleError(await create({ amount: 1000, colour: 'red' }), 422, 'validation_error');
     expect(JSON.stringify(unknown.errors)).toContain('colour');
-    const unknownNested = expectSimpleError(await create({ amount: 1000, customer: { age: 3 } }), 422, 'validation_error');
+    const unknownNested = expectSimpleError(
+      await create({ amount: 1000, customer: { age: 3 } }),
+      422,
+      'validation_error',
+    );
     expect(JSON.stringify(unknownNested.errors)).toContain('age');
     const urls = expectSimpleError(
       await create({ amount: 1000, returnUrl: 'not a url', cancelUrl: 'ftp://shop.example/x' }),
       422,
       'validation_error',
     );
-    expect((urls.errors as { field: string }[]).map((e) => e.field).sort()).toEqual(['cancelUrl', 'returnUrl']);
+    expect((urls.errors as { field: string }[]).map((e) => e.field).sort()).toEqual([
+      'cancelUrl',
+      'returnUrl',
+    ]);
     expectSimpleError(await create({ amount: 1000, userId: 'not-a-uuid' }), 422, 'validation_error');
   });
 
@@ -112,19 +141,30 @@ describe('POST /v1/payments', () => {
 
   it('keeps references unique per project and environment', async () => {
     expect((await create({ amount: 1000, reference: 'inv-7' })).status).toBe(201);
-    const again = expectSimpleError(await create({ amount: 2000, reference: 'inv-7' }), 409, 'duplicate_transaction');
+    const again = expectSimpleError(
+      await create({ amount: 2000, reference: 'inv-7' }),
+      409,
+      'duplicate_transaction',
+    );
     expect(again.message).toContain('inv-7');
     expect(again.error).toBe('Conflict');
     // The same reference in live, and in another project, is another payment.
     expect((await create({ amount: 1000, reference: 'inv-7' }, project.liveSecretKey)).status).toBe(201);
-    expectSimpleError(await create({ amount: 1000, reference: 'inv-7' }, project.liveSecretKey), 409, 'duplicate_transaction');
+    expectSimpleError(
+      await create({ amount: 1000, reference: 'inv-7' }, project.liveSecretKey),
+      409,
+      'duplicate_transaction',
+    );
     const other = await system.createProject('Other Shop');
     expect((await create({ amount: 1000, reference: 'inv-7' }, other.testSecretKey)).status).toBe(201);
   });
 
   it('lets exactly one of parallel creates with one reference through', async () => {
-    const answers = await Promise.all(Array.from({ length: 6 }, () => create({ amount: 1000, reference: 'race-1' })));
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () => create({ amount: 1000, reference: 'race-1' })),
+    );
     expect(answers.filter((a) => a.status === 201)).toHaveLength(1);
-    for (const answer of answers.filter((a) => a.status !== 201)) expectSimpleError(answer, 409, 'duplicate_transaction');
+    for (const answer of answers.filter((a) => a.status !== 201))
+      expectSimpleError(answer, 409, 'duplicate_transaction');
   });
 });

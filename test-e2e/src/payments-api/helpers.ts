@@ -25,22 +25,48 @@ export function expectSimpleError(
 ): Record<string, unknown> {
   expect(response.status, JSON.stringify(response.body)).toBe(status);
   const body = response.body as Record<string, unknown>;
-  expect(body).toMatchObject({ statusCode: status, code, error: expect.any(String), message: expect.any(String) });
+  expect(body).toMatchObject({
+    statusCode: status,
+    code,
+    error: expect.any(String),
+    message: expect.any(String),
+  });
   expect(body.requestId).toEqual(expect.any(String));
-  expect(Object.keys(body).filter((k) => !['statusCode', 'message', 'error', 'code', 'requestId', 'errors'].includes(k))).toEqual([]);
+  expect(
+    Object.keys(body).filter(
+      (k) => !['statusCode', 'message', 'error', 'code', 'requestId', 'errors'].includes(k),
+    ),
+  ).toEqual([]);
   return body;
 }
 
 /** The envelope error form of every other route. */
-export function expectEnvelopeError(response: { status: number; body: unknown }, status: number, code: string) {
+export function expectEnvelopeError(
+  response: { status: number; body: unknown },
+  status: number,
+  code: string,
+) {
   expect(response.status, JSON.stringify(response.body)).toBe(status);
   expect(response.body).toEqual({
-    error: expect.objectContaining({ code, message: expect.any(String), type: expect.any(String), http_status: status, request_id: expect.any(String) }),
+    error: expect.objectContaining({
+      code,
+      message: expect.any(String),
+      type: expect.any(String),
+      http_status: status,
+      request_id: expect.any(String),
+    }),
   });
 }
 
-export async function createPayment(merchant: Call, body: Record<string, unknown> = {}): Promise<CreatedPayment> {
-  const created = await merchant<CreatedPayment>('POST', '/v1/payments', { amount: 1000, description: 'Order', ...body });
+export async function createPayment(
+  merchant: Call,
+  body: Record<string, unknown> = {},
+): Promise<CreatedPayment> {
+  const created = await merchant<CreatedPayment>('POST', '/v1/payments', {
+    amount: 1000,
+    description: 'Order',
+    ...body,
+  });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   return created.body;
 }
@@ -54,7 +80,10 @@ export async function payAndSettle(
   expected: 'COMPLETED' | 'FAILED',
 ) {
   const sessionId = new URL(payment.paymentUrl).pathname.split('/').pop();
-  const paid = await api(baseUrl)('POST', `/v1/checkout/sessions/${sessionId}/pay`, { paymentMethod: 'ORANGE_MONEY', phone });
+  const paid = await api(baseUrl)('POST', `/v1/checkout/sessions/${sessionId}/pay`, {
+    paymentMethod: 'ORANGE_MONEY',
+    phone,
+  });
   expect(paid.status, JSON.stringify(paid.body)).toBeLessThan(300);
   return eventually(async () => {
     const current = await merchant<{ status: string }>('GET', `/v1/payments/${payment.token}`);

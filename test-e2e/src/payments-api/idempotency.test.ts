@@ -19,7 +19,8 @@ afterAll(async () => {
 });
 
 const withKey = (key: string) => ({ 'idempotency-key': key });
-const total = async (call: Call) => (await call<{ meta: { total: number } }>('GET', '/v1/payments')).body.meta.total;
+const total = async (call: Call) =>
+  (await call<{ meta: { total: number } }>('GET', '/v1/payments')).body.meta.total;
 
 describe('Idempotency-Key on POST /v1/payments', () => {
   it('replays the first status and body with Idempotent-Replayed: true', async () => {
@@ -52,7 +53,9 @@ describe('Idempotency-Key on POST /v1/payments', () => {
     const call = api(system.baseUrl, shop.testSecretKey);
     const key = randomUUID();
     const body = { amount: 3000, description: 'Only once' };
-    const answers = await Promise.all(Array.from({ length: 8 }, () => call('POST', '/v1/payments', body, withKey(key))));
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => call('POST', '/v1/payments', body, withKey(key))),
+    );
     // The duplicates wait for the first request and replay its answer.
     expect(answers.map((a) => a.status)).toEqual(Array(8).fill(201));
     expect(answers.filter((a) => a.headers.get('idempotent-replayed') === 'true')).toHaveLength(7);
@@ -63,9 +66,19 @@ describe('Idempotency-Key on POST /v1/payments', () => {
   it('keeps keys apart per environment and per project', async () => {
     const key = randomUUID();
     const test = await merchant('POST', '/v1/payments', { amount: 1000 }, withKey(key));
-    const live = await api(system.baseUrl, project.liveSecretKey)('POST', '/v1/payments', { amount: 1000 }, withKey(key));
+    const live = await api(system.baseUrl, project.liveSecretKey)(
+      'POST',
+      '/v1/payments',
+      { amount: 1000 },
+      withKey(key),
+    );
     const other = await system.createProject('Key Shop');
-    const elsewhere = await api(system.baseUrl, other.testSecretKey)('POST', '/v1/payments', { amount: 1000 }, withKey(key));
+    const elsewhere = await api(system.baseUrl, other.testSecretKey)(
+      'POST',
+      '/v1/payments',
+      { amount: 1000 },
+      withKey(key),
+    );
     expect([test.status, live.status, elsewhere.status]).toEqual([201, 201, 201]);
     expect(live.headers.get('idempotent-replayed')).toBeNull();
     expect(elsewhere.headers.get('idempotent-replayed')).toBeNull();
@@ -74,7 +87,11 @@ describe('Idempotency-Key on POST /v1/payments', () => {
 
   it('does not spend a key on a refused request', async () => {
     const key = randomUUID();
-    expectSimpleError(await merchant('POST', '/v1/payments', { amount: 5 }, withKey(key)), 400, 'invalid_amount');
+    expectSimpleError(
+      await merchant('POST', '/v1/payments', { amount: 5 }, withKey(key)),
+      400,
+      'invalid_amount',
+    );
     const retried = await merchant('POST', '/v1/payments', { amount: 500 }, withKey(key));
     expect(retried.status).toBe(201);
     expect(retried.headers.get('idempotent-replayed')).toBeNull();
@@ -84,8 +101,17 @@ describe('Idempotency-Key on POST /v1/payments', () => {
     const reference = `dup-${randomUUID()}`;
     expect((await merchant('POST', '/v1/payments', { amount: 1000, reference })).status).toBe(201);
     const key = randomUUID();
-    expectSimpleError(await merchant('POST', '/v1/payments', { amount: 1000, reference }, withKey(key)), 409, 'duplicate_transaction');
-    const fresh = await merchant('POST', '/v1/payments', { amount: 1000, reference: `${reference}-b` }, withKey(key));
+    expectSimpleError(
+      await merchant('POST', '/v1/payments', { amount: 1000, reference }, withKey(key)),
+      409,
+      'duplicate_transaction',
+    );
+    const fresh = await merchant(
+      'POST',
+      '/v1/payments',
+      { amount: 1000, reference: `${reference}-b` },
+      withKey(key),
+    );
     expect(fresh.status).toBe(201);
   });
 
@@ -97,9 +123,19 @@ describe('Idempotency-Key on POST /v1/payments', () => {
   it('replays a merchant cancel with the same key', async () => {
     const created = await merchant<{ token: string }>('POST', '/v1/payments', { amount: 1000 });
     const key = randomUUID();
-    const first = await merchant('POST', `/v1/payments/${created.body.token}/cancel`, undefined, withKey(key));
+    const first = await merchant(
+      'POST',
+      `/v1/payments/${created.body.token}/cancel`,
+      undefined,
+      withKey(key),
+    );
     expect(first.status).toBe(200);
-    const second = await merchant('POST', `/v1/payments/${created.body.token}/cancel`, undefined, withKey(key));
+    const second = await merchant(
+      'POST',
+      `/v1/payments/${created.body.token}/cancel`,
+      undefined,
+      withKey(key),
+    );
     expect(second.status).toBe(200);
     expect(second.headers.get('idempotent-replayed')).toBe('true');
     expect(second.body).toEqual(first.body);

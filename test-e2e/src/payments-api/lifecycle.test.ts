@@ -14,7 +14,9 @@ let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
   // A short confirmation window and a sweeper that never runs in this file: only verify expires.
-  system = await startSystem({ env: { PAYMENT_TTL_SECONDS: '2', EXPIRY_INTERVAL_MS: '600000', WEBHOOK_POLL_INTERVAL_MS: '50' } });
+  system = await startSystem({
+    env: { PAYMENT_TTL_SECONDS: '2', EXPIRY_INTERVAL_MS: '600000', WEBHOOK_POLL_INTERVAL_MS: '50' },
+  });
   project = await system.createProject('Lifecycle Shop');
   merchant = api(system.baseUrl, project.testSecretKey);
   expect((await merchant('POST', '/v1/webhook-endpoints', { url: receiver.url })).status).toBe(201);
@@ -26,17 +28,23 @@ afterAll(async () => {
 });
 
 const webhooksFor = (token: string) =>
-  receiver.received.map((w) => JSON.parse(w.rawBody) as { id: string; type: string; data: { token: string } }).filter((e) => e.data.token === token);
+  receiver.received
+    .map((w) => JSON.parse(w.rawBody) as { id: string; type: string; data: { token: string } })
+    .filter((e) => e.data.token === token);
 
 describe('payment lifecycle through the merchant API', () => {
   it('verify expires a payment past its confirmation window and tells the merchant', async () => {
     const payment = await createPayment(merchant);
     const first = await merchant<Payment>('GET', `/v1/payments/${payment.token}/verify`);
     expect(first.body.status).toBe('PENDING');
-    const expired = await eventually(async () => {
-      const verified = await merchant<Payment>('GET', `/v1/payments/${payment.token}/verify`);
-      return verified.body.status === 'EXPIRED' ? verified : undefined;
-    }, 6_000, 200);
+    const expired = await eventually(
+      async () => {
+        const verified = await merchant<Payment>('GET', `/v1/payments/${payment.token}/verify`);
+        return verified.body.status === 'EXPIRED' ? verified : undefined;
+      },
+      6_000,
+      200,
+    );
     expect(expired.status).toBe(200);
     const retrieved = await merchant<Payment>('GET', `/v1/payments/${payment.token}?expand[]=events`);
     expect(retrieved.body.status).toBe('EXPIRED');
@@ -44,7 +52,9 @@ describe('payment lifecycle through the merchant API', () => {
     const listed = await merchant<{ data: Payment[] }>('GET', '/v1/payments?status=EXPIRED');
     expect(listed.body.data.map((p) => p.token)).toContain(payment.token);
     expectSimpleError(await merchant('POST', `/v1/payments/${payment.token}/cancel`), 409, 'invalid_state');
-    const events = await eventually(async () => webhooksFor(payment.token).length > 0 && webhooksFor(payment.token));
+    const events = await eventually(
+      async () => webhooksFor(payment.token).length > 0 && webhooksFor(payment.token),
+    );
     expect(events.map((e) => e.type)).toEqual(['transaction.expired']);
   });
 
@@ -56,9 +66,16 @@ describe('payment lifecycle through the merchant API', () => {
       phone: '+237690000003',
     });
     expect(paid.status).toBeLessThan(300);
-    const refused = expectSimpleError(await merchant('POST', `/v1/payments/${payment.token}/cancel`), 409, 'invalid_state');
+    const refused = expectSimpleError(
+      await merchant('POST', `/v1/payments/${payment.token}/cancel`),
+      409,
+      'invalid_state',
+    );
     expect(refused.message).toMatch(/initiated/);
-    const current = await merchant<Payment & { paymentMethod: string; payerPhone: string }>('GET', `/v1/payments/${payment.token}`);
+    const current = await merchant<Payment & { paymentMethod: string; payerPhone: string }>(
+      'GET',
+      `/v1/payments/${payment.token}`,
+    );
     expect(current.body).toMatchObject({ paymentMethod: 'ORANGE_MONEY', payerPhone: '+237690000003' });
     expect(['PENDING', 'PROCESSING']).toContain(current.body.status);
   });
@@ -66,8 +83,13 @@ describe('payment lifecycle through the merchant API', () => {
   it('sends one transaction.cancelled per cancelled payment, with a stable event id', async () => {
     const payment = await createPayment(merchant);
     expect((await merchant('POST', `/v1/payments/${payment.token}/cancel`)).status).toBe(200);
-    const [event] = await eventually(async () => webhooksFor(payment.token).length > 0 && webhooksFor(payment.token));
-    expect(event).toMatchObject({ type: 'transaction.cancelled', data: { token: payment.token, status: 'CANCELLED' } });
+    const [event] = await eventually(
+      async () => webhooksFor(payment.token).length > 0 && webhooksFor(payment.token),
+    );
+    expect(event).toMatchObject({
+      type: 'transaction.cancelled',
+      data: { token: payment.token, status: 'CANCELLED' },
+    });
     expect(event!.id).toMatch(/^evt_/);
     // A second cancel is refused and sends nothing more.
     expectSimpleError(await merchant('POST', `/v1/payments/${payment.token}/cancel`), 409, 'invalid_state');

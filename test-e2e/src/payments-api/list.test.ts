@@ -17,7 +17,13 @@ beforeAll(async () => {
   system = await startSystem();
   project = await system.createProject('List Shop');
   merchant = api(system.baseUrl, project.testSecretKey);
-  p.push(await createPayment(merchant, { amount: 1000, reference: 'alpha-001', customer: { name: 'Awa Ndiaye', phone: '+237690000011' } }));
+  p.push(
+    await createPayment(merchant, {
+      amount: 1000,
+      reference: 'alpha-001',
+      customer: { name: 'Awa Ndiaye', phone: '+237690000011' },
+    }),
+  );
   p.push(await createPayment(merchant, { amount: 2000, currency: 'XOF', reference: 'beta-002' }));
   p.push(await createPayment(merchant, { amount: 3000, reference: 'gamma-003' }));
   p.push(await createPayment(merchant, { amount: 4000 }));
@@ -40,7 +46,8 @@ const tokensOf = async (query: string) => {
   expect(response.status, JSON.stringify(response.body)).toBe(200);
   return response.body.data.map((item) => item.token);
 };
-const tokens = (...indexes: number[]) => newest.filter((x) => indexes.includes(p.indexOf(x))).map((x) => x.token);
+const tokens = (...indexes: number[]) =>
+  newest.filter((x) => indexes.includes(p.indexOf(x))).map((x) => x.token);
 
 describe('GET /v1/payments', () => {
   it('lists this environment newest first, list-item fields only, with meta in page mode', async () => {
@@ -78,7 +85,9 @@ describe('GET /v1/payments', () => {
     const range = `?startDate=${encodeURIComponent(p[1]!.createdAt)}&endDate=${encodeURIComponent(p[3]!.createdAt)}`;
     expect(await tokensOf(range)).toEqual(tokens(1, 2, 3));
     const today = p[0]!.createdAt.slice(0, 10);
-    expect(await tokensOf(`?startDate=${today}&endDate=${newest[0]!.createdAt.slice(0, 10)}`)).toHaveLength(6);
+    expect(await tokensOf(`?startDate=${today}&endDate=${newest[0]!.createdAt.slice(0, 10)}`)).toHaveLength(
+      6,
+    );
     expect(await tokensOf('?endDate=2000-01-01')).toEqual([]);
   });
 
@@ -113,7 +122,9 @@ describe('GET /v1/payments', () => {
     const filtered = await list(`?status=PENDING&limit=1&starting_after=${newest[0]!.id}`);
     expect(filtered.body.data.map((x) => x.token)).toEqual(tokens(1));
     // A cursor wins over page.
-    expect((await list(`?limit=2&page=3&starting_after=${first.body.data[1]!.id}`)).body.data).toEqual(second.body.data);
+    expect((await list(`?limit=2&page=3&starting_after=${first.body.data[1]!.id}`)).body.data).toEqual(
+      second.body.data,
+    );
   });
 
   it('pages with page and limit', async () => {
@@ -121,22 +132,41 @@ describe('GET /v1/payments', () => {
     expect(page2.body.data.map((x) => x.token)).toEqual(newest.slice(4).map((x) => x.token));
     expect(page2.body).toMatchObject({ has_more: false, meta: { limit: 4, total: 6, page: 2 } });
     expect((await list('?limit=4&page=1')).body.has_more).toBe(true);
-    expect((await list('?page=9')).body).toMatchObject({ data: [], has_more: false, meta: { page: 9, total: 6 } });
+    expect((await list('?page=9')).body).toMatchObject({
+      data: [],
+      has_more: false,
+      meta: { page: 9, total: 6 },
+    });
   });
 
   it('expands list items with expand[]', async () => {
     const expanded = await list('?status=COMPLETED&expand[]=events');
-    expect(expanded.body.data[0]!.events!.map((e) => e.type)).toEqual(expect.arrayContaining(['payment.created', 'payment.completed']));
+    expect(expanded.body.data[0]!.events!.map((e) => e.type)).toEqual(
+      expect.arrayContaining(['payment.created', 'payment.completed']),
+    );
   });
 
   it('answers 400 invalid_request for a limit outside 1 to 100 or a bad filter value', async () => {
     for (const query of [
-      'limit=0', 'limit=101', 'limit=ten', 'page=0', 'status=DONE', 'status=completed', 'paymentMethod=CASH',
-      'currency=EUR', 'minAmount=-1', 'minAmount=500&maxAmount=100', 'startDate=yesterday', 'expand[]=wallet',
-      'colour=red', `starting_after=${newest[0]!.id}&ending_before=${newest[1]!.id}`,
+      'limit=0',
+      'limit=101',
+      'limit=ten',
+      'page=0',
+      'status=DONE',
+      'status=completed',
+      'paymentMethod=CASH',
+      'currency=EUR',
+      'minAmount=-1',
+      'minAmount=500&maxAmount=100',
+      'startDate=yesterday',
+      'expand[]=wallet',
+      'colour=red',
+      `starting_after=${newest[0]!.id}&ending_before=${newest[1]!.id}`,
     ]) {
       const body = expectSimpleError(await list(`?${query}`), 400, 'invalid_request');
-      expect(body.errors, query).toEqual(expect.arrayContaining([expect.objectContaining({ field: expect.any(String) })]));
+      expect(body.errors, query).toEqual(
+        expect.arrayContaining([expect.objectContaining({ field: expect.any(String) })]),
+      );
     }
     const limit = expectSimpleError(await list('?limit=101'), 400, 'invalid_request');
     expect(limit.errors).toEqual([expect.objectContaining({ field: 'limit' })]);
@@ -145,6 +175,10 @@ describe('GET /v1/payments', () => {
   it('refuses a cursor that is not a payment of this project and environment', async () => {
     const live = await api(system.baseUrl, project.liveSecretKey)<List>('GET', '/v1/payments');
     expectSimpleError(await list(`?starting_after=${live.body.data[0]!.id}`), 400, 'invalid_request');
-    expectSimpleError(await list('?ending_before=00000000-0000-4000-8000-000000000000'), 400, 'invalid_request');
+    expectSimpleError(
+      await list('?ending_before=00000000-0000-4000-8000-000000000000'),
+      400,
+      'invalid_request',
+    );
   });
 });

@@ -4,8 +4,22 @@ import { api } from '../support/http.js';
 import { createPayment, expectSimpleError, payAndSettle, type Call, type CreatedPayment } from './helpers.js';
 
 const FULL_FIELDS = [
-  'amount', 'completedAt', 'createdAt', 'currency', 'description', 'id', 'livemode', 'payerEmail', 'payerName',
-  'payerPhone', 'paymentMethod', 'paymentUrl', 'projectId', 'reference', 'status', 'token',
+  'amount',
+  'completedAt',
+  'createdAt',
+  'currency',
+  'description',
+  'id',
+  'livemode',
+  'payerEmail',
+  'payerName',
+  'payerPhone',
+  'paymentMethod',
+  'paymentUrl',
+  'projectId',
+  'reference',
+  'status',
+  'token',
 ].sort();
 
 let system: RunningSystem;
@@ -51,7 +65,11 @@ describe('GET /v1/payments/{token}', () => {
 
   it('shows what the payer did on a completed payment', async () => {
     const got = await merchant<FullPayment>('GET', `/v1/payments/${completed.token}`);
-    expect(got.body).toMatchObject({ status: 'COMPLETED', paymentMethod: 'ORANGE_MONEY', payerPhone: '+237690000001' });
+    expect(got.body).toMatchObject({
+      status: 'COMPLETED',
+      paymentMethod: 'ORANGE_MONEY',
+      payerPhone: '+237690000001',
+    });
     expect(Date.parse(String(got.body.completedAt))).toBeGreaterThanOrEqual(Date.parse(completed.createdAt));
   });
 
@@ -61,32 +79,62 @@ describe('GET /v1/payments/{token}', () => {
       `/v1/payments/${completed.token}?expand[]=events&expand[]=customer&expand[]=project&expand[]=refunds`,
     );
     expect(all.status).toBe(200);
-    expect(all.body).toMatchObject({ customer: null, project: { id: project.id, name: 'Retrieve Shop' }, refunds: [] });
-    expect(all.body.events!.map((e) => e.type)).toEqual(expect.arrayContaining(['payment.created', 'payment.completed']));
+    expect(all.body).toMatchObject({
+      customer: null,
+      project: { id: project.id, name: 'Retrieve Shop' },
+      refunds: [],
+    });
+    expect(all.body.events!.map((e) => e.type)).toEqual(
+      expect.arrayContaining(['payment.created', 'payment.completed']),
+    );
     expect(all.body.events![0]!.type).toBe('payment.created');
 
     const customer = await merchant<FullPayment>('GET', `/v1/payments/${pending.token}?expand=customer`);
-    expect(customer.body.customer).toEqual({ id: 'cust-42', email: 'awa@example.cm', phone: '+237690000009', name: 'Awa Ndiaye' });
+    expect(customer.body.customer).toEqual({
+      id: 'cust-42',
+      email: 'awa@example.cm',
+      phone: '+237690000009',
+      name: 'Awa Ndiaye',
+    });
     expect(customer.body).not.toHaveProperty('events');
-    const both = await merchant<FullPayment>('GET', `/v1/payments/${pending.token}?expand=events&expand[]=project`);
+    const both = await merchant<FullPayment>(
+      'GET',
+      `/v1/payments/${pending.token}?expand=events&expand[]=project`,
+    );
     expect(both.body.events).toHaveLength(1);
     expect(both.body.project).toMatchObject({ id: project.id });
   });
 
   it('refuses an unknown expansion or query parameter with 400', async () => {
-    expectSimpleError(await merchant('GET', `/v1/payments/${pending.token}?expand[]=wallet`), 400, 'invalid_request');
-    expectSimpleError(await merchant('GET', `/v1/payments/${pending.token}?colour=red`), 400, 'invalid_request');
+    expectSimpleError(
+      await merchant('GET', `/v1/payments/${pending.token}?expand[]=wallet`),
+      400,
+      'invalid_request',
+    );
+    expectSimpleError(
+      await merchant('GET', `/v1/payments/${pending.token}?colour=red`),
+      400,
+      'invalid_request',
+    );
   });
 
   it('answers 404 for an unknown token, another project, or the other environment', async () => {
-    expectSimpleError(await merchant('GET', '/v1/payments/pay_doesnotexist000000000000'), 404, 'resource_not_found');
+    expectSimpleError(
+      await merchant('GET', '/v1/payments/pay_doesnotexist000000000000'),
+      404,
+      'resource_not_found',
+    );
     const other = await system.createProject('Nosy Shop');
     const nosy = api(system.baseUrl, other.testSecretKey);
     expectSimpleError(await nosy('GET', `/v1/payments/${pending.token}`), 404, 'resource_not_found');
     expectSimpleError(await nosy('GET', `/v1/payments/${pending.token}/verify`), 404, 'resource_not_found');
     expectSimpleError(await nosy('POST', `/v1/payments/${pending.token}/cancel`), 404, 'resource_not_found');
     const live = api(system.baseUrl, project.liveSecretKey);
-    const notFound = expectSimpleError(await live('GET', `/v1/payments/${pending.token}`), 404, 'resource_not_found');
+    const notFound = expectSimpleError(
+      await live('GET', `/v1/payments/${pending.token}`),
+      404,
+      'resource_not_found',
+    );
     expect(notFound.error).toBe('Not Found');
     expectSimpleError(await live('GET', `/v1/payments/${pending.token}/verify`), 404, 'resource_not_found');
   });
@@ -120,12 +168,18 @@ describe('POST /v1/payments/{token}/cancel', () => {
   });
 
   it('answers 409 invalid_state on a completed or already cancelled payment', async () => {
-    const onCompleted = expectSimpleError(await merchant('POST', `/v1/payments/${completed.token}/cancel`), 409, 'invalid_state');
+    const onCompleted = expectSimpleError(
+      await merchant('POST', `/v1/payments/${completed.token}/cancel`),
+      409,
+      'invalid_state',
+    );
     expect(onCompleted.message).toMatch(/PENDING/);
     const payment = await createPayment(merchant);
     expect((await merchant('POST', `/v1/payments/${payment.token}/cancel`)).status).toBe(200);
     expectSimpleError(await merchant('POST', `/v1/payments/${payment.token}/cancel`), 409, 'invalid_state');
-    expect((await merchant<FullPayment>('GET', `/v1/payments/${completed.token}`)).body.status).toBe('COMPLETED');
+    expect((await merchant<FullPayment>('GET', `/v1/payments/${completed.token}`)).body.status).toBe(
+      'COMPLETED',
+    );
   });
 
   it('answers 404 for an unknown token', async () => {
@@ -146,7 +200,9 @@ describe('GET /v1/payments/user/{userId}', () => {
     expect(Object.keys(list.body[0]!).sort()).toEqual(FULL_FIELDS);
     const one = await merchant<FullPayment[]>('GET', `/v1/payments/user/${userId}?limit=1`);
     expect(one.body.map((p) => p.token)).toEqual([second.token]);
-    expect((await merchant<FullPayment[]>('GET', '/v1/payments/user/6a0e1f7c-0000-4000-8000-000000000000')).body).toEqual([]);
+    expect(
+      (await merchant<FullPayment[]>('GET', '/v1/payments/user/6a0e1f7c-0000-4000-8000-000000000000')).body,
+    ).toEqual([]);
   });
 
   it('refuses a userId that is not a uuid and a limit outside 1 to 100', async () => {

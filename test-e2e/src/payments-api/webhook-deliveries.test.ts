@@ -6,9 +6,28 @@ import { startSystem, type ProjectKeys, type RunningSystem } from '../support/sy
 import { api } from '../support/http.js';
 import { createPayment, expectEnvelopeError, payAndSettle, type Call } from './helpers.js';
 
-type Received = { path: string; signature: string; rawBody: string; event: { id: string; type: string; data: { token: string } } };
-type Attempt = { at: string; statusCode: number | null; latencyMs: number; error: string | null; manual: boolean };
-type Delivery = { id: string; eventId: string; eventType: string; endpointId: string; status: string; attemptCount: number; attempts: Attempt[] };
+type Received = {
+  path: string;
+  signature: string;
+  rawBody: string;
+  event: { id: string; type: string; data: { token: string } };
+};
+type Attempt = {
+  at: string;
+  statusCode: number | null;
+  latencyMs: number;
+  error: string | null;
+  manual: boolean;
+};
+type Delivery = {
+  id: string;
+  eventId: string;
+  eventType: string;
+  endpointId: string;
+  status: string;
+  attemptCount: number;
+  attempts: Attempt[];
+};
 
 let system: RunningSystem;
 let project: ProjectKeys;
@@ -26,14 +45,21 @@ beforeAll(async () => {
     request.on('data', (chunk: string) => (rawBody += chunk));
     request.on('end', () => {
       const path = request.url ?? '';
-      received.push({ path, signature: String(request.headers['x-service-signature']), rawBody, event: JSON.parse(rawBody) });
+      received.push({
+        path,
+        signature: String(request.headers['x-service-signature']),
+        rawBody,
+        event: JSON.parse(rawBody),
+      });
       response.writeHead(answers.get(path) ?? 200).end('ok');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-  system = await startSystem({ env: { WEBHOOK_RETRY_SCHEDULE_MS: '100,100', WEBHOOK_POLL_INTERVAL_MS: '50' } });
+  system = await startSystem({
+    env: { WEBHOOK_RETRY_SCHEDULE_MS: '100,100', WEBHOOK_POLL_INTERVAL_MS: '50' },
+  });
   project = await system.createProject('Deliveries Shop');
   merchant = api(system.baseUrl, project.testSecretKey);
 }, 60_000);
@@ -44,7 +70,10 @@ afterAll(async () => {
 });
 
 async function endpoint(path: string, body: Record<string, unknown> = {}) {
-  const created = await merchant<{ id: string; secret: string }>('POST', '/v1/webhook-endpoints', { url: `${base}${path}`, ...body });
+  const created = await merchant<{ id: string; secret: string }>('POST', '/v1/webhook-endpoints', {
+    url: `${base}${path}`,
+    ...body,
+  });
   expect(created.status).toBe(201);
   return created.body;
 }
@@ -56,10 +85,14 @@ async function cancelledPayment() {
   return payment.token;
 }
 
-const receivedAt = (path: string, token: string) => received.filter((r) => r.path === path && r.event.data.token === token);
+const receivedAt = (path: string, token: string) =>
+  received.filter((r) => r.path === path && r.event.data.token === token);
 
 async function deliveriesOf(endpointId: string, query = '') {
-  const response = await merchant<{ data: Delivery[]; has_more: boolean }>('GET', `/v1/webhook-endpoints/${endpointId}/deliveries${query}`);
+  const response = await merchant<{ data: Delivery[]; has_more: boolean }>(
+    'GET',
+    `/v1/webhook-endpoints/${endpointId}/deliveries${query}`,
+  );
   expect(response.status).toBe(200);
   return response.body;
 }
@@ -75,32 +108,58 @@ describe('merchant webhook deliveries over HTTP', () => {
   it('signs each event with the endpoint secret and records every attempt', async () => {
     const hook = await endpoint('/signed');
     const token = await cancelledPayment();
-    const [hit] = await eventually(async () => receivedAt('/signed', token).length > 0 && receivedAt('/signed', token));
-    expect(hit!.event).toMatchObject({ type: 'transaction.cancelled', data: { token, status: 'CANCELLED', amount: 1000, currency: 'XAF' } });
+    const [hit] = await eventually(
+      async () => receivedAt('/signed', token).length > 0 && receivedAt('/signed', token),
+    );
+    expect(hit!.event).toMatchObject({
+      type: 'transaction.cancelled',
+      data: { token, status: 'CANCELLED', amount: 1000, currency: 'XAF' },
+    });
     expect(hit!.event.id).toMatch(/^evt_/);
     expect(signedWith(hook.secret, hit!)).toBe(true);
 
-    const delivery = await eventually(async () => (await deliveriesOf(hook.id)).data.find((d) => d.status === 'delivered'));
-    expect(delivery).toMatchObject({ eventId: hit!.event.id, eventType: 'transaction.cancelled', endpointId: hook.id, attemptCount: 1 });
-    expect(delivery.attempts[0]).toMatchObject({ statusCode: 200, error: null, manual: false, latencyMs: expect.any(Number) });
+    const delivery = await eventually(async () =>
+      (await deliveriesOf(hook.id)).data.find((d) => d.status === 'delivered'),
+    );
+    expect(delivery).toMatchObject({
+      eventId: hit!.event.id,
+      eventType: 'transaction.cancelled',
+      endpointId: hook.id,
+      attemptCount: 1,
+    });
+    expect(delivery.attempts[0]).toMatchObject({
+      statusCode: 200,
+      error: null,
+      manual: false,
+      latencyMs: expect.any(Number),
+    });
   });
 
   it('sends completed and failed payments to an endpoint that subscribes to them only', async () => {
-    const hook = await endpoint('/outcomes', { enabledEvents: ['transaction.completed', 'transaction.failed'] });
+    const hook = await endpoint('/outcomes', {
+      enabledEvents: ['transaction.completed', 'transaction.failed'],
+    });
     await endpoint('/everything', { enabledEvents: ['*'] });
     const paid = await createPayment(merchant);
     await payAndSettle(system.baseUrl, merchant, paid, '+237690000001', 'COMPLETED');
     const failed = await createPayment(merchant);
     await payAndSettle(system.baseUrl, merchant, failed, '+237690000002', 'FAILED');
     const cancelled = await cancelledPayment();
-    await eventually(async () => receivedAt('/outcomes', paid.token).length === 1 && receivedAt('/outcomes', failed.token).length === 1);
+    await eventually(
+      async () =>
+        receivedAt('/outcomes', paid.token).length === 1 &&
+        receivedAt('/outcomes', failed.token).length === 1,
+    );
     expect(receivedAt('/outcomes', paid.token)[0]!.event.type).toBe('transaction.completed');
     expect(receivedAt('/outcomes', failed.token)[0]!.event.type).toBe('transaction.failed');
     expect(signedWith(hook.secret, receivedAt('/outcomes', failed.token)[0]!)).toBe(true);
     // The catch-all endpoint got the cancellation, so the filtered one had its chance too.
     await eventually(async () => receivedAt('/everything', cancelled).length === 1);
     expect(receivedAt('/outcomes', cancelled)).toEqual([]);
-    expect((await deliveriesOf(hook.id)).data.map((d) => d.eventType).sort()).toEqual(['transaction.completed', 'transaction.failed']);
+    expect((await deliveriesOf(hook.id)).data.map((d) => d.eventType).sort()).toEqual([
+      'transaction.completed',
+      'transaction.failed',
+    ]);
   });
 
   it('lists deliveries newest first with limit and has_more, and refuses a bad limit', async () => {
@@ -108,13 +167,19 @@ describe('merchant webhook deliveries over HTTP', () => {
     const first = await cancelledPayment();
     await eventually(async () => receivedAt('/paged', first).length === 1);
     const second = await cancelledPayment();
-    await eventually(async () => (await deliveriesOf(hook.id)).data.filter((d) => d.status === 'delivered').length === 2);
+    await eventually(
+      async () => (await deliveriesOf(hook.id)).data.filter((d) => d.status === 'delivered').length === 2,
+    );
     const page = await deliveriesOf(hook.id, '?limit=1');
     expect(page.has_more).toBe(true);
     expect(page.data[0]!.eventId).toBe(receivedAt('/paged', second)[0]!.event.id);
     expect((await deliveriesOf(hook.id, '?limit=2')).has_more).toBe(false);
     for (const limit of ['0', '101', 'x']) {
-      expectEnvelopeError(await merchant('GET', `/v1/webhook-endpoints/${hook.id}/deliveries?limit=${limit}`), 400, 'invalid_request');
+      expectEnvelopeError(
+        await merchant('GET', `/v1/webhook-endpoints/${hook.id}/deliveries?limit=${limit}`),
+        400,
+        'invalid_request',
+      );
     }
   });
 
@@ -122,16 +187,25 @@ describe('merchant webhook deliveries over HTTP', () => {
     answers.set('/flaky', 500);
     const hook = await endpoint('/flaky');
     const token = await cancelledPayment();
-    const failed = await eventually(async () => (await deliveriesOf(hook.id)).data.find((d) => d.status === 'failed'), 10_000);
+    const failed = await eventually(
+      async () => (await deliveriesOf(hook.id)).data.find((d) => d.status === 'failed'),
+      10_000,
+    );
     expect(failed.attemptCount).toBe(3);
-    for (const attempt of failed.attempts) expect(attempt).toMatchObject({ statusCode: 500, error: expect.any(String), manual: false });
+    for (const attempt of failed.attempts)
+      expect(attempt).toMatchObject({ statusCode: 500, error: expect.any(String), manual: false });
     expect(new Set(receivedAt('/flaky', token).map((r) => r.event.id)).size).toBe(1);
 
     answers.set('/flaky', 200);
-    const redelivered = await merchant<Delivery>('POST', `/v1/webhook-endpoints/${hook.id}/deliveries/${failed.id}/redeliver`);
+    const redelivered = await merchant<Delivery>(
+      'POST',
+      `/v1/webhook-endpoints/${hook.id}/deliveries/${failed.id}/redeliver`,
+    );
     expect(redelivered.status).toBe(202);
     expect(redelivered.body).toMatchObject({ id: failed.id, status: 'pending' });
-    const done = await eventually(async () => (await deliveriesOf(hook.id)).data.find((d) => d.id === failed.id && d.status === 'delivered'));
+    const done = await eventually(async () =>
+      (await deliveriesOf(hook.id)).data.find((d) => d.id === failed.id && d.status === 'delivered'),
+    );
     expect(done.attemptCount).toBe(4);
     expect(done.attempts[3]).toMatchObject({ statusCode: 200, error: null, manual: true });
     const hits = receivedAt('/flaky', token);
@@ -143,15 +217,27 @@ describe('merchant webhook deliveries over HTTP', () => {
   it('redelivers a delivered event with the same id and refuses unknown deliveries', async () => {
     const hook = await endpoint('/again');
     const token = await cancelledPayment();
-    const delivered = await eventually(async () => (await deliveriesOf(hook.id)).data.find((d) => d.status === 'delivered'));
-    expect((await merchant('POST', `/v1/webhook-endpoints/${hook.id}/deliveries/${delivered.id}/redeliver`)).status).toBe(202);
+    const delivered = await eventually(async () =>
+      (await deliveriesOf(hook.id)).data.find((d) => d.status === 'delivered'),
+    );
+    expect(
+      (await merchant('POST', `/v1/webhook-endpoints/${hook.id}/deliveries/${delivered.id}/redeliver`))
+        .status,
+    ).toBe(202);
     await eventually(async () => receivedAt('/again', token).length === 2);
-    expect(receivedAt('/again', token).map((r) => r.event.id)).toEqual([delivered.eventId, delivered.eventId]);
+    expect(receivedAt('/again', token).map((r) => r.event.id)).toEqual([
+      delivered.eventId,
+      delivered.eventId,
+    ]);
     const unknown = `/v1/webhook-endpoints/${hook.id}/deliveries/whd_nothing/redeliver`;
     expectEnvelopeError(await merchant('POST', unknown), 404, 'resource_not_found');
     const other = await system.createProject('Other Deliveries');
     const nosy = api(system.baseUrl, other.testSecretKey);
-    expectEnvelopeError(await nosy('POST', `/v1/webhook-endpoints/${hook.id}/deliveries/${delivered.id}/redeliver`), 404, 'resource_not_found');
+    expectEnvelopeError(
+      await nosy('POST', `/v1/webhook-endpoints/${hook.id}/deliveries/${delivered.id}/redeliver`),
+      404,
+      'resource_not_found',
+    );
   });
 
   it('signs with the rolled secret at once, and sends nothing to a disabled or deleted endpoint', async () => {
@@ -159,10 +245,14 @@ describe('merchant webhook deliveries over HTTP', () => {
     const disabled = await endpoint('/disabled');
     const deleted = await endpoint('/deleted');
     const roll = await merchant<{ secret: string }>('POST', `/v1/webhook-endpoints/${rolled.id}/roll-secret`);
-    expect((await merchant('PATCH', `/v1/webhook-endpoints/${disabled.id}`, { status: 'disabled' })).status).toBe(200);
+    expect(
+      (await merchant('PATCH', `/v1/webhook-endpoints/${disabled.id}`, { status: 'disabled' })).status,
+    ).toBe(200);
     expect((await merchant('DELETE', `/v1/webhook-endpoints/${deleted.id}`)).status).toBe(200);
     const token = await cancelledPayment();
-    const [hit] = await eventually(async () => receivedAt('/rolled', token).length > 0 && receivedAt('/rolled', token));
+    const [hit] = await eventually(
+      async () => receivedAt('/rolled', token).length > 0 && receivedAt('/rolled', token),
+    );
     expect(signedWith(roll.body.secret, hit!)).toBe(true);
     expect(signedWith(rolled.secret, hit!)).toBe(false);
     // The live endpoint above got its event, so the others had the same chance.

@@ -39,7 +39,17 @@ describe('POST /v1/webhook-endpoints', () => {
   it('answers 201 with the whsec_ secret shown once, and list never shows it', async () => {
     const created = await createEndpoint({ url: 'http://127.0.0.1:9/hooks', description: 'Main' });
     expect(Object.keys(created).sort()).toEqual(
-      ['createdAt', 'description', 'enabledEvents', 'id', 'livemode', 'secret', 'secretHint', 'status', 'url'].sort(),
+      [
+        'createdAt',
+        'description',
+        'enabledEvents',
+        'id',
+        'livemode',
+        'secret',
+        'secretHint',
+        'status',
+        'url',
+      ].sort(),
     );
     expect(created).toMatchObject({
       url: 'http://127.0.0.1:9/hooks',
@@ -58,19 +68,48 @@ describe('POST /v1/webhook-endpoints', () => {
     const { secret, ...withoutSecret } = created;
     expect(mine).toEqual(withoutSecret);
     expect(JSON.stringify(listed.body)).not.toContain(secret!.slice(6));
+    const retrieved = await merchant<Endpoint>('GET', `/v1/webhook-endpoints/${created.id}`);
+    expect(retrieved).toMatchObject({ status: 200, body: withoutSecret });
+    expectEnvelopeError(
+      await merchant('GET', '/v1/webhook-endpoints/00000000-0000-4000-8000-000000000000'),
+      404,
+      'resource_not_found',
+    );
   });
 
   it('keeps endpoints per project and environment', async () => {
-    const created = await createEndpoint({ url: 'http://127.0.0.1:9/env', enabledEvents: ['transaction.completed'] });
-    const live = await api(system.baseUrl, project.liveSecretKey)<{ data: Endpoint[] }>('GET', '/v1/webhook-endpoints');
+    const created = await createEndpoint({
+      url: 'http://127.0.0.1:9/env',
+      enabledEvents: ['transaction.completed'],
+    });
+    const live = await api(system.baseUrl, project.liveSecretKey)<{ data: Endpoint[] }>(
+      'GET',
+      '/v1/webhook-endpoints',
+    );
     expect(live.body.data.map((e) => e.id)).not.toContain(created.id);
     const other = await system.createProject('Other Hooks');
     const nosy = api(system.baseUrl, other.testSecretKey);
     expect((await nosy<{ data: Endpoint[] }>('GET', '/v1/webhook-endpoints')).body.data).toEqual([]);
-    expectEnvelopeError(await nosy('PATCH', `/v1/webhook-endpoints/${created.id}`, { description: 'mine' }), 404, 'resource_not_found');
-    expectEnvelopeError(await nosy('POST', `/v1/webhook-endpoints/${created.id}/roll-secret`), 404, 'resource_not_found');
-    expectEnvelopeError(await nosy('DELETE', `/v1/webhook-endpoints/${created.id}`), 404, 'resource_not_found');
-    expectEnvelopeError(await nosy('GET', `/v1/webhook-endpoints/${created.id}/deliveries`), 404, 'resource_not_found');
+    expectEnvelopeError(
+      await nosy('PATCH', `/v1/webhook-endpoints/${created.id}`, { description: 'mine' }),
+      404,
+      'resource_not_found',
+    );
+    expectEnvelopeError(
+      await nosy('POST', `/v1/webhook-endpoints/${created.id}/roll-secret`),
+      404,
+      'resource_not_found',
+    );
+    expectEnvelopeError(
+      await nosy('DELETE', `/v1/webhook-endpoints/${created.id}`),
+      404,
+      'resource_not_found',
+    );
+    expectEnvelopeError(
+      await nosy('GET', `/v1/webhook-endpoints/${created.id}/deliveries`),
+      404,
+      'resource_not_found',
+    );
   });
 
   it('refuses bad bodies in the envelope form, naming the field', async () => {
@@ -83,14 +122,22 @@ describe('POST /v1/webhook-endpoints', () => {
       { url: 'http://127.0.0.1:9/x', enabledEvents: ['*', 'transaction.completed'] },
       { url: 'http://127.0.0.1:9/x', colour: 'red' },
     ]) {
-      const response = await merchant<{ error: { errors?: { field: string }[] } }>('POST', '/v1/webhook-endpoints', body);
+      const response = await merchant<{ error: { errors?: { field: string }[] } }>(
+        'POST',
+        '/v1/webhook-endpoints',
+        body,
+      );
       expectEnvelopeError(response, 422, 'validation_error');
     }
   });
 
   it('requires https for live endpoints', async () => {
     const live = api(system.baseUrl, project.liveSecretKey);
-    expectEnvelopeError(await live('POST', '/v1/webhook-endpoints', { url: 'http://127.0.0.1:9/live' }), 422, 'validation_error');
+    expectEnvelopeError(
+      await live('POST', '/v1/webhook-endpoints', { url: 'http://127.0.0.1:9/live' }),
+      422,
+      'validation_error',
+    );
   });
 });
 
@@ -113,7 +160,10 @@ describe('PATCH, roll-secret and DELETE /v1/webhook-endpoints/{id}', () => {
       secretHint: created.secretHint,
     });
     expect(updated.body).not.toHaveProperty('secret');
-    const cleared = await merchant<Endpoint>('PATCH', `/v1/webhook-endpoints/${created.id}`, { description: null, status: 'enabled' });
+    const cleared = await merchant<Endpoint>('PATCH', `/v1/webhook-endpoints/${created.id}`, {
+      description: null,
+      status: 'enabled',
+    });
     expect(cleared.body).toMatchObject({ description: null, status: 'enabled', url: 'http://127.0.0.1:9/b' });
   });
 
@@ -125,7 +175,11 @@ describe('PATCH, roll-secret and DELETE /v1/webhook-endpoints/{id}', () => {
     expectEnvelopeError(await merchant('PATCH', path, { url: 'nope' }), 422, 'validation_error');
     expectEnvelopeError(await merchant('PATCH', path, { secret: 'whsec_mine' }), 422, 'validation_error');
     const unknown = '00000000-0000-4000-8000-000000000000';
-    expectEnvelopeError(await merchant('PATCH', `/v1/webhook-endpoints/${unknown}`, { status: 'disabled' }), 404, 'resource_not_found');
+    expectEnvelopeError(
+      await merchant('PATCH', `/v1/webhook-endpoints/${unknown}`, { status: 'disabled' }),
+      404,
+      'resource_not_found',
+    );
   });
 
   it('rolls the secret: a new whsec_ shown once, a new hint', async () => {
@@ -147,12 +201,24 @@ describe('PATCH, roll-secret and DELETE /v1/webhook-endpoints/{id}', () => {
     expect(deleted.body).toEqual({ id: created.id, deleted: true });
     const listed = await merchant<{ data: Endpoint[] }>('GET', '/v1/webhook-endpoints');
     expect(listed.body.data.map((e) => e.id)).not.toContain(created.id);
-    expectEnvelopeError(await merchant('DELETE', `/v1/webhook-endpoints/${created.id}`), 404, 'resource_not_found');
-    expectEnvelopeError(await merchant('GET', `/v1/webhook-endpoints/${created.id}/deliveries`), 404, 'resource_not_found');
+    expectEnvelopeError(
+      await merchant('DELETE', `/v1/webhook-endpoints/${created.id}`),
+      404,
+      'resource_not_found',
+    );
+    expectEnvelopeError(
+      await merchant('GET', `/v1/webhook-endpoints/${created.id}/deliveries`),
+      404,
+      'resource_not_found',
+    );
   });
 
   it('answers 404 for an id that is not a uuid', async () => {
-    expectEnvelopeError(await merchant('PATCH', '/v1/webhook-endpoints/not-a-uuid', { status: 'disabled' }), 404, 'resource_not_found');
+    expectEnvelopeError(
+      await merchant('PATCH', '/v1/webhook-endpoints/not-a-uuid', { status: 'disabled' }),
+      404,
+      'resource_not_found',
+    );
   });
 });
 
@@ -160,9 +226,17 @@ describe('authentication on webhook-endpoint routes', () => {
   it('answers 401 invalid_api_key and 403 insufficient_permissions in the envelope form', async () => {
     expectEnvelopeError(await api(system.baseUrl)('GET', '/v1/webhook-endpoints'), 401, 'invalid_api_key');
     const bogus = api(system.baseUrl, project.testSecretKey.slice(0, -4) + 'zzzz');
-    expectEnvelopeError(await bogus('POST', '/v1/webhook-endpoints', { url: 'http://127.0.0.1:9/x' }), 401, 'invalid_api_key');
+    expectEnvelopeError(
+      await bogus('POST', '/v1/webhook-endpoints', { url: 'http://127.0.0.1:9/x' }),
+      401,
+      'invalid_api_key',
+    );
     const publishable = api(system.baseUrl, project.testPublishableKey);
     expectEnvelopeError(await publishable('GET', '/v1/webhook-endpoints'), 403, 'insufficient_permissions');
-    expectEnvelopeError(await publishable('POST', '/v1/webhook-endpoints', { url: 'http://127.0.0.1:9/x' }), 403, 'insufficient_permissions');
+    expectEnvelopeError(
+      await publishable('POST', '/v1/webhook-endpoints', { url: 'http://127.0.0.1:9/x' }),
+      403,
+      'insufficient_permissions',
+    );
   });
 });

@@ -31,7 +31,11 @@ export function api(baseUrl: string, key?: string) {
 export type ReceivedWebhook = { headers: IncomingMessage['headers']; rawBody: string };
 
 /** A merchant's webhook receiver: a real HTTP server that records what it is sent. */
-export async function startWebhookReceiver(): Promise<{ url: string; received: ReceivedWebhook[]; close(): Promise<void> }> {
+export async function startWebhookReceiver(): Promise<{
+  url: string;
+  received: ReceivedWebhook[];
+  close(): Promise<void>;
+}> {
   const received: ReceivedWebhook[] = [];
   const server: Server = createServer((request, response) => {
     let rawBody = '';

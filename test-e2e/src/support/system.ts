@@ -1,18 +1,21 @@
-import { createServer } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { spawn } from 'node:child_process';
 import {
   connectNats,
   createLogger,
-  createServiceClient,
   startService,
   type NatsConnection,
   type RunningService,
   type ServiceDefinition,
 } from '@mmp/platform';
 import type { ServiceName } from '@mmp/protocol';
-import { createTestSystem, eventually } from '@mmp/platform/testing';
+import {
+  createTestSystem,
+  eventually,
+  freePort,
+  spawnServiceProcess,
+  type ChildService,
+} from '@mmp/platform/testing';
 import { gatewayService } from '@mmp/gateway';
 import { paymentsService } from '@mmp/payments';
 import { linksCheckoutService } from '@mmp/links-checkout';
@@ -21,6 +24,8 @@ import { providerRouterService } from '@mmp/provider-router';
 import { providerDeliveryService } from '@mmp/provider-delivery';
 import { certificationRunnerService } from '@mmp/certification-runner';
 import { sandboxProviderService } from '@mmp/sandbox-provider';
+
+export type { ChildService };
 
 export type ProjectKeys = {
   id: string;
@@ -44,37 +49,18 @@ const DEFINITIONS = [
   sandboxProviderService,
 ] as unknown as ServiceDefinition<never>[];
 
-/** A service running as its own process, as `main.ts` runs it in production. */
-export type ChildService = {
-  pid: number;
-  /** Resolves when the process has exited, with how it ended. */
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  /** Sends `signal` (SIGKILL unless told) and waits for the process to be gone. */
-  kill(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  /** Waits until the service answers its `ping` over NATS. */
-  waitReady(timeoutMs?: number): Promise<void>;
-  /** The last lines it wrote, for a failing test's message. */
-  output(): string;
-};
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /**
  * The whole system in this process, as `pnpm start` runs it but isolated: its own NATS
  * prefix, data folder and gateway port. Core services start first, the gateway next, and
  * the sandbox provider last, since it registers itself through the gateway's public API.
  */
-export async function startSystem(options: { env?: Record<string, string>; external?: ServiceName[] } = {}) {
+export async function startSystem(
+  options: {
+    env?: Record<string, string>;
+    external?: ServiceName[];
+    logDestination?: NodeJS.WritableStream;
+  } = {},
+) {
   const external = new Set<string>(options.external ?? []);
   const system = createTestSystem('e2e');
   const port = await freePort();
@@ -87,7 +73,6 @@ export async function startSystem(options: { env?: Record<string, string>; exter
     GATEWAY_HOST: '127.0.0.1',
     PUBLIC_URL: baseUrl,
     GATEWAY_URL: baseUrl,
-    ALLOW_HTTP_LOOPBACK: 'true',
     ALLOW_HTTP_LOOPBACK_ENDPOINTS: 'true',
     WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
     SANDBOX_POLL_MS: '200',
@@ -99,7 +84,9 @@ export async function startSystem(options: { env?: Record<string, string>; exter
   };
   const running: RunningService[] = [];
   const start = async (definition: ServiceDefinition<never>) => {
-    running.push((await startService(definition, env)) as RunningService);
+    running.push(
+      (await startService(definition, env, { logDestination: options.logDestination })) as RunningService,
+    );
   };
   try {
     for (const definition of DEFINITIONS) {
@@ -120,7 +107,10 @@ export async function startSystem(options: { env?: Record<string, string>; exter
   async function admin<T>(method: string, path: string, body?: unknown): Promise<T> {
     const response = await fetch(`${baseUrl}${path}`, {
       method,
-      headers: { authorization: `Bearer ${adminToken}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        authorization: `Bearer ${adminToken}`,
+        ...(body ? { 'content-type': 'application/json' } : {}),
+      },
       body: body ? JSON.stringify(body) : undefined,
     });
     if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
@@ -129,55 +119,27 @@ export async function startSystem(options: { env?: Record<string, string>; exter
 
   const children = new Set<ChildService>();
   let nc: NatsConnection | undefined;
-  async function ping(name: ServiceName, timeoutMs: number): Promise<boolean> {
-    nc ??= await connectNats({ url: env.NATS_URL!, name: 'e2e-probe', log: createLogger({ service: 'e2e-probe', level: 'silent' }) });
-    const services = createServiceClient({ nc, naming: system.naming, caller: 'e2e-probe', defaultTimeoutMs: timeoutMs });
-    return services.call(name, 'ping', {}).then(
-      () => true,
-      () => false,
-    );
-  }
 
   /**
    * Runs `name` as a child process with this system's environment (same NATS prefix and data
    * folder, so a restarted child finds what the killed one stored), for crash tests.
    */
   function spawnService(name: ServiceName, extraEnv: Record<string, string> = {}): ChildService {
-    const child = spawn('node', ['--conditions=source', '--import', 'tsx', `services/${name}/src/main.ts`], {
+    const handle = spawnServiceProcess({
+      name,
+      main: `services/${name}/src/main.ts`,
       cwd: REPO_ROOT,
       env: { ...process.env, ...env, OPS_PORT: '0', OPS_HOST: '127.0.0.1', ...extraEnv },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      naming: system.naming,
+      nc: async () =>
+        (nc ??= await connectNats({
+          url: env.NATS_URL!,
+          name: 'e2e-probe',
+          log: createLogger({ service: 'e2e-probe', level: 'silent' }),
+        })),
     });
-    let tail = '';
-    const keep = (chunk: Buffer) => (tail = (tail + chunk.toString('utf8')).slice(-4000));
-    child.stdout.on('data', keep);
-    child.stderr.on('data', keep);
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-      child.once('exit', (code, signal) => resolve({ code, signal })),
-    );
-    const handle: ChildService = {
-      pid: child.pid ?? -1,
-      exited,
-      async kill(signal = 'SIGKILL') {
-        if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-        const how = await exited;
-        children.delete(handle);
-        return how;
-      },
-      async waitReady(timeoutMs = 20_000) {
-        const died = exited.then(({ code, signal }) => {
-          throw new Error(`${name} exited (${signal ?? code}) before it was ready:\n${tail}`);
-        });
-        died.catch(() => undefined);
-        const ready = eventually(() => ping(name, 500), timeoutMs, 100).catch((error: unknown) => {
-          throw new Error(`${name} not ready: ${String(error)}\n${tail}`);
-        });
-        await Promise.race([ready, died]);
-      },
-      output: () => tail,
-    };
     children.add(handle);
-    void exited.then(() => children.delete(handle));
+    void handle.exited.then(() => children.delete(handle));
     return handle;
   }
 

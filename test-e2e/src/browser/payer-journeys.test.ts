@@ -1,0 +1,213 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { startSystem, type ProjectKeys, type RunningSystem } from '../support/system.js';
+import { api } from '../support/http.js';
+import {
+  PNG,
+  TEXT,
+  hasChromium,
+  headingVisible as shownHeading,
+  launchChromium,
+  openPhone,
+  payOnPage,
+  seriousViolations,
+  shot,
+  startLogoHost,
+} from './browser.js';
+
+let system: RunningSystem;
+let project: ProjectKeys;
+let browser: Browser;
+let logoHost: Awaited<ReturnType<typeof startLogoHost>>;
+
+const run = hasChromium ? describe : describe.skip;
+
+beforeAll(async () => {
+  if (!hasChromium) return;
+  // The page polls every 2 s and the sandbox provider pulls every 200 ms, all from one IP.
+  system = await startSystem({ env: { RATE_LIMIT_IP_MAX: '100000', RATE_LIMIT_KEY_MAX: '100000' } });
+  project = await system.createProject('Boutique Akwa');
+  logoHost = await startLogoHost();
+  browser = await launchChromium();
+}, 90_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await logoHost?.close();
+  await system?.stop();
+});
+
+const headingVisible = (page: Page, name: string, timeout?: number) =>
+  shownHeading(page, name, system.baseUrl, timeout);
+
+async function createPayment(secretKey = project.testSecretKey) {
+  const created = await api(system.baseUrl, secretKey)<{ paymentUrl: string }>('POST', '/v1/payments', {
+    amount: 5000,
+    currency: 'XAF',
+    description: 'Panier T-shirt',
+  });
+  expect(created.status).toBe(201);
+  return created.body.paymentUrl;
+}
+
+/** The focused element as `tag:id` (or `tag:value` for a radio without id). */
+function focused(page: Page): Promise<string> {
+  return page.evaluate(`(() => {
+    const element = document.activeElement;
+    return element ? element.tagName.toLowerCase() + ':' + (element.id || element.value || '') : '';
+  })()`);
+}
+
+/** `m:ss` of the waiting screen's countdown, in seconds. */
+async function secondsLeft(page: Page): Promise<number> {
+  const text = (await page.locator('#countdown').textContent()) ?? '';
+  const match = /^(\d+):(\d\d)$/.exec(text);
+  if (!match) throw new Error(`countdown shows "${text}"`);
+  return Number(match[1]) * 60 + Number(match[2]);
+}
+
+for (const lang of ['fr', 'en'] as const) {
+  run(`payer journeys in ${lang === 'fr' ? 'French' : 'English'}`, () => {
+    it('counts down on the waiting screen while the payer has not confirmed', async () => {
+      const watched = await openPhone(browser, lang, system.baseUrl, { bypassCSP: true });
+      const { page } = watched;
+      try {
+        await page.goto(await createPayment());
+        // The sandbox never settles this number: the payer "never confirms".
+        await payOnPage(page, lang, '+237690000003');
+        const first = await secondsLeft(page);
+        expect(first).toBeGreaterThan(60);
+        await expect.poll(() => secondsLeft(page), { timeout: 5_000 }).toBeLessThanOrEqual(first - 2);
+        await shot(page, `checkout-waiting-${lang}`);
+        expect(await seriousViolations(page)).toEqual([]);
+        await page.getByRole('button', { name: TEXT[lang].cancel }).click();
+        await headingVisible(page, TEXT[lang].cancelled, 5_000);
+      } finally {
+        await watched.context.close();
+      }
+    });
+
+    it('offers "Try again" after a failed payment on a link, and the second try succeeds', async () => {
+      const link = await api(system.baseUrl, project.testSecretKey)<{ url: string }>(
+        'POST',
+        '/v1/payment-links',
+        { name: 'Abonnement', amount: 3000 },
+      );
+      expect(link.status).toBe(201);
+      const watched = await openPhone(browser, lang, system.baseUrl, { bypassCSP: true });
+      const { page } = watched;
+      try {
+        await page.goto(link.body.url);
+        await page.getByRole('button', { name: TEXT[lang].continue }).click();
+        await page.waitForURL(/\/checkout\/cs_/);
+        const firstSession = page.url();
+        // A national number: the page reads it in the link's country, as the API does.
+        await payOnPage(page, lang, '690 00 00 02');
+        await headingVisible(page, TEXT[lang].failed);
+        expect(await page.locator('#failure-reason').textContent()).toContain(TEXT[lang].insufficient);
+        await shot(page, `link-failed-${lang}`);
+        expect(await seriousViolations(page)).toEqual([]);
+
+        await page.getByRole('link', { name: TEXT[lang].retry }).click();
+        await page.waitForURL(/\/pay\/[A-Za-z0-9]{8}/);
+        await page.getByRole('button', { name: TEXT[lang].continue }).click();
+        await page.waitForURL(/\/checkout\/cs_/);
+        expect(page.url()).not.toBe(firstSession);
+        await payOnPage(page, lang, '690000001');
+        await headingVisible(page, TEXT[lang].success);
+        await shot(page, `link-retry-success-${lang}`);
+        expect(await seriousViolations(page)).toEqual([]);
+      } finally {
+        await watched.context.close();
+      }
+    });
+
+    it('says when a number does not belong to the chosen operator, before asking the API', async () => {
+      const watched = await openPhone(browser, lang, system.baseUrl);
+      const { page } = watched;
+      const pays: string[] = [];
+      page.on('request', (request) => {
+        if (request.url().endsWith('/pay')) pays.push(request.url());
+      });
+      try {
+        await page.goto(await createPayment());
+        await page.getByLabel('MTN Mobile Money').check();
+        await page.getByLabel(TEXT[lang].phone).fill('690000001');
+        await page.getByRole('button', { name: TEXT[lang].pay }).click();
+        const error = page.locator('#phone-error');
+        await expect.poll(() => error.textContent()).toContain(TEXT[lang].notMtn);
+        expect(await error.isVisible()).toBe(true);
+        expect(await page.getByLabel(TEXT[lang].phone).getAttribute('aria-invalid')).toBe('true');
+        expect(await focused(page)).toBe('input:phone');
+        expect(await page.locator('#phone-hint').textContent()).toContain('+237670000001');
+        expect(pays).toEqual([]);
+        await shot(page, `checkout-wrong-operator-${lang}`);
+
+        await page.getByLabel('Orange Money').check();
+        await page.getByRole('button', { name: TEXT[lang].pay }).click();
+        await headingVisible(page, TEXT[lang].success);
+        expect(pays).toHaveLength(1);
+        expect(watched.cspViolations).toEqual([]);
+      } finally {
+        await watched.context.close();
+      }
+    });
+
+    it('can be completed with the keyboard alone', async () => {
+      const watched = await openPhone(browser, lang, system.baseUrl);
+      const { page } = watched;
+      try {
+        await page.goto(await createPayment());
+        await page.keyboard.press('Tab');
+        expect(await focused(page)).toMatch(/^a:/); // the language toggle comes first
+        await page.keyboard.press('Tab');
+        expect(await focused(page)).toBe('input:ORANGE_MONEY');
+        await page.keyboard.press('Space');
+        expect(await page.getByLabel('Orange Money').isChecked()).toBe(true);
+        await page.keyboard.press('Tab');
+        expect(await focused(page)).toBe('input:phone');
+        await page.keyboard.type('+237 690 00 00 01');
+        await page.keyboard.press('Enter');
+        await headingVisible(page, TEXT[lang].success);
+        // The outcome's heading takes the focus, so a screen reader reads it at once.
+        expect(await focused(page)).toBe('h2:');
+        await shot(page, `checkout-keyboard-success-${lang}`);
+      } finally {
+        await watched.context.close();
+      }
+    });
+  });
+}
+
+run("the merchant's logo", () => {
+  it('is shown from our own origin: the browser never asks the merchant’s image host', async () => {
+    const created = await system.admin<{ keys: { kind: string; livemode: boolean; key: string }[] }>(
+      'POST',
+      '/v1/admin/projects',
+      { name: 'Logo Shop', displayName: 'Logo Shop', logoUrl: `${logoHost.url}/logo.png` },
+    );
+    const secret = created.keys.find((k) => k.kind === 'secret' && !k.livemode)!.key;
+    const link = await api(system.baseUrl, secret)<{ url: string }>('POST', '/v1/payment-links', {
+      name: 'Panier',
+      amount: 1000,
+    });
+    for (const url of [await createPayment(secret), link.body.url]) {
+      const watched = await openPhone(browser, 'fr', system.baseUrl);
+      const { page } = watched;
+      try {
+        await page.goto(url);
+        const logo = page.locator('img.logo');
+        expect(await logo.isVisible()).toBe(true);
+        expect(await logo.getAttribute('src')).toBe(`data:image/png;base64,${PNG.toString('base64')}`);
+        const size = (img: unknown) => (img as { complete: boolean; naturalWidth: number }).naturalWidth;
+        expect(await logo.evaluate(size)).toBe(1);
+        expect(watched.foreignRequests).toEqual([]);
+        expect(watched.cspViolations).toEqual([]);
+      } finally {
+        await watched.context.close();
+      }
+    }
+    // Only the service asked, once for both pages (it keeps the logo).
+    expect(logoHost.askedBy).toEqual([expect.stringMatching(/^mmp-links-checkout\//)]);
+  });
+});

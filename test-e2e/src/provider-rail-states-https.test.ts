@@ -1,0 +1,171 @@
+import { createServer } from 'node:net';
+import { makeTestCertificate } from '@mmp/platform/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hexHmac } from '@mmp/protocol';
+import { startSystem, type ChildService, type RunningSystem } from './support/system.js';
+import { api } from './support/http.js';
+import {
+  answerOrders,
+  signedWith,
+  startHttpsProvider,
+  type HttpsProvider,
+} from './support/https-provider.js';
+
+/**
+ * Issue 5's rail state rows through the real path: the provider calls the gateway over
+ * HTTP, provider-router asks provider-delivery (its own process, trusting this run's
+ * self-signed certificate through NODE_EXTRA_CA_CERTS) to send a signed health.check to a
+ * real HTTPS endpoint. The development flag for http:// on loopback is off, as in
+ * production. Also the settlement webhook's answer to a signed body that is not JSON.
+ */
+const certificate = makeTestCertificate();
+let system: RunningSystem;
+let delivery: ChildService;
+let endpoint: HttpsProvider;
+let provider: { id: string; apiKey: string; signingSecret: string };
+let portal: ReturnType<typeof api>;
+
+function closedPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+beforeAll(async () => {
+  const env = { ALLOW_HTTP_LOOPBACK_ENDPOINTS: 'false', PROBE_TIMEOUT_MS: '5000' };
+  system = await startSystem({ external: ['provider-delivery', 'sandbox-provider'], env });
+  delivery = system.spawnService('provider-delivery', { NODE_EXTRA_CA_CERTS: certificate.certPath });
+  await delivery.waitReady();
+  endpoint = await startHttpsProvider(certificate);
+  endpoint.on('/ok', answerOrders('ACCEPTED'));
+  endpoint.on('/wrong-nonce', () => ({ status: 200, body: { type: 'health.ack', nonce: 'f'.repeat(32) } }));
+  endpoint.on('/missing-nonce', () => ({ status: 200, body: { type: 'health.ack' } }));
+  endpoint.on('/500', () => ({ status: 500, body: { error: 'boom' } }));
+  provider = await system.admin('POST', '/v1/admin/providers', { name: 'Rail States Co' });
+  portal = api(system.baseUrl, provider.apiKey);
+}, 60_000);
+
+afterAll(async () => {
+  await endpoint?.close();
+  await system?.stop();
+  certificate.remove();
+});
+
+type RailView = {
+  id: string;
+  status: string;
+  secret?: string;
+  lastTest: { ok: boolean; reason: string; httpStatus: number | null } | null;
+};
+
+async function railAt(url: string) {
+  const created = await portal<RailView>('POST', '/v1/provider/rails', {
+    transport: 'webhook',
+    endpoint: url,
+    networks: ['ORANGE_MONEY'],
+    countries: ['CM'],
+    currencies: ['XAF'],
+    environment: 'sandbox',
+  });
+  expect(created.status).toBe(201);
+  expect(created.body.status).toBe('PENDING');
+  return created.body;
+}
+
+describe('rail test over HTTPS through provider-router and provider-delivery', () => {
+  it('PENDING + 200 health.ack echoing the fresh nonce -> TESTED, then activation', async () => {
+    const rail = await railAt(endpoint.url('/ok'));
+    const before = endpoint.calls.length;
+    const tested = await portal<RailView>('POST', `/v1/provider/rails/${rail.id}/test`);
+    expect(tested).toMatchObject({
+      status: 200,
+      body: { status: 'TESTED', lastTest: { ok: true, httpStatus: 200 } },
+    });
+    const [check] = endpoint.calls.slice(before);
+    expect(check).toMatchObject({ path: '/ok', event: 'health.check', body: { type: 'health.check' } });
+    expect(check!.body.nonce).toMatch(/^[0-9a-f]{32}$/);
+    expect(signedWith(rail.secret!, check!)).toBe(true);
+    await portal('POST', `/v1/provider/rails/${rail.id}/test`);
+    expect(endpoint.calls.at(-1)!.body.nonce).not.toBe(check!.body.nonce);
+    expect((await portal('POST', `/v1/provider/rails/${rail.id}/activate`)).body).toMatchObject({
+      status: 'ACTIVE',
+    });
+  });
+
+  it.each([
+    ['a wrong nonce', () => endpoint.url('/wrong-nonce'), 200, 'the health.ack echoes a different nonce'],
+    ['a missing nonce', () => endpoint.url('/missing-nonce'), 200, 'the health.ack carries no nonce'],
+    ['a non-2xx answer', () => endpoint.url('/500'), 500, 'HTTP 500'],
+  ])('PENDING + %s -> PENDING with the reason shown', async (_row, url, httpStatus, reason) => {
+    const rail = await railAt(url());
+    const tested = await portal<RailView>('POST', `/v1/provider/rails/${rail.id}/test`);
+    expect(tested.body).toMatchObject({ status: 'PENDING', lastTest: { ok: false, httpStatus, reason } });
+    await expectShownAndRefused(rail.id, reason);
+  });
+
+  it('PENDING + an unreachable host -> PENDING with the reason shown', async () => {
+    const rail = await railAt(`https://127.0.0.1:${await closedPort()}/mmp`);
+    const tested = await portal<RailView>('POST', `/v1/provider/rails/${rail.id}/test`);
+    expect(tested.body).toMatchObject({ status: 'PENDING', lastTest: { ok: false, httpStatus: null } });
+    expect(tested.body.lastTest!.reason).toMatch(/^unreachable: .*ECONNREFUSED/);
+    await expectShownAndRefused(rail.id, tested.body.lastTest!.reason);
+  });
+
+  it('PENDING + a non-HTTPS endpoint (even on loopback, the flag being off) -> PENDING, nothing sent', async () => {
+    const plain = endpoint.url('/ok').replace('https://', 'http://');
+    const rail = await railAt(plain);
+    const before = endpoint.calls.length;
+    const tested = await portal<RailView>('POST', `/v1/provider/rails/${rail.id}/test`);
+    const reason = `the endpoint must use https:// (got http://127.0.0.1:${endpoint.port})`;
+    expect(tested.body).toMatchObject({
+      status: 'PENDING',
+      lastTest: { ok: false, httpStatus: null, reason },
+    });
+    expect(endpoint.calls.length).toBe(before);
+    await expectShownAndRefused(rail.id, reason);
+  });
+});
+
+/** The reason is on the rail as read back, and activation is refused naming it. */
+async function expectShownAndRefused(railId: string, reason: string) {
+  const shown = await portal<RailView>('GET', `/v1/provider/rails/${railId}`);
+  expect(shown.body).toMatchObject({ status: 'PENDING', lastTest: { ok: false, reason } });
+  const activation = await portal<{ error: { code: string; message: string } }>(
+    'POST',
+    `/v1/provider/rails/${railId}/activate`,
+  );
+  expect(activation.status).toBe(409);
+  expect(activation.body.error.code).toBe('invalid_state');
+  expect(activation.body.error.message).toContain(`Last test failed: ${reason}`);
+}
+
+describe('the settlement webhook over HTTP', () => {
+  it('answers a correctly signed body that is not JSON with 422 naming the body', async () => {
+    const raw = '{"protocol_version": "1", "idempotency_key": ';
+    const response = await fetch(`${system.baseUrl}/v1/provider/webhooks/${provider.id}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-service-signature': hexHmac(provider.signingSecret, raw),
+      },
+      body: raw,
+    });
+    expect(response.status).toBe(422);
+    expect(await response.json()).toMatchObject({
+      error: {
+        code: 'validation_error',
+        http_status: 422,
+        errors: [{ field: 'body', message: 'body is not valid JSON' }],
+      },
+    });
+    const unsigned = await fetch(`${system.baseUrl}/v1/provider/webhooks/${provider.id}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-service-signature': 'ab'.repeat(32) },
+      body: raw,
+    });
+    expect(unsigned.status).toBe(403);
+  });
+});

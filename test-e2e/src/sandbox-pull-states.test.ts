@@ -1,0 +1,173 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  connectNats,
+  createLogger,
+  createSecretBox,
+  createServiceClient,
+  openStore,
+  type NatsConnection,
+  type ServiceClient,
+} from '@mmp/platform';
+import { eventually } from '@mmp/platform/testing';
+import { createPullClient, ServiceCallError, type OrderAck, type PullClient } from '@mmp/provider-kit';
+import { startSystem, type ChildService, type ProjectKeys, type RunningSystem } from './support/system.js';
+import { api } from './support/http.js';
+
+/**
+ * The order state rows of the pull transport that the sandbox provider meets as a real
+ * client, on real payments routed to its rail: the sandbox (its own process) pulls and
+ * acks; then, with the sandbox's own registration (its key, read from its store as its
+ * operator could) and the kit's pull client it is built on, its exact ack repeated is
+ * idempotent, a different ack is 409, and an order that expired while the sandbox was
+ * down answers 410 and fails the payment with provider_timeout.
+ */
+let system: RunningSystem;
+let sandbox: ChildService;
+let project: ProjectKeys;
+let nc: NatsConnection;
+let services: ServiceClient;
+
+beforeAll(async () => {
+  system = await startSystem({
+    external: ['sandbox-provider'],
+    env: { ORDER_TTL_SECONDS: '2', ORDER_EXPIRY_INTERVAL_MS: '200' },
+  });
+  project = await system.createProject('Sandbox Pull Shop');
+  nc = await connectNats({
+    url: system.system.env.NATS_URL!,
+    name: 'sandbox-pull-e2e',
+    log: createLogger({ service: 'test', level: 'silent' }),
+  });
+  services = createServiceClient({
+    nc,
+    naming: system.system.naming,
+    caller: 'sandbox-pull-e2e',
+    defaultTimeoutMs: 3000,
+  });
+  sandbox = await startSandbox();
+}, 60_000);
+
+afterAll(async () => {
+  await nc?.drain();
+  await system?.stop();
+});
+
+async function startSandbox(): Promise<ChildService> {
+  const child = system.spawnService('sandbox-provider');
+  await child.waitReady();
+  await eventually(
+    async () =>
+      (await services.command<{ registered: boolean }>('sandbox-provider', 'status', {})).registered,
+    20_000,
+  );
+  return child;
+}
+
+/** The sandbox's pull client, with the key it registered with (sealed in its own store). */
+async function sandboxClient(): Promise<{ client: PullClient; providerId: string }> {
+  const store = await openStore({ dataDir: system.system.env.DATA_DIR!, service: 'sandbox-provider' });
+  try {
+    const registration = await store
+      .collection<{ _id: string; providerId: string; sealedApiKey: string }>('registration')
+      .findOne({ _id: 'sandbox' });
+    const apiKey = createSecretBox(system.system.env.SERVICE_SECRET_KEY!).open(registration!.sealedApiKey);
+    return {
+      client: createPullClient({ baseUrl: `${system.baseUrl}/v1`, apiKey }),
+      providerId: registration!.providerId,
+    };
+  } finally {
+    await store.close();
+  }
+}
+
+async function pay(phone: string) {
+  const merchant = api(system.baseUrl, project.testSecretKey);
+  const created = await merchant<{ id: string; token: string; paymentUrl: string }>('POST', '/v1/payments', {
+    amount: 5000,
+    currency: 'XAF',
+  });
+  const sessionId = new URL(created.body.paymentUrl).pathname.split('/').pop()!;
+  const paid = await api(system.baseUrl)('POST', `/v1/checkout/sessions/${sessionId}/pay`, {
+    paymentMethod: 'ORANGE_MONEY',
+    phone,
+  });
+  expect(paid.status, JSON.stringify(paid.body)).toBeLessThan(300);
+  const status = async () =>
+    (await merchant<{ status: string }>('GET', `/v1/payments/${created.body.token}`)).body.status;
+  return { id: created.body.id, status };
+}
+
+/** provider-router's order of a payment, once it exists. */
+async function orderOf(paymentId: string) {
+  return eventually(async () => {
+    const { order } = await services.command<{
+      order: { orderKey: string; status: string; failureCode: string | null } | null;
+    }>('provider-router', 'orders.status', { paymentId });
+    return order ?? undefined;
+  });
+}
+
+async function failure(promise: Promise<unknown>) {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!(error instanceof ServiceCallError))
+    throw new Error(`expected a ServiceCallError, got ${String(error)}`);
+  return { status: error.status, code: error.code };
+}
+
+describe('the sandbox provider as the pull client', () => {
+  it('its ack repeated is idempotent; a different ack after it is 409', async () => {
+    // The "no confirmation" number: the sandbox accepts and never settles, so the order stays acked.
+    const payment = await pay('+237690000003');
+    await eventually(async () => (await payment.status()) === 'PROCESSING', 20_000);
+    const { orderKey } = await orderOf(payment.id);
+    await sandbox.kill('SIGTERM');
+    try {
+      const { client } = await sandboxClient();
+      const acked = await client.get(orderKey);
+      expect(acked).toMatchObject({ idempotency_key: orderKey, status: 'acked' });
+      const ack = (acked as { ack: OrderAck }).ack;
+      expect(ack).toEqual({ type: 'payment.ack', idempotency_key: orderKey, status: 'ACCEPTED' });
+
+      expect(await client.ack(ack)).toEqual(ack);
+      expect(await client.ack(ack)).toEqual(ack);
+      expect(
+        await failure(client.ack({ ...ack, status: 'REJECTED', reason: 'insufficient_balance' })),
+      ).toEqual({
+        status: 409,
+        code: 'invalid_state',
+      });
+      expect(await client.get(orderKey)).toMatchObject({ status: 'acked', ack });
+      expect(await payment.status()).toBe('PROCESSING');
+    } finally {
+      sandbox = await startSandbox();
+    }
+  });
+
+  it('an order that expired while the sandbox was down answers 410, and the payment fails with provider_timeout', async () => {
+    await sandbox.kill('SIGTERM');
+    const payment = await pay('+237690000001');
+    const { orderKey } = await orderOf(payment.id);
+    await eventually(async () => (await payment.status()) === 'FAILED', 20_000);
+    expect(await orderOf(payment.id)).toMatchObject({ status: 'FAILED', failureCode: 'provider_timeout' });
+
+    const { client } = await sandboxClient();
+    expect(await client.get(orderKey)).toMatchObject({ status: 'expired', delivery_count: 0 });
+    const ack = { type: 'payment.ack' as const, idempotency_key: orderKey, status: 'ACCEPTED' as const };
+    expect(await failure(client.ack(ack))).toEqual({ status: 410, code: 'order_expired' });
+    expect((await client.pending()).map((entry) => entry.idempotency_key)).not.toContain(orderKey);
+
+    // Back up, the sandbox never sees the expired order, so it never executes it.
+    sandbox = await startSandbox();
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    await sandbox.kill('SIGTERM');
+    const store = await openStore({ dataDir: system.system.env.DATA_DIR!, service: 'sandbox-provider' });
+    try {
+      expect(await store.collection('executions').findOne({ _id: orderKey })).toBeNull();
+    } finally {
+      await store.close();
+    }
+  });
+});
