@@ -4,10 +4,33 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const hasChromium = existsSync(CHROMIUM);
+
+/**
+ * `describe` for a suite that drives Chromium. Without it a developer's run skips the suite
+ * with a warning, but CI fails: .ci/run installs Chromium, so a green CI must never mean
+ * the payer's pages went untested.
+ */
+export function describeInBrowser(name: string, body: () => void): void {
+  if (hasChromium) {
+    describe(name, body);
+    return;
+  }
+  const missing = `no Chromium at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)`;
+  if (process.env.CI) {
+    describe(name, () =>
+      it('has Chromium to drive', () => {
+        throw new Error(missing);
+      }),
+    );
+    return;
+  }
+  console.warn(`browser suite "${name}" skipped: ${missing}`);
+  describe.skip(name, body);
+}
 export const SCREENSHOTS = fileURLToPath(new URL('../../screenshots/', import.meta.url));
 export const AXE_PATH = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { startSystem, type ProjectKeys, type RunningSystem } from '../support/system.js';
 import { api } from '../support/http.js';
@@ -12,16 +12,13 @@ import {
   seriousViolations,
   shot,
   startShop,
+  describeInBrowser,
 } from './browser.js';
 
 let system: RunningSystem;
 let project: ProjectKeys;
 let browser: Browser;
 let shop: Awaited<ReturnType<typeof startShop>>;
-
-const run = hasChromium ? describe : describe.skip;
-if (!hasChromium)
-  console.warn('browser tests skipped: no Chromium at /usr/bin/chromium (apt-get install -y chromium)');
 
 beforeAll(async () => {
   if (!hasChromium) return;
@@ -56,7 +53,7 @@ const headingVisible = (page: Page, name: string, timeout?: number) =>
   shownHeading(page, name, system.baseUrl, timeout);
 
 for (const lang of ['fr', 'en'] as const) {
-  run(`hosted pages in ${lang === 'fr' ? 'French' : 'English'}`, () => {
+  describeInBrowser(`hosted pages in ${lang === 'fr' ? 'French' : 'English'}`, () => {
     it('completes a sandbox payment with the success number and returns to the shop', async () => {
       const watched = await openPhone(browser, lang, system.baseUrl, { allowed: [shop.url] });
       const { page } = watched;
@@ -188,7 +185,7 @@ for (const lang of ['fr', 'en'] as const) {
   });
 }
 
-run('size budget', () => {
+describeInBrowser('size budget', () => {
   it('keeps each page under 50 KB of HTML, CSS and JS before images', async () => {
     const merchant = api(system.baseUrl, project.testSecretKey);
     const link = await merchant<{ url: string }>('POST', '/v1/payment-links', {

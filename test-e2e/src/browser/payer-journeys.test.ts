@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { startSystem, type ProjectKeys, type RunningSystem } from '../support/system.js';
 import { api } from '../support/http.js';
@@ -13,14 +13,13 @@ import {
   seriousViolations,
   shot,
   startLogoHost,
+  describeInBrowser,
 } from './browser.js';
 
 let system: RunningSystem;
 let project: ProjectKeys;
 let browser: Browser;
 let logoHost: Awaited<ReturnType<typeof startLogoHost>>;
-
-const run = hasChromium ? describe : describe.skip;
 
 beforeAll(async () => {
   if (!hasChromium) return;
@@ -67,7 +66,7 @@ async function secondsLeft(page: Page): Promise<number> {
 }
 
 for (const lang of ['fr', 'en'] as const) {
-  run(`payer journeys in ${lang === 'fr' ? 'French' : 'English'}`, () => {
+  describeInBrowser(`payer journeys in ${lang === 'fr' ? 'French' : 'English'}`, () => {
     it('counts down on the waiting screen while the payer has not confirmed', async () => {
       const watched = await openPhone(browser, lang, system.baseUrl, { bypassCSP: true });
       const { page } = watched;
@@ -179,7 +178,7 @@ for (const lang of ['fr', 'en'] as const) {
   });
 }
 
-run("the merchant's logo", () => {
+describeInBrowser("the merchant's logo", () => {
   it('is shown from our own origin: the browser never asks the merchant’s image host', async () => {
     const created = await system.admin<{ keys: { kind: string; livemode: boolean; key: string }[] }>(
       'POST',
