@@ -53,6 +53,15 @@ async function waitFor(started: Started, text: string, timeoutMs = 60_000): Prom
   }
 }
 
+/** `pnpm mmp …` as a newcomer types it: the admin token comes from the data folder, not the env. */
+function mmp(...args: string[]): string {
+  return execFileSync('pnpm', ['--silent', 'mmp', ...args], {
+    cwd: REPO_ROOT,
+    env: { ...env, MMP_URL: `http://127.0.0.1:${port}` },
+    encoding: 'utf8',
+  });
+}
+
 async function stop(started: Started, signal: NodeJS.Signals): Promise<number | null> {
   if (started.child.exitCode === null) process.kill(-started.child.pid!, signal);
   return started.exited;
@@ -86,14 +95,18 @@ describe('pnpm start', () => {
 
     const tokenFile = join(system.env.DATA_DIR!, 'admin-token');
     expect(existsSync(tokenFile)).toBe(true);
-    const projects = execFileSync('pnpm', ['--silent', 'mmp', 'project', 'list', '--json'], {
-      cwd: REPO_ROOT,
-      env: { ...env, MMP_URL: `http://127.0.0.1:${port}` },
-      encoding: 'utf8',
-    });
-    expect(JSON.parse(projects)).toHaveLength(1);
+    expect(JSON.parse(mmp('project', 'list', '--json'))).toHaveLength(1);
     expect(readFileSync(tokenFile, 'utf8').trim()).toMatch(/^adm_/);
   }, 120_000);
+
+  it('lets a newcomer make a project with mmp, with no setup, whose key pays at once', async () => {
+    const shop = JSON.parse(mmp('project', 'create', '--name', 'Shop', '--json')) as {
+      keys: { kind: string; livemode: boolean; key: string }[];
+    };
+    const secret = shop.keys.find((key) => !key.livemode && key.kind === 'secret')!.key;
+    const created = await api(`http://127.0.0.1:${port}`, secret)('POST', '/v1/payments', { amount: 2500 });
+    expect(created.status).toBe(201);
+  }, 60_000);
 
   it('stops every service cleanly on Ctrl-C', async () => {
     expect(await stop(first!, 'SIGINT')).toBe(0);
@@ -110,7 +123,10 @@ describe('pnpm start', () => {
       `http://127.0.0.1:${port}`,
       readFileSync(join(system.env.DATA_DIR!, 'admin-token'), 'utf8').trim(),
     )('GET', '/v1/admin/projects');
-    expect((projects.body as { data: unknown[] }).data).toHaveLength(1);
+    expect((projects.body as { data: { name: string }[] }).data.map((p) => p.name).sort()).toEqual([
+      'Shop',
+      'demo',
+    ]);
     expect(await stop(second, 'SIGTERM')).toBe(0);
   }, 120_000);
 });
