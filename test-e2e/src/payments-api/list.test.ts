@@ -3,7 +3,15 @@ import { startSystem, type ProjectKeys, type RunningSystem } from '../support/sy
 import { api } from '../support/http.js';
 import { createPayment, expectSimpleError, payAndSettle, type Call, type CreatedPayment } from './helpers.js';
 
-type ListItem = { id: string; token: string; status: string; events?: { type: string }[] };
+type ListItem = {
+  id: string;
+  token: string;
+  status: string;
+  events?: { type: string }[];
+  customer?: { id: string | null; email: string | null; phone: string | null; name: string | null } | null;
+  project?: { id: string; name: string };
+  refunds?: unknown[];
+};
 type List = { data: ListItem[]; has_more: boolean; meta: { limit: number; total: number; page?: number } };
 
 let system: RunningSystem;
@@ -144,6 +152,57 @@ describe('GET /v1/payments', () => {
     expect(expanded.body.data[0]!.events!.map((e) => e.type)).toEqual(
       expect.arrayContaining(['payment.created', 'payment.completed']),
     );
+  });
+
+  it('expands customer, project and refunds on every list item', async () => {
+    const expanded = await list('?expand[]=customer&expand[]=project&expand[]=refunds');
+    expect(expanded.status, JSON.stringify(expanded.body)).toBe(200);
+    expect(expanded.body.data.map((x) => x.token)).toEqual(newest.map((x) => x.token));
+    const byToken = new Map(expanded.body.data.map((item) => [item.token, item]));
+    expect(byToken.get(p[0]!.token)!.customer).toEqual({
+      id: null,
+      email: null,
+      phone: '+237690000011',
+      name: 'Awa Ndiaye',
+    });
+    expect(byToken.get(p[5]!.token)!.customer).toEqual({
+      id: null,
+      email: null,
+      phone: null,
+      name: 'Paul Mbarga',
+    });
+    expect(byToken.get(p[2]!.token)!.customer).toBeNull();
+    for (const item of expanded.body.data) {
+      expect(item.project).toEqual({ id: project.id, name: 'List Shop' });
+      expect(item.refunds).toEqual([]);
+      expect(item).not.toHaveProperty('events');
+      // Expansions add to the list item; they do not turn it into the full payment.
+      expect(item).not.toHaveProperty('reference');
+    }
+  });
+
+  it('expands with the single expand= form, alone or next to expand[]', async () => {
+    const customer = await list(`?search=${p[0]!.token}&expand=customer`);
+    expect(customer.status, JSON.stringify(customer.body)).toBe(200);
+    expect(customer.body.data).toHaveLength(1);
+    expect(customer.body.data[0]!.customer).toMatchObject({ name: 'Awa Ndiaye', phone: '+237690000011' });
+    expect(customer.body.data[0]).not.toHaveProperty('project');
+    expect(customer.body.data[0]).not.toHaveProperty('refunds');
+
+    const mixed = await list('?status=COMPLETED&expand=project&expand[]=refunds');
+    expect(mixed.body.data.map((x) => x.token)).toEqual(tokens(2));
+    expect(mixed.body.data[0]).toMatchObject({ project: { id: project.id, name: 'List Shop' }, refunds: [] });
+    expect(mixed.body.data[0]).not.toHaveProperty('customer');
+    // Another project's list expands to that project.
+    const other = await system.createProject('Other List Shop');
+    const theirs = await createPayment(api(system.baseUrl, other.testSecretKey));
+    const otherList = await api(system.baseUrl, other.testSecretKey)<List>(
+      'GET',
+      '/v1/payments?expand=project',
+    );
+    expect(otherList.body.data.map((x) => [x.token, x.project])).toEqual([
+      [theirs.token, { id: other.id, name: 'Other List Shop' }],
+    ]);
   });
 
   it('answers 400 invalid_request for a limit outside 1 to 100 or a bad filter value', async () => {

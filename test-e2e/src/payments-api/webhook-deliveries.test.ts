@@ -8,9 +8,11 @@ import { createPayment, expectEnvelopeError, payAndSettle, type Call } from './h
 
 type Received = {
   path: string;
+  /** When the receiver read the request (ms since the epoch). */
+  at: number;
   signature: string;
   rawBody: string;
-  event: { id: string; type: string; data: { token: string } };
+  event: { id: string; type: string; createdAt: string; data: { token: string } & Record<string, unknown> };
 };
 type Attempt = {
   at: string;
@@ -28,6 +30,10 @@ type Delivery = {
   attemptCount: number;
   attempts: Attempt[];
 };
+
+/** Retries 500 ms then 1.5 s after a failure, each with the documented ±20 % jitter. */
+const RETRY_SCHEDULE_MS = [500, 1_500];
+const JITTER = 0.2;
 
 let system: RunningSystem;
 let project: ProjectKeys;
@@ -47,6 +53,7 @@ beforeAll(async () => {
       const path = request.url ?? '';
       received.push({
         path,
+        at: Date.now(),
         signature: String(request.headers['x-service-signature']),
         rawBody,
         event: JSON.parse(rawBody),
@@ -58,7 +65,7 @@ beforeAll(async () => {
   const address = server.address();
   base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
   system = await startSystem({
-    env: { WEBHOOK_RETRY_SCHEDULE_MS: '100,100', WEBHOOK_POLL_INTERVAL_MS: '50' },
+    env: { WEBHOOK_RETRY_SCHEDULE_MS: RETRY_SCHEDULE_MS.join(','), WEBHOOK_POLL_INTERVAL_MS: '50' },
   });
   project = await system.createProject('Deliveries Shop');
   merchant = api(system.baseUrl, project.testSecretKey);
@@ -79,8 +86,8 @@ async function endpoint(path: string, body: Record<string, unknown> = {}) {
 }
 
 /** A terminal transition without a provider: the merchant cancels a fresh payment. */
-async function cancelledPayment() {
-  const payment = await createPayment(merchant);
+async function cancelledPayment(body: Record<string, unknown> = {}) {
+  const payment = await createPayment(merchant, body);
   expect((await merchant('POST', `/v1/payments/${payment.token}/cancel`)).status).toBe(200);
   return payment.token;
 }
@@ -107,15 +114,31 @@ function signedWith(secret: string, hit: Received): boolean {
 describe('merchant webhook deliveries over HTTP', () => {
   it('signs each event with the endpoint secret and records every attempt', async () => {
     const hook = await endpoint('/signed');
-    const token = await cancelledPayment();
+    const token = await cancelledPayment({ reference: 'order-1001', metadata: { cart: 'c-9' } });
     const [hit] = await eventually(
       async () => receivedAt('/signed', token).length > 0 && receivedAt('/signed', token),
     );
-    expect(hit!.event).toMatchObject({
-      type: 'transaction.cancelled',
-      data: { token, status: 'CANCELLED', amount: 1000, currency: 'XAF' },
-    });
+    expect(Object.keys(hit!.event).sort()).toEqual(['createdAt', 'data', 'id', 'livemode', 'type']);
+    expect(hit!.event).toMatchObject({ type: 'transaction.cancelled', livemode: false });
     expect(hit!.event.id).toMatch(/^evt_/);
+    expect(new Date(hit!.event.createdAt).toISOString()).toBe(hit!.event.createdAt);
+    // The documented token, amount, currency and status, the merchant's own reference, and
+    // what the merchant needs to act without calling back.
+    expect(hit!.event.data).toEqual({
+      token,
+      amount: 1000,
+      currency: 'XAF',
+      status: 'CANCELLED',
+      reference: 'order-1001',
+      paymentMethod: 'UNKNOWN',
+      payerPhone: null,
+      completedAt: null,
+      metadata: { cart: 'c-9' },
+      failureCode: 'payment_cancelled',
+      failureReason: expect.any(String),
+    });
+    const retrieved = await merchant<{ reference: string }>('GET', `/v1/payments/${token}`);
+    expect(hit!.event.data.reference).toBe(retrieved.body.reference);
     expect(signedWith(hook.secret, hit!)).toBe(true);
 
     const delivery = await eventually(async () =>
@@ -150,7 +173,22 @@ describe('merchant webhook deliveries over HTTP', () => {
         receivedAt('/outcomes', paid.token).length === 1 &&
         receivedAt('/outcomes', failed.token).length === 1,
     );
-    expect(receivedAt('/outcomes', paid.token)[0]!.event.type).toBe('transaction.completed');
+    const completed = receivedAt('/outcomes', paid.token)[0]!.event;
+    expect(completed.type).toBe('transaction.completed');
+    expect(completed.data).toMatchObject({
+      token: paid.token,
+      status: 'COMPLETED',
+      paymentMethod: 'ORANGE_MONEY',
+      payerPhone: '+237690000001',
+      completedAt: expect.any(String),
+      failureCode: null,
+      failureReason: null,
+    });
+    expect(receivedAt('/outcomes', failed.token)[0]!.event.data).toMatchObject({
+      status: 'FAILED',
+      failureCode: 'insufficient_balance',
+      completedAt: null,
+    });
     expect(receivedAt('/outcomes', failed.token)[0]!.event.type).toBe('transaction.failed');
     expect(signedWith(hook.secret, receivedAt('/outcomes', failed.token)[0]!)).toBe(true);
     // The catch-all endpoint got the cancellation, so the filtered one had its chance too.
@@ -195,6 +233,13 @@ describe('merchant webhook deliveries over HTTP', () => {
     for (const attempt of failed.attempts)
       expect(attempt).toMatchObject({ statusCode: 500, error: expect.any(String), manual: false });
     expect(new Set(receivedAt('/flaky', token).map((r) => r.event.id)).size).toBe(1);
+    // Each retry waits its step of the schedule (less at most the jitter), and the second longer.
+    const [first, second, third] = receivedAt('/flaky', token).map((r) => r.at);
+    expect(second! - first!).toBeGreaterThanOrEqual(RETRY_SCHEDULE_MS[0]! * (1 - JITTER));
+    expect(third! - second!).toBeGreaterThanOrEqual(RETRY_SCHEDULE_MS[1]! * (1 - JITTER));
+    expect(third! - second!).toBeGreaterThan(second! - first!);
+    const recorded = failed.attempts.map((attempt) => Date.parse(attempt.at));
+    expect(recorded[1]! - recorded[0]!).toBeGreaterThanOrEqual(RETRY_SCHEDULE_MS[0]! * (1 - JITTER));
 
     answers.set('/flaky', 200);
     const redelivered = await merchant<Delivery>(
