@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '@mmp/platform/testing';
 import { startSystem, type ProjectKeys, type RunningSystem } from './support/system.js';
 import { api, startWebhookReceiver } from './support/http.js';
+import { payOnHostedPage } from './support/shopper.js';
 
 /**
  * Every service at `trace`, every log line captured, while the run issues, rolls, revokes,
@@ -131,11 +132,7 @@ describe('secrets in logs', () => {
       amount: 2500,
       reference: 'quiet-1',
     });
-    const sessionId = new URL(payment.body.paymentUrl).pathname.split('/').pop();
-    await api(system.baseUrl)('POST', `/v1/checkout/sessions/${sessionId}/pay`, {
-      paymentMethod: 'ORANGE_MONEY',
-      phone: '+237690000001',
-    });
+    await payOnHostedPage(system.baseUrl, payment.body, '+237690000001');
     await eventually(
       async () =>
         receiver.received.find(

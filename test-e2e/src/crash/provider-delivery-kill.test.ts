@@ -15,6 +15,7 @@ import { eventually } from '@mmp/platform/testing';
 import type { DeliveryOutcomeData } from '@mmp/protocol';
 import { startSystem, type ChildService, type RunningSystem } from '../support/system.js';
 import { api } from '../support/http.js';
+import { payOnHostedPage } from '../support/shopper.js';
 
 /**
  * Issue 6: provider-delivery runs as its own process and is killed with SIGKILL while an
@@ -127,12 +128,7 @@ describe('provider-delivery killed with SIGKILL', () => {
       currency: 'XAF',
     });
     expect(created.status).toBe(201);
-    const sessionId = new URL(created.body.paymentUrl).pathname.split('/').pop()!;
-    const paid = await api(system.baseUrl)('POST', `/v1/checkout/sessions/${sessionId}/pay`, {
-      paymentMethod: 'MTN_MOMO',
-      phone: '+237670000001',
-    });
-    expect(paid.status).toBeLessThan(300);
+    await payOnHostedPage(system.baseUrl, created.body, '+237670000001');
 
     // Attempt 1 meets a 503; the process dies while the order waits out its backoff.
     const first = await eventually(async () => ordersReceived()[0], 15_000);

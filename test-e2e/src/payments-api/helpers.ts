@@ -1,6 +1,7 @@
 import { expect } from 'vitest';
 import { eventually } from '@mmp/platform/testing';
-import { api } from '../support/http.js';
+import type { api } from '../support/http.js';
+import { payOnHostedPage } from '../support/shopper.js';
 
 export type Call = ReturnType<typeof api>;
 export type CreatedPayment = {
@@ -79,12 +80,7 @@ export async function payAndSettle(
   phone: string,
   expected: 'COMPLETED' | 'FAILED',
 ) {
-  const sessionId = new URL(payment.paymentUrl).pathname.split('/').pop();
-  const paid = await api(baseUrl)('POST', `/v1/checkout/sessions/${sessionId}/pay`, {
-    paymentMethod: 'ORANGE_MONEY',
-    phone,
-  });
-  expect(paid.status, JSON.stringify(paid.body)).toBeLessThan(300);
+  await payOnHostedPage(baseUrl, payment, phone, 'ORANGE_MONEY');
   return eventually(async () => {
     const current = await merchant<{ status: string }>('GET', `/v1/payments/${payment.token}`);
     return current.body.status === expected ? current.body : undefined;

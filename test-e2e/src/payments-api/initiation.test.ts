@@ -3,6 +3,7 @@ import { eventually } from '@mmp/platform/testing';
 import { startSystem, type ProjectKeys, type RunningSystem } from '../support/system.js';
 import { api } from '../support/http.js';
 import { createPayment, expectSimpleError, type Call, type CreatedPayment } from './helpers.js';
+import { sessionOf } from '../support/shopper.js';
 
 /**
  * The initiation rules of a payment, as the payer meets them through the hosted flow's API
@@ -30,7 +31,6 @@ afterAll(async () => {
   await system?.stop();
 });
 
-const sessionOf = (payment: CreatedPayment) => new URL(payment.paymentUrl).pathname.split('/').pop()!;
 const pay = (payment: CreatedPayment, paymentMethod: string, phone: string) =>
   shopper('POST', `/v1/checkout/sessions/${sessionOf(payment)}/pay`, { paymentMethod, phone });
 const retrieve = async (payment: CreatedPayment) =>

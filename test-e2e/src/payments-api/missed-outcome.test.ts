@@ -12,6 +12,7 @@ import { EXECUTION_EVENT_TYPES } from '@mmp/protocol';
 import { startSystem, type ChildService, type ProjectKeys, type RunningSystem } from '../support/system.js';
 import { api, startWebhookReceiver } from '../support/http.js';
 import { createPayment, type Call, type CreatedPayment } from './helpers.js';
+import { payOnHostedPage } from '../support/shopper.js';
 
 /**
  * The settlement of a payment reaches provider-router, but payments never applies it: its
@@ -91,12 +92,7 @@ async function loseSettlementOf(paymentId: string): Promise<ReceivedEvent> {
 describe('verify recovers an outcome payments missed', () => {
   it('answers COMPLETED from provider-router, tells the merchant once, and stays idempotent', async () => {
     const payment = await createPayment(merchant, { amount: 2500, reference: 'order-lost-1' });
-    const sessionId = new URL(payment.paymentUrl).pathname.split('/').pop();
-    const paid = await api(system.baseUrl)('POST', `/v1/checkout/sessions/${sessionId}/pay`, {
-      paymentMethod: 'ORANGE_MONEY',
-      phone: PAYER,
-    });
-    expect(paid.status, JSON.stringify(paid.body)).toBeLessThan(300);
+    await payOnHostedPage(system.baseUrl, payment, PAYER, 'ORANGE_MONEY');
     // The sandbox accepted the order; its settlement is due a few seconds later.
     await eventually(async () => (await statusOf(payment.token)) === 'PROCESSING', 10_000, 50);
 
