@@ -8,6 +8,7 @@ import {
   startPaymentsHarness,
   type PaymentsHarness,
 } from './support.js';
+import { SPEC_PAYMENT_FIELDS } from '@mmp/platform/testing';
 
 let h: PaymentsHarness;
 beforeAll(async () => {
@@ -23,21 +24,7 @@ describe('create', () => {
     const reply = await h.call('create', { body: { amount: 5000, description: 'Order 42' } }, actor);
     expect(reply.status).toBe(201);
     const body = reply.body as Record<string, unknown>;
-    expect(Object.keys(body).sort()).toEqual(
-      [
-        'amount',
-        'completedAt',
-        'createdAt',
-        'currency',
-        'description',
-        'id',
-        'livemode',
-        'paymentUrl',
-        'projectId',
-        'status',
-        'token',
-      ].sort(),
-    );
+    expect(Object.keys(body).sort()).toEqual([...SPEC_PAYMENT_FIELDS.created].sort());
     expect(body).toMatchObject({
       projectId: actor.projectId,
       amount: 5000,

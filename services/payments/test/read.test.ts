@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPaymentsDb } from '../src/store/db.js';
 import { createPayment, merchant, startPaymentsHarness, type PaymentsHarness } from './support.js';
+import { SPEC_PAYMENT_FIELDS } from '@mmp/platform/testing';
 
 let h: PaymentsHarness;
 beforeAll(async () => {
@@ -16,24 +17,7 @@ type ListBody = {
   has_more: boolean;
   meta: Record<string, number>;
 };
-const FULL_FIELDS = [
-  'amount',
-  'completedAt',
-  'createdAt',
-  'currency',
-  'description',
-  'id',
-  'livemode',
-  'payerEmail',
-  'payerName',
-  'payerPhone',
-  'paymentMethod',
-  'paymentUrl',
-  'projectId',
-  'reference',
-  'status',
-  'token',
-].sort();
+const FULL_FIELDS = [...SPEC_PAYMENT_FIELDS.full].sort();
 
 describe('retrieve', () => {
   it('returns the full field set', async () => {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSystem, type ProjectKeys, type RunningSystem } from '../support/system.js';
 import { api } from '../support/http.js';
 import { expectSimpleError } from './helpers.js';
+import { SPEC_PAYMENT_FIELDS } from '@mmp/platform/testing';
 
 let system: RunningSystem;
 let project: ProjectKeys;
@@ -27,21 +28,7 @@ describe('POST /v1/payments', () => {
       metadata: { cart: 'c1' },
     });
     expect(created.status).toBe(201);
-    expect(Object.keys(created.body).sort()).toEqual(
-      [
-        'amount',
-        'completedAt',
-        'createdAt',
-        'currency',
-        'description',
-        'id',
-        'livemode',
-        'paymentUrl',
-        'projectId',
-        'status',
-        'token',
-      ].sort(),
-    );
+    expect(Object.keys(created.body).sort()).toEqual([...SPEC_PAYMENT_FIELDS.created].sort());
     expect(created.body).toMatchObject({
       projectId: project.id,
       amount: 5000,

@@ -2,25 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSystem, type ProjectKeys, type RunningSystem } from '../support/system.js';
 import { api } from '../support/http.js';
 import { createPayment, expectSimpleError, payAndSettle, type Call, type CreatedPayment } from './helpers.js';
+import { SPEC_PAYMENT_FIELDS } from '@mmp/platform/testing';
 
-const FULL_FIELDS = [
-  'amount',
-  'completedAt',
-  'createdAt',
-  'currency',
-  'description',
-  'id',
-  'livemode',
-  'payerEmail',
-  'payerName',
-  'payerPhone',
-  'paymentMethod',
-  'paymentUrl',
-  'projectId',
-  'reference',
-  'status',
-  'token',
-].sort();
+const FULL_FIELDS = [...SPEC_PAYMENT_FIELDS.full].sort();
 
 let system: RunningSystem;
 let project: ProjectKeys;

@@ -98,6 +98,47 @@ export function samplePaymentSnapshot(overrides: Partial<PaymentSnapshot> = {}):
     ...overrides,
   };
 }
+/**
+ * The fields of the specification's Payment tables, written out here rather than read from
+ * the protocol's schemas, so that a schema losing or gaining a field fails the tests that
+ * compare an answer with them.
+ */
+export const SPEC_PAYMENT_FIELDS = {
+  /** `POST /payments` 201. */
+  created: [
+    'amount',
+    'completedAt',
+    'createdAt',
+    'currency',
+    'description',
+    'id',
+    'livemode',
+    'paymentUrl',
+    'projectId',
+    'status',
+    'token',
+  ],
+  /** The full payment: retrieve, verify, cancel and the user list. */
+  full: [
+    'amount',
+    'completedAt',
+    'createdAt',
+    'currency',
+    'description',
+    'id',
+    'livemode',
+    'payerEmail',
+    'payerName',
+    'payerPhone',
+    'paymentMethod',
+    'paymentUrl',
+    'projectId',
+    'reference',
+    'status',
+    'token',
+  ],
+} as const;
+
 export { makeTestCertificate } from './tls.js';
 export { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 
