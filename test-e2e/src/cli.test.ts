@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '@mmp/platform/testing';
+import { createPullClient, paymentAck, pushSettlement, type SettlementEvent } from '@mmp/provider-kit';
 import { startSystem, type ProjectKeys, type RunningSystem } from './support/system.js';
 import { api, startWebhookReceiver } from './support/http.js';
 import { SAMPLE_MAPPING } from './support/fixtures.js';
@@ -37,7 +38,8 @@ async function mmp(args: string[], env: Record<string, string> = {}): Promise<an
 }
 
 beforeAll(async () => {
-  system = await startSystem();
+  // Orders live 4 s, so that `mmp reconcile` can show a completion after expiry.
+  system = await startSystem({ env: { ORDER_TTL_SECONDS: '4' } });
   shop = await system.createProject('CLI Shop');
   receiver = await startWebhookReceiver();
 }, 60_000);
@@ -170,6 +172,179 @@ describe('mmp provider and rails', () => {
     const date = new Date().toISOString().slice(0, 10);
     const report = await mmp(['reconcile', '--provider', provider.id, '--date', date]);
     expect(report).toMatchObject({ summary: expect.any(Object) });
+  });
+});
+
+describe('mmp reconcile', () => {
+  type Provider = { id: string; apiKey: string; signingSecret: string };
+
+  /** A provider with an ACTIVE pull rail for MTN MoMo in Cameroon, ahead of the sandbox's. */
+  async function pullProvider(name: string): Promise<Provider> {
+    const provider = await system.admin<Provider>('POST', '/v1/admin/providers', { name });
+    const portal = api(system.baseUrl, provider.apiKey);
+    const rail = await portal<{ id: string }>('POST', '/v1/provider/rails', {
+      transport: 'pull',
+      networks: ['MTN_MOMO'],
+      countries: ['CM'],
+      currencies: ['XAF'],
+      environment: 'sandbox',
+      priority: 0,
+    });
+    expect(rail.status).toBe(201);
+    expect((await portal('POST', `/v1/provider/rails/${rail.body.id}/test`)).status).toBe(200);
+    expect((await portal('POST', `/v1/provider/rails/${rail.body.id}/activate`)).body).toMatchObject({
+      status: 'ACTIVE',
+    });
+    return provider;
+  }
+
+  it('shows a day matched, settled without order, order without settlement, amount or currency mismatch, completed after expiry', async () => {
+    const provider = await pullProvider('Recon Telecom');
+    const pull = createPullClient({ baseUrl: system.baseUrl, apiKey: provider.apiKey });
+    const merchant = api(system.baseUrl, shop.testSecretKey);
+
+    /** A sandbox payment paid with MTN MoMo; the provider pulls its order and accepts it. */
+    async function acceptedOrder() {
+      const created = await merchant<{ id: string; token: string; paymentUrl: string; createdAt: string }>(
+        'POST',
+        '/v1/payments',
+        { amount: 5000, currency: 'XAF', description: 'Reconciled order' },
+      );
+      expect(created.status).toBe(201);
+      const sessionId = created.body.paymentUrl.split('/').pop()!;
+      const paid = await api(system.baseUrl)('POST', `/v1/checkout/sessions/${sessionId}/pay`, {
+        paymentMethod: 'MTN_MOMO',
+        phone: '+237670000042',
+      });
+      expect(paid.status).toBe(200);
+      const entry = await eventually(async () =>
+        (await pull.pending()).find((order) => order.payload.transaction_ref === created.body.token),
+      );
+      await pull.ack(paymentAck(entry.payload, 'ACCEPTED'));
+      await eventually(
+        async () =>
+          (await merchant<{ status: string }>('GET', `/v1/payments/${created.body.token}`)).body.status ===
+          'PROCESSING',
+      );
+      return {
+        orderKey: entry.idempotency_key,
+        paymentId: created.body.id,
+        expiresAt: entry.expires_at,
+        date: created.body.createdAt.slice(0, 10),
+      };
+    }
+    /** The provider's signed SettlementEvent, COMPLETED for 5000 XAF unless `overrides` say otherwise. */
+    const settle = (
+      idempotencyKey: string,
+      transactionRef: string,
+      overrides: Partial<SettlementEvent> = {},
+    ) =>
+      pushSettlement({
+        baseUrl: system.baseUrl,
+        providerId: provider.id,
+        signingSecret: provider.signingSecret,
+        event: {
+          protocol_version: '1',
+          idempotency_key: idempotencyKey,
+          transaction_ref: transactionRef,
+          amount: '5000',
+          currency: 'XAF',
+          status: 'COMPLETED',
+          network: 'MTN_MOMO',
+          settled_at: new Date().toISOString(),
+          ...overrides,
+        },
+      });
+
+    const settled = await acceptedOrder();
+    const unsettled = await acceptedOrder();
+    const mismatched = await acceptedOrder();
+    const late = await acceptedOrder();
+
+    const onTime = await settle(settled.orderKey, 'RT-1');
+    expect(onTime).toMatchObject({ status: 200, body: { matched: true, orderKey: settled.orderKey } });
+    const stray = await settle('rt-stray-1', 'RT-STRAY');
+    expect(stray).toMatchObject({ status: 200, body: { matched: false, orderKey: null } });
+    // In cents rather than major units, then in the wrong currency: both refused, both kept.
+    for (const wrong of [{ amount: '500000' }, { currency: 'XOF' }]) {
+      expect((await settle(mismatched.orderKey, 'RT-2', wrong)).status).toBe(422);
+    }
+    await eventually(async () => Date.now() > Date.parse(late.expiresAt) + 100, 10_000);
+    const afterExpiry = await settle(late.orderKey, 'RT-3');
+    expect(afterExpiry).toMatchObject({ status: 200, body: { matched: true, orderKey: late.orderKey } });
+
+    const report = await mmp(['reconcile', '--provider', provider.id, '--date', settled.date]);
+    expect(report).toMatchObject({
+      providerId: provider.id,
+      date: settled.date,
+      livemode: false,
+      summary: {
+        orders: 4,
+        matched: 2,
+        settledWithoutOrder: 1,
+        orderWithoutSettlement: 2,
+        amountMismatch: 2,
+        completedAfterExpiry: 1,
+      },
+    });
+    // Entries of one category come in no documented order: compare them sorted.
+    const sorted = <T extends { orderKey: string | null }>(entries: T[]) =>
+      [...entries].sort((a, b) => String(a.orderKey).localeCompare(String(b.orderKey)));
+    const settlementId = (result: { body: unknown }) =>
+      (result.body as { settlementId: string }).settlementId;
+    const matchedEntry = (order: typeof settled, settlement: { body: unknown }) => ({
+      orderKey: order.orderKey,
+      paymentId: order.paymentId,
+      amount: 5000,
+      currency: 'XAF',
+      settlements: [
+        { settlementId: settlementId(settlement), status: 'COMPLETED', receivedAt: expect.any(String) },
+      ],
+    });
+    expect(sorted(report.matched)).toEqual(
+      sorted([matchedEntry(settled, onTime), matchedEntry(late, afterExpiry)]),
+    );
+    expect(report.settledWithoutOrder).toEqual([
+      {
+        settlementId: settlementId(stray),
+        idempotencyKey: 'rt-stray-1',
+        transactionRef: 'RT-STRAY',
+        status: 'COMPLETED',
+        amount: '5000',
+        currency: 'XAF',
+        receivedAt: expect.any(String),
+      },
+    ]);
+    expect(sorted(report.orderWithoutSettlement)).toEqual(
+      sorted(
+        [unsettled, mismatched].map((order) => ({
+          orderKey: order.orderKey,
+          paymentId: order.paymentId,
+          status: 'ACCEPTED',
+          amount: 5000,
+          currency: 'XAF',
+          expiresAt: order.expiresAt,
+        })),
+      ),
+    );
+    const mismatch = (field: string) => ({
+      orderKey: mismatched.orderKey,
+      paymentId: mismatched.paymentId,
+      idempotencyKey: mismatched.orderKey,
+      fields: [{ field, message: expect.stringContaining(`does not equal the order's ${field}`) }],
+      receivedAt: expect.any(String),
+    });
+    expect(report.amountMismatch).toHaveLength(2);
+    expect(report.amountMismatch).toEqual(expect.arrayContaining([mismatch('amount'), mismatch('currency')]));
+    expect(report.completedAfterExpiry).toEqual([
+      {
+        settlementId: settlementId(afterExpiry),
+        orderKey: late.orderKey,
+        paymentId: late.paymentId,
+        settledAt: expect.any(String),
+        receivedAt: expect.any(String),
+      },
+    ]);
   });
 });
 

@@ -18,9 +18,11 @@ import {
  * self-signed certificate through NODE_EXTRA_CA_CERTS) posts signed orders to real HTTPS
  * endpoints. A first rail answering 500 or REJECTED fails over to the second, and the
  * payment completes on its settlement; a rail failing again and again is skipped by its
- * circuit breaker, then closed again by a half-open success; no eligible rail fails the
- * payment. Each routing decision and its reason is read where the merchant sees it, on the
- * payment's timeline (`expand[]=events`), and on provider-router's order record.
+ * circuit breaker, then closed again by a half-open success; a lower priority number wins
+ * even for the younger rail; rails of another network, currency, country or environment are
+ * never chosen, and no eligible rail fails the payment. Each routing decision and its
+ * reason is read where the merchant sees it, on the payment's timeline (`expand[]=events`),
+ * and on provider-router's order record.
  */
 const COOLDOWN_MS = 8000;
 const certificate = makeTestCertificate();
@@ -65,11 +67,13 @@ async function newProvider(name: string): Promise<Provider> {
   return system.admin('POST', '/v1/admin/providers', { name });
 }
 
-/** A webhook rail at `path` of the HTTPS endpoint, tested and activated over the provider API. */
-async function activeRail(
+type RailRoute = { network: string; country: string; currency: string; environment?: 'sandbox' | 'live' };
+
+/** A webhook rail at `path` of the HTTPS endpoint, created and tested over the provider API. */
+async function testedRail(
   provider: Provider,
   path: string,
-  route: { network: string; country: string; currency: string },
+  route: RailRoute,
   priority: number,
 ): Promise<Rail> {
   const portal = api(system.baseUrl, provider.apiKey);
@@ -79,22 +83,41 @@ async function activeRail(
     networks: [route.network],
     countries: [route.country],
     currencies: [route.currency],
-    environment: 'sandbox',
+    environment: route.environment ?? 'sandbox',
     priority,
   });
   expect(rail.status).toBe(201);
   expect((await portal('POST', `/v1/provider/rails/${rail.body.id}/test`)).body).toMatchObject({
     status: 'TESTED',
   });
-  expect((await portal('POST', `/v1/provider/rails/${rail.body.id}/activate`)).body).toMatchObject({
-    status: 'ACTIVE',
-  });
   return rail.body;
 }
 
-/** The merchant creates a payment; the payer pays it with `phone` on the hosted page's API. */
-async function pay(route: { network: string; currency: string }, phone: string) {
-  const merchant = api(system.baseUrl, project.testSecretKey);
+/** A webhook rail at `path` of the HTTPS endpoint, tested and activated over the provider API. */
+async function activeRail(
+  provider: Provider,
+  path: string,
+  route: RailRoute,
+  priority: number,
+): Promise<Rail> {
+  const rail = await testedRail(provider, path, route, priority);
+  const portal = api(system.baseUrl, provider.apiKey);
+  expect((await portal('POST', `/v1/provider/rails/${rail.id}/activate`)).body).toMatchObject({
+    status: 'ACTIVE',
+  });
+  return rail;
+}
+
+/**
+ * The merchant creates a payment (a sandbox one, unless `secretKey` is the live key); the
+ * payer pays it with `phone` on the hosted page's API.
+ */
+async function pay(
+  route: { network: string; currency: string },
+  phone: string,
+  secretKey = project.testSecretKey,
+) {
+  const merchant = api(system.baseUrl, secretKey);
   const created = await merchant<{ id: string; token: string; paymentUrl: string }>('POST', '/v1/payments', {
     amount: 5000,
     currency: route.currency,
@@ -123,8 +146,8 @@ type RoutingEntry = {
 };
 
 /** The payment's timeline as the merchant reads it, once it holds `count` routing entries. */
-async function timelineOf(token: string, count: number) {
-  const merchant = api(system.baseUrl, project.testSecretKey);
+async function timelineOf(token: string, count: number, secretKey = project.testSecretKey) {
+  const merchant = api(system.baseUrl, secretKey);
   return eventually(async () => {
     const { body } = await merchant<{ events: (Record<string, unknown> & { type: string })[] }>(
       'GET',
@@ -325,6 +348,104 @@ describe('circuit breaker over HTTPS', () => {
     expect(closed!.decisions[0]!.reason).not.toContain('half-open');
     expect(endpoint.orders('/flaky')).toHaveLength(flakyOrders + 2);
   }, 60_000);
+});
+
+describe('which rail gets the order', () => {
+  it('a rail with a lower priority number wins even though it was created after the other', async () => {
+    const route = { network: 'ORANGE_MONEY', country: 'SN', currency: 'XOF' };
+    endpoint.on('/older-priority-5', answerOrders('ACCEPTED'));
+    endpoint.on('/younger-priority-1', answerOrders('ACCEPTED'));
+    const olderProvider = await newProvider('Older, priority 5');
+    await activeRail(olderProvider, '/older-priority-5', route, 5);
+    const youngerProvider = await newProvider('Younger, priority 1');
+    const younger = await activeRail(youngerProvider, '/younger-priority-1', route, 1);
+
+    const payment = await pay(route, '+221771234567');
+    await eventually(async () => (await payment.status()) === 'PROCESSING', 20_000);
+    expect((await timelineOf(payment.token, 1)).routing).toMatchObject([
+      {
+        decision: 'routed',
+        railId: younger.id,
+        providerId: youngerProvider.id,
+        reason: `chose rail ${younger.id} of provider ${youngerProvider.id} (not certified, priority 1)`,
+        skipped: [],
+      },
+    ]);
+    expect(endpoint.orders('/younger-priority-1')).toHaveLength(1);
+    expect(endpoint.orders('/older-priority-5')).toEqual([]);
+  });
+
+  describe('rails that do not serve the payment, all at the best priority', () => {
+    // The payer pays MTN MoMo in Côte d'Ivoire, in XOF, with a sandbox key.
+    const route = { network: 'MTN_MOMO', country: 'CI', currency: 'XOF' };
+    const phone = '+2250500000001';
+    const decoys: Record<string, RailRoute> = {
+      '/other-network': { ...route, network: 'WAVE' },
+      '/other-currency': { ...route, currency: 'XAF' },
+      '/other-country': { ...route, country: 'SN' },
+      '/other-environment': { ...route, environment: 'live' },
+    };
+    let decoyProvider: Provider;
+
+    beforeAll(async () => {
+      decoyProvider = await newProvider('Decoys');
+      for (const [path, railRoute] of Object.entries(decoys)) {
+        endpoint.on(path, answerOrders('ACCEPTED'));
+        if (railRoute.environment === 'live') {
+          // A live rail is refused activation until certified; it stays TESTED, never chosen.
+          const live = await testedRail(decoyProvider, path, railRoute, 0);
+          const portal = api(system.baseUrl, decoyProvider.apiKey);
+          const refused = await portal('POST', `/v1/provider/rails/${live.id}/activate`);
+          expect(refused).toMatchObject({ status: 409, body: { error: { code: 'invalid_state' } } });
+        } else {
+          await activeRail(decoyProvider, path, railRoute, 0);
+        }
+      }
+    });
+
+    const decoyOrders = () => Object.keys(decoys).flatMap((path) => endpoint.orders(path));
+
+    it('leave the payment without a rail: it fails with provider_unavailable', async () => {
+      const payment = await pay(route, phone);
+      await eventually(async () => (await payment.status()) === 'FAILED', 20_000);
+      const { all, routing } = await timelineOf(payment.token, 1);
+      expect(routing).toMatchObject([
+        { decision: 'no_rail', railId: null, reason: 'no ACTIVE rail serves sandbox MTN_MOMO XOF CI' },
+      ]);
+      expect(all.find((entry) => entry.type === 'payment.failed')).toMatchObject({
+        failureCode: 'provider_unavailable',
+      });
+      expect(decoyOrders()).toEqual([]);
+    });
+
+    it('are passed over for the one rail that fits, though it is the youngest at the worst priority', async () => {
+      endpoint.on('/fits', answerOrders('ACCEPTED'));
+      const fitsProvider = await newProvider('Fits');
+      const fits = await activeRail(fitsProvider, '/fits', route, 9);
+
+      const payment = await pay(route, phone);
+      await eventually(async () => (await payment.status()) === 'PROCESSING', 20_000);
+      expect((await timelineOf(payment.token, 1)).routing).toMatchObject([
+        { decision: 'routed', railId: fits.id, providerId: fitsProvider.id, skipped: [] },
+      ]);
+      expect(endpoint.orders('/fits')).toHaveLength(1);
+      expect(decoyOrders()).toEqual([]);
+    });
+
+    it('a live payment on that route is never sent to the sandbox rail that fits it in every other way', async () => {
+      const payment = await pay(route, phone, project.liveSecretKey);
+      await eventually(async () => (await payment.status()) === 'FAILED', 20_000);
+      const { all, routing } = await timelineOf(payment.token, 1, project.liveSecretKey);
+      expect(routing).toMatchObject([
+        { decision: 'no_rail', railId: null, reason: 'no ACTIVE rail serves live MTN_MOMO XOF CI' },
+      ]);
+      expect(all.find((entry) => entry.type === 'payment.failed')).toMatchObject({
+        failureCode: 'provider_unavailable',
+      });
+      expect(endpoint.orders('/fits')).toHaveLength(1);
+      expect(decoyOrders()).toEqual([]);
+    });
+  });
 });
 
 describe('no eligible rail', () => {

@@ -4,13 +4,21 @@ import { eventually } from '@mmp/platform/testing';
 import { startSystem, type ProjectKeys, type RunningSystem } from './support/system.js';
 import { api, startWebhookReceiver } from './support/http.js';
 
+/** How long the sandbox takes to settle "any other number"; the test numbers settle at once. */
+const OTHER_NUMBER_DELAY_MS = 1500;
 let system: RunningSystem;
 let project: ProjectKeys;
 let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
 let webhookSecret: string;
 
 beforeAll(async () => {
-  system = await startSystem({ env: { PAYMENT_TTL_SECONDS: '6', EXPIRY_INTERVAL_MS: '300' } });
+  system = await startSystem({
+    env: {
+      PAYMENT_TTL_SECONDS: '6',
+      EXPIRY_INTERVAL_MS: '300',
+      SANDBOX_DELAY_MS: String(OTHER_NUMBER_DELAY_MS),
+    },
+  });
   project = await system.createProject('E2E Shop');
   receiver = await startWebhookReceiver();
   const endpoint = await api(system.baseUrl, project.testSecretKey)<{ secret: string }>(
@@ -33,16 +41,18 @@ afterAll(async () => {
 /** The merchant creates a payment; the shopper pays it on the hosted page's API. */
 async function payWith(phone: string, paymentMethod: string) {
   const merchant = api(system.baseUrl, project.testSecretKey);
-  const created = await merchant<{ token: string; paymentUrl: string; status: string }>(
-    'POST',
-    '/v1/payments',
-    {
-      amount: 5000,
-      currency: 'XAF',
-      description: 'T-shirt',
-      reference: `order-${phone}-${Date.now()}`,
-    },
-  );
+  const created = await merchant<{
+    id: string;
+    token: string;
+    paymentUrl: string;
+    status: string;
+    createdAt: string;
+  }>('POST', '/v1/payments', {
+    amount: 5000,
+    currency: 'XAF',
+    description: 'T-shirt',
+    reference: `order-${phone}-${Date.now()}`,
+  });
   expect(created.status).toBe(201);
   expect(created.body.status).toBe('PENDING');
   const sessionId = new URL(created.body.paymentUrl).pathname.split('/').pop()!;
@@ -50,7 +60,14 @@ async function payWith(phone: string, paymentMethod: string) {
   const shopper = api(system.baseUrl);
   const paid = await shopper('POST', `/v1/checkout/sessions/${sessionId}/pay`, { paymentMethod, phone });
   expect(paid.status).toBeLessThan(300);
-  return { token: created.body.token, sessionId, merchant, shopper };
+  return {
+    id: created.body.id,
+    token: created.body.token,
+    date: created.body.createdAt.slice(0, 10),
+    sessionId,
+    merchant,
+    shopper,
+  };
 }
 
 /** Verifies the merchant webhook signature with openssl, not with the project's own code. */
@@ -61,9 +78,38 @@ function opensslSignature(secret: string, signedPayload: string): string {
   return out.trim().split(/\s+/).pop()!;
 }
 
+type Reconciliation = {
+  matched: { paymentId: string; settlements: { settlementId: string; status: string }[] }[];
+  orderWithoutSettlement: { paymentId: string; status: string }[];
+};
+
+/**
+ * The sandbox provider's reconciliation of a day, as an operator reads it on the admin API:
+ * provider-router's own record of the orders it handed the sandbox and of the settlements
+ * the sandbox posted to the settlement webhook.
+ */
+async function sandboxReconciliation(date: string): Promise<Reconciliation> {
+  const providers = await system.admin<{ data: { id: string; name: string }[] }>(
+    'GET',
+    '/v1/admin/providers',
+  );
+  const sandbox = providers.data.find((provider) => provider.name === 'sandbox')!;
+  return system.admin<Reconciliation>(
+    'GET',
+    `/v1/admin/reconciliation?providerId=${sandbox.id}&date=${date}&livemode=false`,
+  );
+}
+
+/** The settlements the sandbox posted to the settlement webhook for a payment's order. */
+async function settlementsOf(payment: { id: string; date: string }) {
+  const report = await sandboxReconciliation(payment.date);
+  return report.matched.find((entry) => entry.paymentId === payment.id)?.settlements ?? [];
+}
+
 describe('a sandbox payment through the real provider path', () => {
   it('completes with the Orange Money success number and tells the merchant, signed', async () => {
-    const { token, sessionId, merchant, shopper } = await payWith('+237690000001', 'ORANGE_MONEY');
+    const payment = await payWith('+237690000001', 'ORANGE_MONEY');
+    const { token, sessionId, merchant, shopper } = payment;
 
     await eventually(async () => {
       const status = await shopper<{ status: string }>('GET', `/v1/checkout/sessions/${sessionId}/status`);
@@ -99,19 +145,48 @@ describe('a sandbox payment through the real provider path', () => {
     });
     const verified = await merchant<{ status: string }>('GET', `/v1/payments/${token}/verify`);
     expect(verified.body.status).toBe('COMPLETED');
+    // What completed it: the sandbox's signed COMPLETED settlement, posted to the settlement webhook.
+    expect(await settlementsOf(payment)).toMatchObject([{ status: 'COMPLETED' }]);
   });
 
-  it('completes with the MTN MoMo success number', async () => {
-    const { token, merchant } = await payWith('+237670000001', 'MTN_MOMO');
+  it('completes with the MTN MoMo success number, through the settlement webhook', async () => {
+    const payment = await payWith('+237670000001', 'MTN_MOMO');
     await eventually(
       async () =>
-        (await merchant<{ status: string }>('GET', `/v1/payments/${token}`)).body.status === 'COMPLETED',
+        (await payment.merchant<{ status: string }>('GET', `/v1/payments/${payment.token}`)).body.status ===
+        'COMPLETED',
       20_000,
+    );
+    expect(await settlementsOf(payment)).toMatchObject([{ status: 'COMPLETED' }]);
+  });
+
+  it('completes any other number after a short delay, through the settlement webhook', async () => {
+    const payment = await payWith('+237690000077', 'ORANGE_MONEY');
+    const timeline = await eventually(async () => {
+      const read = await payment.merchant<{ status: string; events: { type: string; createdAt: string }[] }>(
+        'GET',
+        `/v1/payments/${payment.token}?expand[]=events`,
+      );
+      return read.body.status === 'COMPLETED' && read.body.events;
+    }, 20_000);
+    // Accepted at once, settled only after the sandbox's delay for numbers it does not know.
+    const at = (type: string) => Date.parse(timeline.find((entry) => entry.type === type)!.createdAt);
+    expect(at('payment.completed') - at('payment.processing')).toBeGreaterThanOrEqual(
+      OTHER_NUMBER_DELAY_MS - 250,
+    );
+    expect(await settlementsOf(payment)).toMatchObject([{ status: 'COMPLETED' }]);
+    await eventually(async () =>
+      receiver.received.find(
+        (w) =>
+          JSON.parse(w.rawBody).data?.token === payment.token &&
+          JSON.parse(w.rawBody).type === 'transaction.completed',
+      ),
     );
   });
 
   it('fails with insufficient_balance and says so to the shopper and the merchant', async () => {
-    const { token, sessionId, merchant, shopper } = await payWith('+237690000002', 'ORANGE_MONEY');
+    const payment = await payWith('+237690000002', 'ORANGE_MONEY');
+    const { token, sessionId, merchant, shopper } = payment;
     await eventually(
       async () =>
         (await merchant<{ status: string }>('GET', `/v1/payments/${token}`)).body.status === 'FAILED',
@@ -143,10 +218,15 @@ describe('a sandbox payment through the real provider path', () => {
       failureReason: expect.any(String),
     });
     expect(retrieved.body).not.toHaveProperty('failureCode');
+    // Refused in its ack, the order expects no settlement and none came.
+    const report = await sandboxReconciliation(payment.date);
+    expect(report.matched.filter((entry) => entry.paymentId === payment.id)).toEqual([]);
+    expect(report.orderWithoutSettlement.filter((entry) => entry.paymentId === payment.id)).toEqual([]);
   });
 
-  it('expires when the payer never confirms', async () => {
-    const { token, merchant } = await payWith('+237690000003', 'ORANGE_MONEY');
+  it('expires when the payer never confirms, and the sandbox never settles it', async () => {
+    const payment = await payWith('+237690000003', 'ORANGE_MONEY');
+    const { token, merchant } = payment;
     await eventually(
       async () =>
         (await merchant<{ status: string }>('GET', `/v1/payments/${token}`)).body.status === 'EXPIRED',
@@ -158,5 +238,10 @@ describe('a sandbox payment through the real provider path', () => {
           JSON.parse(w.rawBody).data?.token === token && JSON.parse(w.rawBody).type === 'transaction.expired',
       ),
     );
+    const report = await sandboxReconciliation(payment.date);
+    expect(report.matched.filter((entry) => entry.paymentId === payment.id)).toEqual([]);
+    expect(report.orderWithoutSettlement.filter((entry) => entry.paymentId === payment.id)).toMatchObject([
+      { status: 'ACCEPTED' },
+    ]);
   });
 });

@@ -16,11 +16,16 @@ import { api } from './support/http.js';
 /**
  * The order state rows of the pull transport that the sandbox provider meets as a real
  * client, on real payments routed to its rail: the sandbox (its own process) pulls and
- * acks; then, with the sandbox's own registration (its key, read from its store as its
- * operator could) and the kit's pull client it is built on, its exact ack repeated is
- * idempotent, a different ack is 409, and an order that expired while the sandbox was
- * down answers 410 and fails the payment with provider_timeout.
+ * acks. Where a row needs the sandbox to stop between two steps (fetched but not acked),
+ * the test drives the sandbox's own registration (its key, read from its store as its
+ * operator could) with the kit's pull client it is built on, rather than a test-only knob
+ * in the sandbox: a fetched order is DELIVERED and fetched again until acked, and the
+ * sandbox back up acks it; an order fetched but never acked expires (410, the payment
+ * fails with provider_timeout); the exact ack repeated is idempotent, a different ack is
+ * 409; an order that expired while the sandbox was down (never pulled) answers 410 too.
  */
+/** Long enough to fetch an order and restart the sandbox before it expires. */
+const ORDER_TTL_SECONDS = 6;
 let system: RunningSystem;
 let sandbox: ChildService;
 let project: ProjectKeys;
@@ -30,7 +35,7 @@ let services: ServiceClient;
 beforeAll(async () => {
   system = await startSystem({
     external: ['sandbox-provider'],
-    env: { ORDER_TTL_SECONDS: '2', ORDER_EXPIRY_INTERVAL_MS: '200' },
+    env: { ORDER_TTL_SECONDS: String(ORDER_TTL_SECONDS), ORDER_EXPIRY_INTERVAL_MS: '200' },
   });
   project = await system.createProject('Sandbox Pull Shop');
   nc = await connectNats({
@@ -61,6 +66,16 @@ async function startSandbox(): Promise<ChildService> {
     20_000,
   );
   return child;
+}
+
+/** Runs `steps` with the sandbox process stopped, and starts it again afterwards, whatever happens. */
+async function whileSandboxDown<T>(steps: () => Promise<T>): Promise<T> {
+  await sandbox.kill('SIGTERM');
+  try {
+    return await steps();
+  } finally {
+    sandbox = await startSandbox();
+  }
 }
 
 /** The sandbox's pull client, with the key it registered with (sealed in its own store). */
@@ -118,13 +133,60 @@ async function failure(promise: Promise<unknown>) {
 }
 
 describe('the sandbox provider as the pull client', () => {
+  it('an order it fetched is DELIVERED and comes back on every fetch until its ack, which completes the payment', async () => {
+    const { payment, orderKey } = await whileSandboxDown(async () => {
+      const payment = await pay('+237690000001');
+      const { orderKey } = await orderOf(payment.id);
+      // The sandbox's own client and key fetch the order as its worker does; nothing acks it.
+      const { client } = await sandboxClient();
+      const fetched = await eventually(async () =>
+        (await client.pending()).find((entry) => entry.idempotency_key === orderKey),
+      );
+      expect(fetched).toMatchObject({ status: 'DELIVERED', delivery_count: 1 });
+      const read = await client.get(orderKey);
+      expect(read).toMatchObject({ status: 'DELIVERED', delivery_count: 1 });
+      expect(read).not.toHaveProperty('ack');
+      const again = (await client.pending()).find((entry) => entry.idempotency_key === orderKey);
+      expect(again).toMatchObject({ status: 'DELIVERED', delivery_count: 2 });
+      // Fetched is not accepted: the payment still waits for the provider's answer.
+      expect(await payment.status()).toBe('PENDING');
+      return { payment, orderKey };
+    });
+    // Back up, the sandbox fetches it a third time, acks it and settles it.
+    await eventually(async () => (await payment.status()) === 'COMPLETED', 20_000);
+    const { client } = await sandboxClient();
+    expect(await client.get(orderKey)).toMatchObject({
+      status: 'acked',
+      delivery_count: 3,
+      ack: { type: 'payment.ack', idempotency_key: orderKey, status: 'ACCEPTED' },
+    });
+  });
+
+  it('an order it fetched but never acked expires: the ack answers 410 and the payment fails with provider_timeout', async () => {
+    await whileSandboxDown(async () => {
+      const payment = await pay('+237690000001');
+      const { orderKey } = await orderOf(payment.id);
+      const { client } = await sandboxClient();
+      const fetched = await eventually(async () =>
+        (await client.pending()).find((entry) => entry.idempotency_key === orderKey),
+      );
+      expect(fetched).toMatchObject({ status: 'DELIVERED', delivery_count: 1 });
+
+      await eventually(async () => (await payment.status()) === 'FAILED', 20_000);
+      expect(await orderOf(payment.id)).toMatchObject({ status: 'FAILED', failureCode: 'provider_timeout' });
+      expect(await client.get(orderKey)).toMatchObject({ status: 'expired', delivery_count: 1 });
+      const ack = { type: 'payment.ack' as const, idempotency_key: orderKey, status: 'ACCEPTED' as const };
+      expect(await failure(client.ack(ack))).toEqual({ status: 410, code: 'order_expired' });
+      expect((await client.pending()).map((entry) => entry.idempotency_key)).not.toContain(orderKey);
+    });
+  });
+
   it('its ack repeated is idempotent; a different ack after it is 409', async () => {
     // The "no confirmation" number: the sandbox accepts and never settles, so the order stays acked.
     const payment = await pay('+237690000003');
     await eventually(async () => (await payment.status()) === 'PROCESSING', 20_000);
     const { orderKey } = await orderOf(payment.id);
-    await sandbox.kill('SIGTERM');
-    try {
+    await whileSandboxDown(async () => {
       const { client } = await sandboxClient();
       const acked = await client.get(orderKey);
       expect(acked).toMatchObject({ idempotency_key: orderKey, status: 'acked' });
@@ -141,9 +203,7 @@ describe('the sandbox provider as the pull client', () => {
       });
       expect(await client.get(orderKey)).toMatchObject({ status: 'acked', ack });
       expect(await payment.status()).toBe('PROCESSING');
-    } finally {
-      sandbox = await startSandbox();
-    }
+    });
   });
 
   it('an order that expired while the sandbox was down answers 410, and the payment fails with provider_timeout', async () => {
