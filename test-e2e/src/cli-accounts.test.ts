@@ -1,12 +1,10 @@
-import { execFile } from 'node:child_process';
-import { resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifySignatureHeader } from '@mmp/protocol';
 import { eventually } from '@mmp/platform/testing';
 import { startSystem, type RunningSystem } from './support/system.js';
 import { api, startWebhookReceiver } from './support/http.js';
 import { PNG, startLogoHost } from './browser/browser.js';
+import { mmpAgainst } from './support/mmp.js';
 
 /**
  * `mmp project …` and `mmp keys …` against the whole system, judged by what an operator
@@ -14,37 +12,11 @@ import { PNG, startLogoHost } from './browser/browser.js';
  * --json parses, lists never show a full key, and bad input says what is wrong, exits
  * non-zero and prints no stack trace. Also `mmp provider roll-key`, the other key roll.
  */
-const run = promisify(execFile);
-const root = resolve(import.meta.dirname, '../..');
 let system: RunningSystem;
+const { mmp, mmpJson } = mmpAgainst(() => system);
 let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
 let logoHost: Awaited<ReturnType<typeof startLogoHost>>;
 let projectId: string;
-
-/** Runs `mmp <args>` as a child process, as a user would. */
-async function mmp(args: string[], env: Record<string, string> = {}) {
-  try {
-    const { stdout, stderr } = await run(
-      process.execPath,
-      ['--conditions=source', '--import', 'tsx', 'packages/cli/src/main.ts', ...args],
-      {
-        cwd: root,
-        env: { ...process.env, MMP_URL: system.baseUrl, ADMIN_TOKEN: system.adminToken, ...env },
-      },
-    );
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- outputs are asserted field by field
-async function mmpJson(args: string[]): Promise<any> {
-  const result = await mmp([...args, '--json']);
-  if (result.code !== 0) throw new Error(`mmp ${args.join(' ')} exited ${result.code}: ${result.stderr}`);
-  return JSON.parse(result.stdout);
-}
 
 /** A refusal as a user sees it: one `mmp:` line naming the problem, exit 1, no stack trace. */
 function expectRefusal(result: { code: number; stdout: string; stderr: string }, ...says: RegExp[]) {

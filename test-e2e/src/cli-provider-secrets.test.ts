@@ -1,53 +1,26 @@
-import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answerHealthCheck, pushSettlement, verifyServiceCall } from '@mmp/provider-kit';
 import { startSystem, type RunningSystem } from './support/system.js';
 import { SAMPLE_MAPPING } from './support/fixtures.js';
+import { mmpAgainst } from './support/mmp.js';
 
 /**
  * `mmp provider mapping get`, `mmp provider roll-signing-secret` and `mmp rails roll-secret`
  * against the whole system: each prints its result (JSON with --json), and a rolled secret
  * is the one the system verifies or signs with from then on.
  */
-const run = promisify(execFile);
-const root = resolve(import.meta.dirname, '../..');
 const scratch = mkdtempSync(join(tmpdir(), 'mmp-cli-secrets-'));
 let system: RunningSystem;
+const { mmp, mmpJson } = mmpAgainst(() => system);
 let endpoint: Server;
 let endpointUrl: string;
 /** The health checks the rail endpoint received, as received. */
 const checks: { rawBody: string; headers: Record<string, string | string[] | undefined> }[] = [];
-
-/** Runs `mmp <args>` as a child process, as a user would. */
-async function mmp(args: string[], env: Record<string, string> = {}) {
-  try {
-    const { stdout, stderr } = await run(
-      process.execPath,
-      ['--conditions=source', '--import', 'tsx', 'packages/cli/src/main.ts', ...args],
-      {
-        cwd: root,
-        env: { ...process.env, MMP_URL: system.baseUrl, ADMIN_TOKEN: system.adminToken, ...env },
-      },
-    );
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- outputs are asserted field by field
-async function mmpJson(args: string[], env: Record<string, string> = {}): Promise<any> {
-  const result = await mmp([...args, '--json'], env);
-  if (result.code !== 0) throw new Error(`mmp ${args.join(' ')} exited ${result.code}: ${result.stderr}`);
-  return JSON.parse(result.stdout);
-}
 
 beforeAll(async () => {
   system = await startSystem();

@@ -1,41 +1,21 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '@mmp/platform/testing';
 import { createPullClient, paymentAck, pushSettlement, type SettlementEvent } from '@mmp/provider-kit';
 import { startSystem, type ProjectKeys, type RunningSystem } from './support/system.js';
 import { api, startWebhookReceiver } from './support/http.js';
 import { SAMPLE_MAPPING } from './support/fixtures.js';
+import { mmpAgainst } from './support/mmp.js';
+import { payOnHostedPage } from './support/shopper.js';
 
 /** The `mmp` commands the CLI package's own test does not reach, against the whole system. */
-const run = promisify(execFile);
-const root = resolve(import.meta.dirname, '../..');
 const scratch = mkdtempSync(join(tmpdir(), 'mmp-cli-e2e-'));
 let system: RunningSystem;
+const { mmpJson } = mmpAgainst(() => system);
 let shop: ProjectKeys;
 let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
-
-/** Runs `mmp <args> --json` as a child process and parses what it prints. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- outputs are asserted field by field
-async function mmp(args: string[], env: Record<string, string> = {}): Promise<any> {
-  try {
-    const { stdout } = await run(
-      process.execPath,
-      ['--conditions=source', '--import', 'tsx', 'packages/cli/src/main.ts', ...args, '--json'],
-      {
-        cwd: root,
-        env: { ...process.env, MMP_URL: system.baseUrl, ADMIN_TOKEN: system.adminToken, ...env },
-      },
-    );
-    return JSON.parse(stdout);
-  } catch (error) {
-    const failed = error as { code?: number; stdout?: string; stderr?: string };
-    throw new Error(`mmp ${args.join(' ')} exited ${failed.code}: ${failed.stderr}${failed.stdout}`);
-  }
-}
 
 beforeAll(async () => {
   // Orders live 4 s, so that `mmp reconcile` can show a completion after expiry.
@@ -52,7 +32,7 @@ afterAll(async () => {
 
 describe('mmp webhook', () => {
   it('sets an endpoint, rolls its secret, lists it per environment, lists its deliveries and redelivers one', async () => {
-    const endpoint = await mmp([
+    const endpoint = await mmpJson([
       'webhook',
       'set',
       '--project',
@@ -68,12 +48,12 @@ describe('mmp webhook', () => {
       secret: expect.stringMatching(/^whsec_/),
     });
 
-    const rolled = await mmp(['webhook', 'roll', '--project', shop.id, '--id', endpoint.id]);
+    const rolled = await mmpJson(['webhook', 'roll', '--project', shop.id, '--id', endpoint.id]);
     expect(rolled).toMatchObject({ id: endpoint.id, secret: expect.stringMatching(/^whsec_/) });
     expect(rolled.secret).not.toBe(endpoint.secret);
     const [sandbox, live] = await Promise.all([
-      mmp(['webhook', 'list', '--project', shop.id]),
-      mmp(['webhook', 'list', '--project', shop.id, '--live']),
+      mmpJson(['webhook', 'list', '--project', shop.id]),
+      mmpJson(['webhook', 'list', '--project', shop.id, '--live']),
     ]);
     expect(sandbox.data.map((e: { id: string }) => e.id)).toEqual([endpoint.id]);
     expect(JSON.stringify(sandbox)).not.toContain(rolled.secret);
@@ -97,7 +77,7 @@ describe('mmp webhook', () => {
         )
       ).body.data[0]?.status === 'delivered';
     await eventually(settled, 10_000);
-    const deliveries = await mmp(['webhook', 'deliveries', '--project', shop.id, '--id', endpoint.id]);
+    const deliveries = await mmpJson(['webhook', 'deliveries', '--project', shop.id, '--id', endpoint.id]);
     expect(deliveries).toMatchObject({
       data: [
         { endpointId: endpoint.id, eventType: 'transaction.cancelled', attemptCount: 1, status: 'delivered' },
@@ -106,7 +86,7 @@ describe('mmp webhook', () => {
     });
 
     const delivery = deliveries.data[0];
-    const redelivered = await mmp([
+    const redelivered = await mmpJson([
       'webhook',
       'redeliver',
       '--project',
@@ -124,14 +104,14 @@ describe('mmp webhook', () => {
 
 describe('mmp provider and rails', () => {
   it('creates and lists a provider, drives its rail and reconciles a day', async () => {
-    const provider = await mmp(['provider', 'create', '--name', 'CLI Telecom']);
+    const provider = await mmpJson(['provider', 'create', '--name', 'CLI Telecom']);
     expect(provider).toMatchObject({
       id: expect.any(String),
       name: 'CLI Telecom',
       apiKey: expect.stringMatching(/^sk_/),
       signingSecret: expect.any(String),
     });
-    const providers = await mmp(['provider', 'list']);
+    const providers = await mmpJson(['provider', 'list']);
     expect(providers.data.map((p: { id: string }) => p.id)).toContain(provider.id);
     expect(JSON.stringify(providers)).not.toContain(provider.apiKey);
     expect(JSON.stringify(providers)).not.toContain(provider.signingSecret);
@@ -147,15 +127,18 @@ describe('mmp provider and rails', () => {
       '--currencies',
       'XAF',
     ];
-    await expect(mmp(['rails', 'create', ...key, ...railArgs, '--priority', 'soon'])).rejects.toThrow(
+    await expect(mmpJson(['rails', 'create', ...key, ...railArgs, '--priority', 'soon'])).rejects.toThrow(
       /--priority <n>.*must be an integer/,
     );
-    const rail = await mmp(['rails', 'create', ...key, ...railArgs, '--priority', '2']);
+    const rail = await mmpJson(['rails', 'create', ...key, ...railArgs, '--priority', '2']);
     expect(rail).toMatchObject({ id: expect.any(String), status: 'PENDING', transport: 'pull', priority: 2 });
-    const rails = await mmp(['rails', 'list'], { MMP_PROVIDER_KEY: provider.apiKey });
+    const rails = await mmpJson(['rails', 'list'], { MMP_PROVIDER_KEY: provider.apiKey });
     expect(rails.data.map((r: { id: string }) => r.id)).toEqual([rail.id]);
-    expect(await mmp(['rails', 'test', rail.id, ...key])).toMatchObject({ id: rail.id, status: 'TESTED' });
-    expect(await mmp(['rails', 'activate', rail.id, ...key])).toMatchObject({
+    expect(await mmpJson(['rails', 'test', rail.id, ...key])).toMatchObject({
+      id: rail.id,
+      status: 'TESTED',
+    });
+    expect(await mmpJson(['rails', 'activate', rail.id, ...key])).toMatchObject({
       id: rail.id,
       status: 'ACTIVE',
     });
@@ -164,13 +147,13 @@ describe('mmp provider and rails', () => {
     const file = join(scratch, 'mapping.json');
     writeFileSync(file, JSON.stringify(mapping));
     expect(
-      await mmp(['provider', 'mapping', 'set', '--provider', provider.id, '--file', file]),
+      await mmpJson(['provider', 'mapping', 'set', '--provider', provider.id, '--file', file]),
     ).toMatchObject({
       mapping,
     });
 
     const date = new Date().toISOString().slice(0, 10);
-    const report = await mmp(['reconcile', '--provider', provider.id, '--date', date]);
+    const report = await mmpJson(['reconcile', '--provider', provider.id, '--date', date]);
     expect(report).toMatchObject({ summary: expect.any(Object) });
   });
 });
@@ -211,12 +194,7 @@ describe('mmp reconcile', () => {
         { amount: 5000, currency: 'XAF', description: 'Reconciled order' },
       );
       expect(created.status).toBe(201);
-      const sessionId = created.body.paymentUrl.split('/').pop()!;
-      const paid = await api(system.baseUrl)('POST', `/v1/checkout/sessions/${sessionId}/pay`, {
-        paymentMethod: 'MTN_MOMO',
-        phone: '+237670000042',
-      });
-      expect(paid.status).toBe(200);
+      await payOnHostedPage(system.baseUrl, created.body, '+237670000042');
       const entry = await eventually(async () =>
         (await pull.pending()).find((order) => order.payload.transaction_ref === created.body.token),
       );
@@ -273,7 +251,7 @@ describe('mmp reconcile', () => {
     const afterExpiry = await settle(late.orderKey, 'RT-3');
     expect(afterExpiry).toMatchObject({ status: 200, body: { matched: true, orderKey: late.orderKey } });
 
-    const report = await mmp(['reconcile', '--provider', provider.id, '--date', settled.date]);
+    const report = await mmpJson(['reconcile', '--provider', provider.id, '--date', settled.date]);
     expect(report).toMatchObject({
       providerId: provider.id,
       date: settled.date,
@@ -350,7 +328,7 @@ describe('mmp reconcile', () => {
 
 describe('mmp customers', () => {
   it('rebuilds the customer profiles and says how many events it replayed', async () => {
-    const rebuilt = await mmp(['customers', 'rebuild']);
+    const rebuilt = await mmpJson(['customers', 'rebuild']);
     expect(rebuilt).toMatchObject({ events: expect.any(Number), durationMs: expect.any(Number) });
   });
 });

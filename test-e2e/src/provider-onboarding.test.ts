@@ -1,10 +1,11 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, freePort } from '@mmp/platform/testing';
 import { startSystem, type RunningSystem } from './support/system.js';
 import { api } from './support/http.js';
+import { mmpAgainst } from './support/mmp.js';
+import { payOnHostedPage } from './support/shopper.js';
 
 /**
  * The steps of packages/provider-kit/README.md, taken as a provider takes them: `mmp` for the
@@ -12,24 +13,10 @@ import { api } from './support/http.js';
  * merchant's sandbox payment, the reconciliation. The sandbox provider runs too, so this
  * also proves a provider's rail at a priority below 50 gets the sandbox order before it.
  */
-const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '../..');
 let system: RunningSystem;
+const { mmp } = mmpAgainst(() => system);
 let adapter: { child: ChildProcess; output: () => string } | undefined;
-
-async function mmp(args: string[], env: Record<string, string> = {}) {
-  try {
-    const { stdout, stderr } = await run(
-      process.execPath,
-      ['--conditions=source', '--import', 'tsx', 'packages/cli/src/main.ts', ...args],
-      { cwd: root, env: { ...process.env, MMP_URL: system.baseUrl, ADMIN_TOKEN: system.adminToken, ...env } },
-    );
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
 
 /** `node … packages/provider-kit/examples/webhook-adapter.ts` with its documented variables. */
 async function startAdapter(env: Record<string, string>) {
@@ -154,12 +141,7 @@ describe("a provider wiring its webhook rail with the kit's guide", () => {
       { amount: 5000, description: 'T-shirt' },
     );
     expect(payment.status).toBe(201);
-    const sessionId = payment.body.paymentUrl.split('/').pop()!;
-    const paid = await api(system.baseUrl)('POST', `/v1/checkout/sessions/${sessionId}/pay`, {
-      paymentMethod: 'ORANGE_MONEY',
-      phone: '+237690000001',
-    });
-    expect(paid.status).toBe(200);
+    await payOnHostedPage(system.baseUrl, payment.body, '+237690000001');
 
     type Timeline = { status: string; events: { type: string; railId?: string }[] };
     const completed = await eventually(async () => {
