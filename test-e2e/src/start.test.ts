@@ -1,5 +1,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,11 +30,11 @@ const env = {
 
 type Started = { child: ChildProcess; output: () => string; exited: Promise<number | null> };
 
-function start(): Started {
+function start(overrides: Record<string, string> = {}): Started {
   // Its own process group, like a terminal's foreground job: Ctrl-C signals the whole group.
   const child = spawn(process.execPath, ['scripts/start.mjs'], {
     cwd: REPO_ROOT,
-    env,
+    env: { ...env, ...overrides },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
@@ -129,4 +131,54 @@ describe('pnpm start', () => {
     ]);
     expect(await stop(second, 'SIGTERM')).toBe(0);
   }, 120_000);
+});
+
+/** Whether anything accepts a TCP connection on the loopback `port`. */
+function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
+  });
+}
+
+describe('pnpm start where no NATS server answers', () => {
+  const own = createTestSystem('start-nats');
+  let started: Started | undefined;
+  afterAll(async () => {
+    if (started) await stop(started, 'SIGKILL');
+    await own.cleanup();
+  });
+
+  it('starts nats-server with JetStream under the data folder, and stops it with the rest on Ctrl-C', async () => {
+    const natsPort = await freePort();
+    started = start({
+      NATS_URL: `nats://127.0.0.1:${natsPort}`,
+      DATA_DIR: own.dataDir,
+      GATEWAY_PORT: String(await freePort()),
+    });
+    await waitFor(started, 'All 8 services healthy');
+    expect(existsSync(join(own.dataDir, 'nats', 'jetstream'))).toBe(true);
+    expect(await stop(started, 'SIGINT')).toBe(0);
+    expect(await listening(natsPort)).toBe(false);
+  }, 120_000);
+
+  it('stops at once with a message saying how to get NATS when nats-server is not installed', async () => {
+    // A PATH with a shell and nothing else, so `command -v nats-server` finds nothing.
+    const bin = mkdtempSync(join(tmpdir(), 'mmp-no-nats-'));
+    symlinkSync('/bin/sh', join(bin, 'sh'));
+    try {
+      const alone = start({
+        PATH: bin,
+        NATS_URL: `nats://127.0.0.1:${await freePort()}`,
+        DATA_DIR: own.dataDir,
+      });
+      expect(await alone.exited).toBe(1);
+      expect(alone.output()).toContain('No NATS server answers at');
+      expect(alone.output()).toMatch(/apt-get install nats-server/);
+      expect(alone.output()).toMatch(/NATS_URL/);
+    } finally {
+      rmSync(bin, { recursive: true, force: true });
+    }
+  }, 30_000);
 });
