@@ -3,5 +3,6 @@ export { verifyServiceCall, type IncomingHeaders, type VerifyResult } from './ve
 export { answerHealthCheck, paymentAck } from './acks.js';
 export { createServiceCallHandler, type HandlerAnswer, type OrderDecision } from './handler.js';
 export { signSettlement, pushSettlement, type PushResult, type SignedSettlement } from './settlement.js';
-export { createPullClient, ServiceCallError, type PullClient } from './pull-client.js';
+export { createPullClient, type PullClient } from './pull-client.js';
+export { callServiceApi, ServiceCallError, type ServiceApiOptions } from './service-api.js';
 export type { ExecutionOrder, HealthCheck, OrderAck, PullOrder, SettlementEvent } from '@mmp/protocol';

@@ -1,8 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger, SecretBox } from '@mmp/platform';
-import { ServiceCallError } from '@mmp/provider-kit';
+import { callServiceApi, ServiceCallError } from '@mmp/provider-kit';
 import type { Registration, SandboxStore } from '../store/sandbox.js';
-import { callGateway } from './gateway-client.js';
 
 export type Credentials = { providerId: string; apiKey: string; signingSecret: string; railId: string };
 
@@ -28,9 +27,8 @@ export const SANDBOX_RAIL = {
 } as const;
 
 async function createProvider(deps: RegistrationDeps): Promise<Registration> {
-  const created = await callGateway<{ id: string; apiKey: string; signingSecret: string }>(
-    deps.baseUrl,
-    deps.adminToken,
+  const created = await callServiceApi<{ id: string; apiKey: string; signingSecret: string }>(
+    { baseUrl: deps.baseUrl, apiKey: deps.adminToken },
     'POST',
     '/admin/providers',
     {
@@ -97,9 +95,8 @@ async function ensureRail(
 ): Promise<Credentials> {
   let railId = registration.railId;
   if (!railId) {
-    const rail = await callGateway<{ id: string }>(
-      deps.baseUrl,
-      secrets.apiKey,
+    const rail = await callServiceApi<{ id: string }>(
+      { baseUrl: deps.baseUrl, apiKey: secrets.apiKey },
       'POST',
       '/provider/rails',
       SANDBOX_RAIL,
@@ -107,10 +104,13 @@ async function ensureRail(
     railId = rail.id;
     await deps.store.registrations.findOneAndUpdate({ _id: 'sandbox' }, { $set: { railId } });
   }
-  await callGateway(deps.baseUrl, secrets.apiKey, 'POST', `/provider/rails/${railId}/test`);
-  const active = await callGateway<{ status: string }>(
-    deps.baseUrl,
-    secrets.apiKey,
+  await callServiceApi(
+    { baseUrl: deps.baseUrl, apiKey: secrets.apiKey },
+    'POST',
+    `/provider/rails/${railId}/test`,
+  );
+  const active = await callServiceApi<{ status: string }>(
+    { baseUrl: deps.baseUrl, apiKey: secrets.apiKey },
     'POST',
     `/provider/rails/${railId}/activate`,
   );
