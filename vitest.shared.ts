@@ -5,7 +5,12 @@ import { defineConfig } from 'vitest/config';
 const conditions = ['source', 'module', 'node', 'development|production'];
 
 export function vitestConfig(
-  overrides: { testTimeout?: number; include?: string[]; setupFiles?: string[] } = {},
+  overrides: {
+    testTimeout?: number;
+    include?: string[];
+    setupFiles?: string[];
+    globalSetup?: string[];
+  } = {},
 ) {
   return defineConfig({
     resolve: { conditions },
@@ -16,6 +21,7 @@ export function vitestConfig(
       testTimeout: overrides.testTimeout ?? 20_000,
       hookTimeout: 30_000,
       setupFiles: overrides.setupFiles ?? [],
+      globalSetup: overrides.globalSetup ?? [],
       pool: 'forks',
     },
   });

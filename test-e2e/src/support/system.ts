@@ -1,3 +1,5 @@
+import { createWriteStream } from 'node:fs';
+import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import {
@@ -54,6 +56,12 @@ const DEFINITIONS = [
  * prefix, data folder and gateway port. Core services start first, the gateway next, and
  * the sandbox provider last, since it registers itself through the gateway's public API.
  */
+/**
+ * Set by the e2e run's global setup (`log-scan.global.ts`): every service of every system
+ * writes its debug logs there, and the run fails if any of it holds a key or a secret.
+ */
+const RUN_LOG_DIR = process.env.MMP_E2E_LOG_DIR;
+
 export async function startSystem(
   options: {
     env?: Record<string, string>;
@@ -80,13 +88,15 @@ export async function startSystem(
     // Tests poll fast; the limits themselves are tested in the gateway's own suite.
     RATE_LIMIT_KEY_MAX: '100000',
     RATE_LIMIT_IP_MAX: '100000',
+    ...(RUN_LOG_DIR && !options.logDestination ? { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'debug' } : {}),
     ...options.env,
   };
+  const logFile = RUN_LOG_DIR && join(RUN_LOG_DIR, `${system.prefix}.log`);
+  const runLog = logFile && !options.logDestination ? createWriteStream(logFile, { flags: 'a' }) : undefined;
+  const logDestination = options.logDestination ?? runLog;
   const running: RunningService[] = [];
   const start = async (definition: ServiceDefinition<never>) => {
-    running.push(
-      (await startService(definition, env, { logDestination: options.logDestination })) as RunningService,
-    );
+    running.push((await startService(definition, env, { logDestination })) as RunningService);
   };
   try {
     for (const definition of DEFINITIONS) {
@@ -100,6 +110,7 @@ export async function startSystem(
     }, 20_000);
   } catch (error) {
     await Promise.allSettled(running.reverse().map((service) => service.stop()));
+    runLog?.end();
     await system.cleanup();
     throw error;
   }
@@ -131,6 +142,7 @@ export async function startSystem(
       cwd: REPO_ROOT,
       env: { ...process.env, ...env, OPS_PORT: '0', OPS_HOST: '127.0.0.1', ...extraEnv },
       naming: system.naming,
+      logFile: runLog ? logFile : undefined,
       nc: async () =>
         (nc ??= await connectNats({
           url: env.NATS_URL!,
@@ -168,6 +180,7 @@ export async function startSystem(
       await Promise.all([...children].map((child) => child.kill()));
       await nc?.close().catch(() => undefined);
       for (const service of running.reverse()) await service.stop().catch(() => undefined);
+      await new Promise<void>((resolve) => (runLog ? runLog.end(resolve) : resolve()));
       await system.cleanup();
     },
   };

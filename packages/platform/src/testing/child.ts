@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { ServiceName } from '@mmp/protocol';
 import type { Naming } from '../nats.js';
@@ -30,6 +31,8 @@ export function spawnServiceProcess(options: {
   nc: () => Promise<NatsConnection>;
   naming: Naming;
   cwd?: string;
+  /** A file that also gets everything the process writes (appended), kept after it exits. */
+  logFile?: string;
 }): ChildService {
   const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', options.main], {
     cwd: options.cwd,
@@ -40,6 +43,12 @@ export function spawnServiceProcess(options: {
   const keep = (chunk: Buffer) => (tail = (tail + chunk.toString('utf8')).slice(-4000));
   child.stdout.on('data', keep);
   child.stderr.on('data', keep);
+  if (options.logFile) {
+    const file = createWriteStream(options.logFile, { flags: 'a' });
+    child.stdout.pipe(file, { end: false });
+    child.stderr.pipe(file, { end: false });
+    child.once('close', () => file.end());
+  }
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
