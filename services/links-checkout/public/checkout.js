@@ -99,13 +99,17 @@
     return network === 'WAVE' || !owner || owner === network;
   }
 
+  // Long enough to read the outcome (and for a screen reader to say it); the link back to
+  // the merchant, shown meanwhile, lets a payer go sooner.
+  var REDIRECT_DELAY_MS = 3000;
+
   function redirect(url) {
     if (!url) return;
     var note = $('redirect-note');
     if (note) note.hidden = false;
     setTimeout(function () {
       window.location.assign(url);
-    }, 1500);
+    }, REDIRECT_DELAY_MS);
   }
 
   function startCountdown() {
