@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
+import { prettyFactory } from 'pino-pretty';
 
 const root = resolve(import.meta.dirname, '..');
 const dataDir = resolve(root, process.env.DATA_DIR ?? '.data');
@@ -89,6 +90,27 @@ async function ensureNats() {
   }
 }
 
+// Services log JSON lines (for a log pipeline in production); in a terminal each becomes one
+// readable line. LOG_FORMAT=json keeps them as they are.
+const pretty =
+  process.env.LOG_FORMAT === 'json'
+    ? null
+    : prettyFactory({
+        colorize: Boolean(process.stdout.isTTY),
+        ignore: 'pid,hostname,service,name',
+        translateTime: 'SYS:HH:MM:ss',
+        singleLine: true,
+      });
+
+function readable(line) {
+  if (!pretty || !line.startsWith('{')) return line;
+  try {
+    return pretty(line).trimEnd();
+  } catch {
+    return line;
+  }
+}
+
 function launch(name, command, args, env = process.env, options = {}) {
   const color = colors[children.size % colors.length];
   const label = `\x1b[${color}m${name.padEnd(20)}\x1b[0m`;
@@ -99,7 +121,7 @@ function launch(name, command, args, env = process.env, options = {}) {
       buffer += chunk;
       const lines = buffer.split('\n');
       buffer = lines.pop();
-      for (const line of lines) out.write(`${label} ${line}\n`);
+      for (const line of lines) out.write(`${label} ${readable(line)}\n`);
     });
   };
   relay(child.stdout, process.stdout);
