@@ -4,6 +4,7 @@ import {
   E164,
   detectNetwork,
   detectOperator,
+  formatPhone,
   networksFor,
   normalizePhone,
   phoneMatchesNetwork,
@@ -110,5 +111,14 @@ describe('networksFor', () => {
   it('only lists known networks', () => {
     for (const c of ['CM', 'CI', 'SN'])
       for (const n of networksFor(c, c === 'CM' ? 'XAF' : 'XOF')) expect(Network.options).toContain(n);
+  });
+});
+
+describe('formatPhone', () => {
+  it('groups a number the way its country writes it, and leaves what does not parse alone', () => {
+    expect(formatPhone('+237690000001')).toBe('+237 6 90 00 00 01');
+    expect(formatPhone('+2250707070707')).toBe('+225 07 07 07 0707');
+    expect(formatPhone('+221771234567')).toBe('+221 77 123 45 67');
+    expect(formatPhone('not a number')).toBe('not a number');
   });
 });

@@ -38,6 +38,15 @@ export function normalizePhone(input: string, defaultCountry?: string): Normaliz
   return null;
 }
 
+/**
+ * An E.164 number as a payer reads it, grouped the way its country writes it
+ * (`+237 6 90 00 00 01`, `+225 07 07 07 0707`, `+221 77 123 45 67`); anything that does not
+ * parse is returned as it is.
+ */
+export function formatPhone(e164: string): string {
+  return parsePhoneNumberFromString(e164)?.formatInternational() ?? e164;
+}
+
 function nationalNumber(e164: string): { country: SupportedCountry; national: string } | null {
   const parsed = parsePhoneNumberFromString(e164);
   if (!parsed || !isSupportedCountry(parsed.country)) return null;

@@ -155,6 +155,20 @@
       });
   }
 
+  // The number as the server shows it: calling code, then the national digits in the
+  // country's groups (the plan's `groups`), e.g. +237 6 90 00 00 01.
+  function displayPhone(number) {
+    var groups = number.country.groups || [];
+    var parts = [];
+    var at = 0;
+    for (var i = 0; i < groups.length && at < number.national.length; i++) {
+      parts.push(number.national.slice(at, at + groups[i]));
+      at += groups[i];
+    }
+    if (at < number.national.length) parts.push(number.national.slice(at));
+    return '+' + number.country.code + ' ' + parts.join(' ');
+  }
+
   function wait(phone) {
     var text = $('waiting-text');
     if (text && phone) text.textContent = fill(t.waitingText, { phone: phone });
@@ -199,7 +213,7 @@
       .then(function (result) {
         if (result.ok) {
           if (result.body.expiresAt) data.expiresAt = result.body.expiresAt;
-          return wait(phone);
+          return wait(displayPhone(number));
         }
         var code = result.body.code;
         if (code === 'invalid_phone') {

@@ -80,7 +80,12 @@ describe('hosted payment page', () => {
       /<script type="application\/json" id="page-data">(.*?)<\/script>/s.exec(reply.html)![1]!,
     );
     expect(data.phonePlan.home).toBe('CM');
-    expect(data.phonePlan.countries[0]).toMatchObject({ country: 'CM', code: '237', length: 9 });
+    expect(data.phonePlan.countries[0]).toMatchObject({
+      country: 'CM',
+      code: '237',
+      length: 9,
+      groups: [1, 2, 2, 2, 2],
+    });
     expect(data.phonePlan.countries[0].prefixes).toContainEqual(['67', 'MTN_MOMO']);
     expect(data.t.errorOperator).toContain('{operator}');
   });
@@ -139,8 +144,8 @@ describe('payment-link page', () => {
       201,
     );
     const reply = await page('pages.link', { shortCode: link.shortCode }, { 'accept-language': 'en' });
-    expect(reply.html).toContain('For example: +2250700000000');
-    expect(reply.html).not.toContain('+237690000001');
+    expect(reply.html).toContain('For example: +225 07 00 00 0000');
+    expect(reply.html).not.toContain('For example: +237');
   });
 
   it('explains an expired or inactive link instead of a form', async () => {

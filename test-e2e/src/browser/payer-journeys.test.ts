@@ -74,6 +74,8 @@ for (const lang of ['fr', 'en'] as const) {
         await page.goto(await createPayment());
         // The sandbox never settles this number: the payer "never confirms".
         await payOnPage(page, lang, '+237690000003');
+        // The number as the country writes it, so the payer can check it at a glance.
+        expect(await page.locator('#waiting-text').textContent()).toContain('+237 6 90 00 00 03');
         const first = await secondsLeft(page);
         expect(first).toBeGreaterThan(60);
         await expect.poll(() => secondsLeft(page), { timeout: 5_000 }).toBeLessThanOrEqual(first - 2);
@@ -138,7 +140,7 @@ for (const lang of ['fr', 'en'] as const) {
         expect(await error.isVisible()).toBe(true);
         expect(await page.getByLabel(TEXT[lang].phone).getAttribute('aria-invalid')).toBe('true');
         expect(await focused(page)).toBe('input:phone');
-        expect(await page.locator('#phone-hint').textContent()).toContain('+237670000001');
+        expect(await page.locator('#phone-hint').textContent()).toContain('+237 6 70 00 00 01');
         expect(pays).toEqual([]);
         await shot(page, `checkout-wrong-operator-${lang}`);
 

@@ -1,4 +1,4 @@
-import { networksFor, type Network } from '@mmp/protocol';
+import { formatPhone, networksFor, type Network } from '@mmp/protocol';
 
 /**
  * A session names a currency, not a country: XAF is paid from Cameroon, XOF from Côte
@@ -6,7 +6,7 @@ import { networksFor, type Network } from '@mmp/protocol';
  */
 export const COUNTRIES_BY_CURRENCY: Record<string, string[]> = { XAF: ['CM'], XOF: ['CI', 'SN'] };
 
-/** A number of the right shape for each wallet, shown as a hint next to the phone field. */
+/** A number of the right shape for each wallet, shown (grouped) as a hint next to the phone field. */
 const EXAMPLES: Record<string, Partial<Record<Network, string>>> = {
   XAF: { ORANGE_MONEY: '+237690000001', MTN_MOMO: '+237670000001' },
   XOF: {
@@ -25,7 +25,7 @@ export function operatorsFor(currency: string): Network[] {
 }
 
 export function exampleNumber(currency: string, network: Network): string {
-  return EXAMPLES[currency]?.[network] ?? '+237690000001';
+  return formatPhone(EXAMPLES[currency]?.[network] ?? '+237690000001');
 }
 
 /** The default country for numbers typed without their country code. */

@@ -1,4 +1,10 @@
-import { PREFIX_PLANS, SUPPORTED_COUNTRIES, networksFor, type SupportedCountry } from '@mmp/protocol';
+import {
+  PREFIX_PLANS,
+  SUPPORTED_COUNTRIES,
+  formatPhone,
+  networksFor,
+  type SupportedCountry,
+} from '@mmp/protocol';
 import { COUNTRIES_BY_CURRENCY, defaultCountry } from './operators.js';
 
 /** Calling code and length of national significant numbers of each country's mobile plan. */
@@ -15,7 +21,23 @@ export type PagePhoneCountry = {
   networks: string[];
   /** `[prefix, operator]` of the protocol's plan; the longest matching prefix names the operator. */
   prefixes: [string, string][];
+  /** Digits per group when the page shows a national number (`[1, 2, 2, 2, 2]`: 6 90 00 00 01). */
+  groups: number[];
 };
+
+/**
+ * How the country groups a mobile number's digits, read off libphonenumber's formatting of a
+ * number of its plan, so the page shows a typed number as the server formats it.
+ */
+function digitGroups(country: SupportedCountry): number[] {
+  const { code, length } = NUMBERING[country];
+  const prefix = PREFIX_PLANS[country][0]?.prefix ?? '';
+  const formatted = formatPhone(`+${code}${prefix}${'0'.repeat(length - prefix.length)}`);
+  return formatted
+    .split(' ')
+    .slice(1)
+    .map((group) => group.length);
+}
 
 /**
  * What the page needs to check a number the way the API will, as plain data for its script:
@@ -33,6 +55,7 @@ export function pagePhonePlan(currency: string): PagePhonePlan {
     ...NUMBERING[country],
     networks: networksFor(country, currency),
     prefixes: PREFIX_PLANS[country].map((rule): [string, string] => [rule.prefix, rule.operator]),
+    groups: digitGroups(country),
   }));
   return { home: defaultCountry(currency) ?? null, countries };
 }

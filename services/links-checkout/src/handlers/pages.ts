@@ -1,5 +1,5 @@
 import type { Operation } from '@mmp/platform';
-import { MAX_AMOUNT, MIN_AMOUNT, ShortCode, type ServiceReply } from '@mmp/protocol';
+import { formatPhone, MAX_AMOUNT, MIN_AMOUNT, type ServiceReply, ShortCode } from '@mmp/protocol';
 import { effectiveStatus, whyUnusable } from '../domain/link-rules.js';
 import { exampleNumber, operatorsFor } from '../domain/operators.js';
 import { pagePhonePlan } from '../domain/phone-plan.js';
@@ -57,7 +57,7 @@ export function pageOperations(deps: Deps, logos: MerchantLogos): Record<string,
           successUrl: session.successUrl,
           cancelUrl: session.cancelUrl,
           paymentMethod: session.paymentMethod,
-          phone: session.phone ?? session.customer.phone,
+          phone: displayedPhone(session.phone ?? session.customer.phone),
           // Shown only on the failed and expired screens, which the script may reveal later.
           retryUrl: link ? `/pay/${link.shortCode}?lang=${lang}` : null,
           failureCode: session.failureCode,
@@ -124,4 +124,9 @@ export function pageOperations(deps: Deps, logos: MerchantLogos): Record<string,
       return { status: 200, body: asset.body, contentType: asset.contentType, headers };
     },
   };
+}
+
+/** The payer's number as the waiting screen shows it, grouped like the country writes it. */
+function displayedPhone(e164: string | null): string | null {
+  return e164 && formatPhone(e164);
 }

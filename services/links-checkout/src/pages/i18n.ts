@@ -29,7 +29,7 @@ const en = {
   switchTo: 'Français',
   switchLang: 'fr',
   sandbox:
-    'Sandbox: test mode, no real money moves. Test numbers: +237 690 000 001 (success), +237 690 000 002 (insufficient balance).',
+    'Sandbox: test mode, no real money moves. Test numbers: +237 6 90 00 00 01 (success), +237 6 90 00 00 02 (insufficient balance).',
   noscript: 'This page needs JavaScript to take your payment.',
   payTo: 'Pay',
   operator: 'Choose your mobile money operator',
@@ -91,7 +91,7 @@ const fr: Messages = {
   switchTo: 'English',
   switchLang: 'en',
   sandbox:
-    'Bac à sable : mode test, aucun argent réel. Numéros de test : +237 690 000 001 (succès), +237 690 000 002 (solde insuffisant).',
+    'Bac à sable : mode test, aucun argent réel. Numéros de test : +237 6 90 00 00 01 (succès), +237 6 90 00 00 02 (solde insuffisant).',
   noscript: 'Cette page a besoin de JavaScript pour encaisser votre paiement.',
   payTo: 'Payer',
   operator: 'Choisissez votre opérateur mobile money',
