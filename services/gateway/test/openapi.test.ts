@@ -9,7 +9,11 @@ import { ADMIN_TOKEN } from './support.js';
 
 const system = createTestSystem('gwdoc');
 let running: RunningService;
-let document: { openapi: string; paths: Record<string, Record<string, { security: unknown[] }>> };
+let document: {
+  openapi: string;
+  tags: { name: string; description?: string }[];
+  paths: Record<string, Record<string, { security: unknown[]; tags: string[] }>>;
+};
 
 beforeAll(async () => {
   running = (await startService(gatewayService, {
@@ -45,6 +49,23 @@ describe('OpenAPI document', () => {
       (route) => !document.paths[openApiPath(route.url)]?.[route.method.toLowerCase()],
     );
     expect(missing).toEqual([]);
+  });
+
+  it('groups the reference for merchants first, then providers, then the operator, each group described', () => {
+    const names = document.tags.map((tag) => tag.name);
+    expect(names.slice(0, 5)).toEqual([
+      'Payments',
+      'Checkout',
+      'Payment links',
+      'Customers',
+      'Webhook endpoints',
+    ]);
+    expect(names.indexOf('Provider portal')).toBeLessThan(names.indexOf('Admin: projects'));
+    const used = new Set(
+      Object.values(document.paths).flatMap((methods) => Object.values(methods).flatMap((op) => op.tags)),
+    );
+    expect([...used].filter((tag) => !names.includes(tag))).toEqual([]);
+    expect(document.tags.filter((tag) => !tag.description)).toEqual([]);
   });
 
   it('documents the headers every caller relies on: Idempotency-Key on POSTs, X-Request-Id, 413/415 on bodies', () => {

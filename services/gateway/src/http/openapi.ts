@@ -154,6 +154,59 @@ const scopeList = Object.entries(SCOPES)
   .map(([scope, meaning]) => `\`${scope}\` ${meaning}`)
   .join('; ');
 
+/**
+ * The reference's groups in reading order: what a merchant integrates first, then what a
+ * provider wires, then the operator's routes. A route's tag missing here still shows, last.
+ */
+const TAGS: { name: string; description: string }[] = [
+  {
+    name: 'Payments',
+    description: 'Create payments, send the payer to `paymentUrl`, then read, verify or cancel them.',
+  },
+  {
+    name: 'Checkout',
+    description:
+      'Checkout sessions: the hosted payment page and the calls it makes (public ones need no key).',
+  },
+  {
+    name: 'Payment links',
+    description: 'Reusable links to a hosted page, fixed or variable amount, with the fields they collect.',
+  },
+  { name: 'Customers', description: 'Customer profiles built from payments that carry a `customerId`.' },
+  {
+    name: 'Webhook endpoints',
+    description: 'Where signed `transaction.*` events go, their secrets and their deliveries.',
+  },
+  {
+    name: 'Provider portal',
+    description: 'A provider’s rails (create, test, activate) and its protocol schema, with its `sk_` key.',
+  },
+  {
+    name: 'Provider orders',
+    description: 'The pull transport: fetch `payment.execute` orders and ack them.',
+  },
+  {
+    name: 'Provider settlements',
+    description: 'Signed SettlementEvents (or mapped proprietary payloads) from providers.',
+  },
+  { name: 'Admin: projects', description: 'Operator: projects and their keys, shown once.' },
+  { name: 'Admin: keys', description: 'Operator: create, roll and revoke a project’s keys.' },
+  { name: 'Admin: webhook endpoints', description: 'Operator: a project’s webhook endpoints.' },
+  { name: 'Admin: providers', description: 'Operator: providers, their keys, signing secrets and mappings.' },
+  {
+    name: 'Admin: reconciliation',
+    description: 'Operator: a provider’s day of orders against its settlements.',
+  },
+  { name: 'Admin', description: 'Operator: maintenance.' },
+  { name: 'System', description: 'Health and this document.' },
+];
+
+function orderedTags(routes: DocumentedRoute[]): { name: string; description?: string }[] {
+  const known = new Set(TAGS.map((tag) => tag.name));
+  const others = [...new Set(routes.map((route) => route.tag))].filter((tag) => !known.has(tag));
+  return [...TAGS, ...others.map((name) => ({ name }))];
+}
+
 /** The OpenAPI 3.1 document of every non-page route, built from the routes' own zod schemas. */
 export function buildOpenApiDocument(routes: DocumentedRoute[], publicUrl: string): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
@@ -170,6 +223,7 @@ export function buildOpenApiDocument(routes: DocumentedRoute[], publicUrl: strin
         'Non-custodial Mobile Money payments for Central and West Africa. Keys prefixed `svc_test_` act on sandbox data, `svc_live_` on production data.',
     },
     servers: [{ url: publicUrl }],
+    tags: orderedTags(routes.filter((route) => !route.page)),
     paths,
     components: {
       securitySchemes: {
