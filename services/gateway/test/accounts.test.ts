@@ -81,6 +81,9 @@ describe('rolling a key', () => {
     ]);
     const won = results.filter((r) => r.status === 'fulfilled');
     expect(won).toHaveLength(1);
+    expect(results.find((r) => r.status === 'rejected')).toMatchObject({
+      reason: { code: 'invalid_state', status: 409 },
+    });
     const working = await Promise.allSettled(
       [secret.key, ...results.flatMap((r) => (r.status === 'fulfilled' ? [r.value.key] : []))].map((token) =>
         accounts.authenticateMerchant(token),

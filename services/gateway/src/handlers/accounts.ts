@@ -183,7 +183,10 @@ export function createAccounts(store: AccountsStore, serverKey: string) {
       if (!(await store.revokeApiKey(projectId, keyId, new Date()))) {
         // Another roll (or a revoke) won the race: this new key must not outlive it.
         await store.revokeApiKey(projectId, issued.id, new Date());
-        throw appError('invalid_request', `Key ${keyId} is already revoked; create a new key instead.`);
+        throw appError(
+          'invalid_state',
+          `Key ${keyId} was rolled or revoked meanwhile; use the key that replaced it.`,
+        );
       }
       return issued;
     },
