@@ -78,9 +78,9 @@ export const providerDeliveryService: ServiceDefinition<Env> = {
           timeoutMs: env.PROBE_TIMEOUT_MS,
           allowHttpLoopback: env.ALLOW_HTTP_LOOPBACK_ENDPOINTS,
         }),
-        'orders.pull': pullOrders({ orders, outbox }),
-        'orders.ack': ackOrder({ orders, outbox }),
-        'orders.get': getOrder({ orders, outbox }),
+        'orders.pull': pullOrders({ orders, outbox, metrics }),
+        'orders.ack': ackOrder({ orders, outbox, metrics }),
+        'orders.get': getOrder({ orders, outbox, metrics }),
         'deliveries.get': getDeliveries(orders),
       },
       async stop() {

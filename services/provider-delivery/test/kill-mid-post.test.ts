@@ -21,6 +21,7 @@ const env = {
   LOG_LEVEL: 'warn',
   ALLOW_HTTP_LOOPBACK_ENDPOINTS: 'true',
   DELIVERY_TIMEOUT_MS: '3000',
+  ORDER_EXPIRY_INTERVAL_MS: '200',
   OPS_PORT: '0',
 };
 let endpoint: Awaited<ReturnType<typeof startProviderEndpoint>>;
@@ -42,9 +43,13 @@ async function startDelivery(): Promise<ChildService> {
 beforeAll(async () => {
   endpoint = await startProviderEndpoint({
     secret,
-    behaviours: { '/hold-first': (request, n) => (n === 1 ? 'silence' : ackWith('ACCEPTED')(request, n)) },
+    behaviours: {
+      '/hold-first': (request, n) => (n === 1 ? 'silence' : ackWith('ACCEPTED')(request, n)),
+      '/hold-always': () => 'silence',
+    },
   });
   rails.set('rail_hold', { endpoint: endpoint.url('/hold-first'), secret });
+  rails.set('rail_silent', { endpoint: endpoint.url('/hold-always'), secret });
   bus = await connectBus(system, rails);
 });
 
@@ -89,4 +94,23 @@ describe('provider-delivery killed with SIGKILL during the POST', () => {
       expect.objectContaining({ attempt: 2, classification: 'ACCEPTED', httpStatus: 200 }),
     ]);
   }, 60_000);
+
+  it('an order that expires while its POST was out shows that attempt interrupted, none in flight', async () => {
+    child ??= await startDelivery();
+    const data = await bus.publishOrder({
+      railId: 'rail_silent',
+      expiresAt: new Date(Date.now() + 2_000).toISOString(),
+    });
+    await eventually(async () => endpoint.requestsTo('/hold-always').length === 1, 10_000, 20);
+    await child.kill('SIGKILL');
+    child = await startDelivery();
+
+    await eventually(async () => bus.outcomesOf(data.orderKey).length === 1, 10_000, 100);
+    expect(bus.outcomesOf(data.orderKey)).toEqual([expect.objectContaining({ type: 'delivery.expired' })]);
+    const { deliveries } = await bus.deliveries(data.orderKey);
+    expect(deliveries).toMatchObject([{ status: 'EXPIRED', outcome: 'EXPIRED' }]);
+    expect(deliveries[0]!.attempts).toEqual([
+      expect.objectContaining({ attempt: 1, classification: 'INTERRUPTED' }),
+    ]);
+  }, 30_000);
 });

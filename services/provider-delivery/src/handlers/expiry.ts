@@ -1,20 +1,21 @@
 import { startLoop, type Logger, type Loop, type MetricsRegistry, type Outbox } from '@mmp/platform';
+import { interruptedAttempt } from '../domain/order.js';
 import { findExpired, type Orders } from '../store/orders.js';
-import { outcomeEvent } from './outcome.js';
-import { countOrderOutcome } from './webhook-delivery.js';
+import { countOrderOutcome, outcomeEvent } from './outcome.js';
 
 const BATCH = 100;
 
 /**
  * Expires orders not pulled or not acked by `expires_at`: status EXPIRED and
- * `delivery.expired`, one compare-and-set write each. Driven by an indexed query on the
+ * `delivery.expired`, one compare-and-set write each. A webhook POST still out then is
+ * recorded as interrupted, so the expired order shows no attempt in flight forever. Driven by an indexed query on the
  * stored `expiresAt`, so orders that expired while the service was down expire at start.
  */
 export async function expireDueOrders(
   orders: Orders,
   outbox: Outbox,
+  metrics: MetricsRegistry,
   now = new Date(),
-  metrics?: MetricsRegistry,
 ): Promise<number> {
   let expired = 0;
   for (const order of await findExpired(orders, now, BATCH)) {
@@ -27,7 +28,9 @@ export async function expireDueOrders(
           outcome: 'EXPIRED',
           reason: 'the order expired before it was acked',
           updatedAt: now,
+          inFlight: null,
         },
+        ...(order.inFlight ? { $push: { attempts: { $each: [interruptedAttempt(order.inFlight)] } } } : {}),
       },
       [
         outcomeEvent(
@@ -40,7 +43,7 @@ export async function expireDueOrders(
     );
     if (!updated) continue;
     expired += 1;
-    if (metrics) countOrderOutcome(metrics, 'EXPIRED');
+    countOrderOutcome(metrics, 'EXPIRED');
   }
   return expired;
 }
@@ -58,7 +61,7 @@ export function startExpiryLoop(options: {
     log: options.log,
     metrics: options.metrics,
     pass: async () => {
-      const count = await expireDueOrders(options.orders, options.outbox, new Date(), options.metrics);
+      const count = await expireDueOrders(options.orders, options.outbox, options.metrics);
       if (count > 0) options.log.info({ count }, 'orders expired');
     },
   });

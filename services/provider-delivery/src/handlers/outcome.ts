@@ -1,5 +1,5 @@
 import { newEventId, type DeliveryClassification, type DeliveryOutcomeData } from '@mmp/protocol';
-import type { PendingEvent } from '@mmp/platform';
+import { counter, type MetricsRegistry, type PendingEvent } from '@mmp/platform';
 import { outcomeEventType, type Order } from '../domain/order.js';
 
 /** The delivery.* event provider-router acts on: accepted, rejected, failed or expired. */
@@ -25,4 +25,14 @@ export function outcomeEvent(
     ...(order.livemode !== null ? { livemode: order.livemode } : {}),
     data,
   };
+}
+
+/** How orders ended: ACCEPTED, REJECTED, TIMEOUT, UNREACHABLE, EXPIRED… */
+export function countOrderOutcome(metrics: MetricsRegistry, outcome: string) {
+  counter(
+    metrics,
+    'mmp_order_deliveries_total',
+    'Orders whose delivery ended, by outcome (ACCEPTED and REJECTED were answered by the provider).',
+    ['outcome'],
+  ).inc({ outcome });
 }

@@ -7,12 +7,12 @@ import {
   validationMessage,
   type ServiceRequest,
 } from '@mmp/protocol';
-import type { Operation, Outbox, RequestContext } from '@mmp/platform';
+import type { MetricsRegistry, Operation, Outbox, RequestContext } from '@mmp/platform';
 import { expectedAckType, sameAck, toOrderEntry, type Order } from '../domain/order.js';
 import { findProviderOrder, findPullable, type Orders } from '../store/orders.js';
-import { outcomeEvent } from './outcome.js';
+import { countOrderOutcome, outcomeEvent } from './outcome.js';
 
-export type PullDeps = { orders: Orders; outbox: Outbox };
+export type PullDeps = { orders: Orders; outbox: Outbox; metrics: MetricsRegistry };
 
 function providerOf(context: RequestContext): string {
   if (context.actor.kind !== 'provider')
@@ -98,7 +98,10 @@ async function applyAck(deps: PullDeps, order: Order, ack: OrderAck): Promise<Or
     { $set: { status: 'ACKED', ack, outcome: classification, reason, updatedAt: new Date() } },
     [outcomeEvent(order, classification, reason, order.deliveryCount)],
   );
-  if (updated) return ack;
+  if (updated) {
+    countOrderOutcome(deps.metrics, classification);
+    return ack;
+  }
   // Lost a race with another ack or with expiry: answer from what won.
   const current = await deps.orders.findOne({ _id: order._id });
   return (current && settledAnswer(current, ack)) ?? ack;

@@ -17,7 +17,7 @@ import {
 } from '../domain/order.js';
 import type { Orders } from '../store/orders.js';
 import type { ProviderHttp } from '../transport/signed-post.js';
-import { outcomeEvent } from './outcome.js';
+import { countOrderOutcome, outcomeEvent } from './outcome.js';
 
 export type WebhookConfig = {
   timeoutMs: number;
@@ -44,16 +44,6 @@ function countAttempt(metrics: MetricsRegistry, classification: DeliveryClassifi
     'Webhook POSTs of orders to providers, by classification.',
     ['classification'],
   ).inc({ classification });
-}
-
-/** How orders ended: ACCEPTED, REJECTED, TIMEOUT, UNREACHABLE, EXPIRED… */
-export function countOrderOutcome(metrics: MetricsRegistry, outcome: string) {
-  counter(
-    metrics,
-    'mmp_order_deliveries_total',
-    'Orders whose delivery ended, by outcome (ACCEPTED and REJECTED were answered by the provider).',
-    ['outcome'],
-  ).inc({ outcome });
 }
 
 type RailCredentials = { endpoint: string; secret: string };
