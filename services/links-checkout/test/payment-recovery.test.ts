@@ -84,6 +84,9 @@ describe('a pay attempt made while payments is away', () => {
     expect(asksFor(a)).toBe(asked);
     expect(await refusedForLink(c)).toBe('link_exhausted');
     expect(await refusedForLink(a)).toBe('link_exhausted');
+    // A refusal leaves nothing unclear: c, which never tried before, is never looked up.
+    await sleep(ROUNDS);
+    expect(asksFor(c)).toBe(0);
   });
 
   it('returns a session a crash left in processing to the form, with the reason, and gives its use back', async () => {

@@ -118,9 +118,10 @@ export function payOperations(deps: Deps): Record<string, Operation> {
       if (!claimed) throw stateError((await findSession(deps, session._id)).status);
       if (claimed.linkId) {
         // Refused here, the session may still hold a use from an earlier unclear attempt:
-        // its recovery stays, to give that use back if no payment was made.
+        // then its recovery stays, to give that use back if no payment was made; otherwise
+        // nothing is left to check.
         await holdLinkUse(deps, claimed.linkId, claimed._id).catch(async (error: unknown) => {
-          await moveSession(deps, claimed._id, 'processing', 'idle');
+          await moveSession(deps, claimed._id, 'processing', 'idle', {}, !session.recoverAt);
           throw error;
         });
       }
