@@ -1,22 +1,12 @@
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from './logger.js';
 import { startLoop } from './loops.js';
-import { eventually } from './testing/index.js';
+import { captureLogs, eventually } from './testing/index.js';
 
 function capturedLog() {
-  let text = '';
-  const log = createLogger({
-    service: 'loop-test',
-    level: 'warn',
-    destination: new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        text += chunk.toString('utf8');
-        done();
-      },
-    }),
-  });
-  return { log, text: () => text };
+  const logs = captureLogs();
+  const log = createLogger({ service: 'loop-test', level: 'warn', destination: logs.stream });
+  return { log, text: logs.text };
 }
 
 describe('startLoop', () => {

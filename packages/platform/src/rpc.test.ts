@@ -1,23 +1,13 @@
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { appError, isAppError } from '@mmp/protocol';
-import { createTestSystem, TEST_NATS_URL } from './testing/index.js';
+import { captureLogs, createTestSystem, TEST_NATS_URL } from './testing/index.js';
 import { createLogger } from './logger.js';
 import { createServiceClient, serveOperations } from './rpc.js';
 
 const system = createTestSystem('rpc');
-let logged = '';
-const log = createLogger({
-  service: 'test',
-  level: 'info',
-  destination: new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      logged += chunk.toString('utf8');
-      done();
-    },
-  }),
-});
+const logs = captureLogs();
+const log = createLogger({ service: 'test', level: 'info', destination: logs.stream });
 let nc: NatsConnection;
 let served: Awaited<ReturnType<typeof serveOperations>>;
 
@@ -60,7 +50,10 @@ describe('request/reply between services', () => {
 
   it('puts the caller’s request id on every log line the operation writes', async () => {
     await client().call('payments', 'note', {}, { requestId: 'req_traced42' });
-    const line = logged.split('\n').find((l) => l.includes('"msg":"noted"'));
+    const line = logs
+      .text()
+      .split('\n')
+      .find((l) => l.includes('"msg":"noted"'));
     expect(JSON.parse(line!)).toMatchObject({
       requestId: 'req_traced42',
       operation: 'note',

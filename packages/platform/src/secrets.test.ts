@@ -1,7 +1,7 @@
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createSecretBox, keyedHash, hashesEqual, secretHint } from './secrets.js';
 import { createLogger } from './logger.js';
+import { captureLogs } from './testing/index.js';
 
 describe('secret box', () => {
   const box = createSecretBox('server-key-0123456789abcdef0123456789');
@@ -35,14 +35,8 @@ describe('keyed hashes and hints', () => {
 
 describe('logger redaction', () => {
   it('never writes keys or secrets, whether in fields or in messages', () => {
-    let output = '';
-    const sink = new Writable({
-      write(chunk, _encoding, done) {
-        output += chunk;
-        done();
-      },
-    });
-    const log = createLogger({ service: 'test', level: 'info', destination: sink });
+    const logs = captureLogs();
+    const log = createLogger({ service: 'test', level: 'info', destination: logs.stream });
     log.info(
       { headers: { authorization: 'Bearer svc_live_sk_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' } },
       'request',
@@ -51,7 +45,7 @@ describe('logger redaction', () => {
     log.info(
       'presented sk_CCCCCCCCCCCCCCCCCCCCCCCC and svc_test_pk_DDDDDDDDDDDDDDDDDDDD, signed ssec_EEEEEEEEEEEEEEEEEEEE',
     );
-    expect(output).not.toMatch(/AAAAAAAA|BBBBBBBB|CCCCCCCC|DDDDDDDD|EEEEEEEE/);
-    expect(output).toContain('[REDACTED]');
+    expect(logs.text()).not.toMatch(/AAAAAAAA|BBBBBBBB|CCCCCCCC|DDDDDDDD|EEEEEEEE/);
+    expect(logs.text()).toContain('[REDACTED]');
   });
 });

@@ -4,7 +4,8 @@ import { startService, type RunningService } from '@mmp/platform';
 import { createTestSystem } from '@mmp/platform/testing';
 import { createGatewayService, gatewayUrl } from '../src/service.js';
 import { rateLimitNameSpace } from '../src/http/shared-rate-limits.js';
-import { ADMIN_TOKEN, captureLogs } from './support.js';
+import { captureLogs } from '@mmp/platform/testing';
+import { ADMIN_TOKEN } from './support.js';
 
 const redisUrl = process.env.RATE_LIMIT_TEST_REDIS_URL || 'redis://127.0.0.1:6379';
 

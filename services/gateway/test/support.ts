@@ -1,4 +1,3 @@
-import { Writable } from 'node:stream';
 import {
   connectNats,
   createLogger,
@@ -8,24 +7,12 @@ import {
   type Operation,
   type RunningService,
 } from '@mmp/platform';
-import { createTestSystem } from '@mmp/platform/testing';
+import { captureLogs, createTestSystem } from '@mmp/platform/testing';
 import type { ServiceName } from '@mmp/protocol';
 import { createGatewayService, gatewayUrl } from '../src/service.js';
 import type { ForwardedRoute } from '../src/routes/route.js';
 
 export const ADMIN_TOKEN = 'adm_test_token_0123456789abcdef';
-
-/** Everything the gateway logged during a test file, to prove no secret ever reaches a log. */
-export function captureLogs() {
-  const chunks: string[] = [];
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      chunks.push(String(chunk));
-      done();
-    },
-  });
-  return { stream, text: () => chunks.join('') };
-}
 
 export type HttpResult = {
   status: number;

@@ -7,7 +7,7 @@ import { join } from 'node:path';
  * secrets, provider API keys and admin tokens. Written out here, apart from the logger's own
  * redaction pattern, so that a gap in the redaction is caught rather than shared.
  */
-const SECRET_SHAPE = /\b(?:svc_(?:test|live)_(?:sk|pk)_|whsec_|ssec_|sk_|adm_)[A-Za-z0-9]{24,}/;
+export const SECRET_SHAPE = /\b(?:svc_(?:test|live)_(?:sk|pk)_|whsec_|ssec_|sk_|adm_)[A-Za-z0-9]{24,}/;
 
 /**
  * Every line of the log files in `dir` that holds a key or a secret, as `file:line: text`

@@ -144,3 +144,4 @@ export { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 
 export { spawnServiceProcess, type ChildService } from './child.js';
 export { freePort } from './ports.js';
+export { captureLogs } from './logs.js';
