@@ -98,7 +98,11 @@ describe('isolation between projects and environments', () => {
       const allowedEmpty =
         customersOfOwnerProject && key() === owner.liveSecretKey && !path.includes(ids.customerId);
       if (allowedEmpty) {
+        expect(response.status, path).toBe(200);
         expect(JSON.stringify(response.body)).not.toContain(ids.customerId);
+        // Counts leak what ids do not: live has no customers at all.
+        if (path.endsWith('/stats')) expect(response.body).toMatchObject({ totalCustomers: 0 });
+        else expect(response.body).toMatchObject({ data: [], meta: { total: 0 } });
         continue;
       }
       if (response.status !== 404) leaks.push(`${method} ${path} -> ${response.status}`);

@@ -11,7 +11,7 @@ import { routingHarness, type Provider, type RailRoute } from './support/routing
  * provider-router's order record.
  */
 const h = routingHarness();
-const { newProvider, testedRail, activeRail, pay, timelineOf } = h;
+const { newProvider, testedRail, activeRail, pay, timelineOf, orderOf } = h;
 
 describe('which rail gets the order', () => {
   it('a rail with a lower priority number wins even though it was created after the other', async () => {
@@ -34,6 +34,7 @@ describe('which rail gets the order', () => {
         skipped: [],
       },
     ]);
+    expect(await orderOf(payment.id)).toMatchObject({ railId: younger.id });
     expect(h.endpoint.orders('/younger-priority-1')).toHaveLength(1);
     expect(h.endpoint.orders('/older-priority-5')).toEqual([]);
   });
@@ -91,6 +92,7 @@ describe('which rail gets the order', () => {
       expect((await timelineOf(payment.token, 1)).routing).toMatchObject([
         { decision: 'routed', railId: fits.id, providerId: fitsProvider.id, skipped: [] },
       ]);
+      expect(await orderOf(payment.id)).toMatchObject({ railId: fits.id });
       expect(h.endpoint.orders('/fits')).toHaveLength(1);
       expect(decoyOrders()).toEqual([]);
     });
