@@ -1,8 +1,8 @@
-import { BaseEnv, createSecretBox, type ServiceDefinition } from '@mmp/platform';
-import { apiBase, createPullClient } from '@mmp/provider-kit';
+import { BaseEnv, createSecretBox, startLoop, type ServiceDefinition } from '@mmp/platform';
+import { createPullClient } from '@mmp/provider-kit';
 import { z } from 'zod';
 import { registerWithRetry, type Credentials } from './handlers/registration.js';
-import { startWorker } from './handlers/worker.js';
+import { workOnce } from './handlers/worker.js';
 import { openSandboxStore } from './store/sandbox.js';
 
 export const Env = BaseEnv.extend({
@@ -29,9 +29,10 @@ export type Env = typeof Env;
 export const sandboxProviderService: ServiceDefinition<Env> = {
   name: 'sandbox-provider',
   env: Env,
-  async start({ env, log, store }) {
+  async start({ env, log, store, metrics }) {
     const sandboxStore = await openSandboxStore(store);
-    const baseUrl = apiBase(env.GATEWAY_URL);
+    // The kit's calls take the gateway's URL with or without /v1.
+    const baseUrl = env.GATEWAY_URL;
     const aborted = new AbortController();
     let credentials: Credentials | null = null;
     let worker: { stop(): Promise<void> } | undefined;
@@ -47,17 +48,21 @@ export const sandboxProviderService: ServiceDefinition<Env> = {
     ).then((registered) => {
       if (!registered || aborted.signal.aborted) return;
       credentials = registered;
-      worker = startWorker(
-        {
-          executions: sandboxStore.executions,
-          pull: createPullClient({ baseUrl, apiKey: registered.apiKey }),
-          credentials: registered,
-          baseUrl,
-          delayMs: env.SANDBOX_DELAY_MS,
-          log,
-        },
-        env.SANDBOX_POLL_MS,
-      );
+      const deps = {
+        executions: sandboxStore.executions,
+        pull: createPullClient({ baseUrl, apiKey: registered.apiKey }),
+        credentials: registered,
+        baseUrl,
+        delayMs: env.SANDBOX_DELAY_MS,
+        log,
+      };
+      worker = startLoop({
+        name: 'sandbox_worker',
+        intervalMs: env.SANDBOX_POLL_MS,
+        log,
+        metrics,
+        pass: () => workOnce(deps),
+      });
     });
     return {
       operations: {

@@ -93,27 +93,15 @@ async function ensureRail(
   registration: Registration,
   secrets: { apiKey: string; signingSecret: string },
 ): Promise<Credentials> {
+  const api = { baseUrl: deps.baseUrl, apiKey: secrets.apiKey };
   let railId = registration.railId;
   if (!railId) {
-    const rail = await callServiceApi<{ id: string }>(
-      { baseUrl: deps.baseUrl, apiKey: secrets.apiKey },
-      'POST',
-      '/provider/rails',
-      SANDBOX_RAIL,
-    );
+    const rail = await callServiceApi<{ id: string }>(api, 'POST', '/provider/rails', SANDBOX_RAIL);
     railId = rail.id;
     await deps.store.registrations.findOneAndUpdate({ _id: 'sandbox' }, { $set: { railId } });
   }
-  await callServiceApi(
-    { baseUrl: deps.baseUrl, apiKey: secrets.apiKey },
-    'POST',
-    `/provider/rails/${railId}/test`,
-  );
-  const active = await callServiceApi<{ status: string }>(
-    { baseUrl: deps.baseUrl, apiKey: secrets.apiKey },
-    'POST',
-    `/provider/rails/${railId}/activate`,
-  );
+  await callServiceApi(api, 'POST', `/provider/rails/${railId}/test`);
+  const active = await callServiceApi<{ status: string }>(api, 'POST', `/provider/rails/${railId}/activate`);
   deps.log.info({ providerId: registration.providerId, railId, status: active.status }, 'sandbox rail ready');
   return { providerId: registration.providerId, railId, ...secrets };
 }

@@ -182,23 +182,3 @@ export async function workOnce(deps: WorkerDeps): Promise<void> {
   await resumeUnfinished(deps, pulled);
   await settleDue(deps);
 }
-
-export function startWorker(deps: WorkerDeps, intervalMs: number) {
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> = Promise.resolve();
-  const tick = () => {
-    running = workOnce(deps)
-      .catch((error: unknown) => deps.log.warn({ err: error }, 'sandbox round failed'))
-      .finally(() => {
-        if (timer) timer = setTimeout(tick, intervalMs);
-      });
-  };
-  timer = setTimeout(tick, 0);
-  return {
-    async stop() {
-      clearTimeout(timer);
-      timer = undefined;
-      await running;
-    },
-  };
-}
