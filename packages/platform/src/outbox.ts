@@ -2,6 +2,7 @@ import type { Registry } from 'prom-client';
 import type { Collection, Doc, Filter, Update } from './store/port.js';
 import type { EventPublisher, PendingEvent } from './events.js';
 import type { Logger } from './logger.js';
+import { startLoop, type Loop } from './loops.js';
 import { countLoopRun, counter, gauge } from './metrics.js';
 
 /**
@@ -55,8 +56,7 @@ export function createOutbox(options: {
       )
     : undefined;
   if (options.metrics) watchBacklog(options.metrics, options.collections);
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> = Promise.resolve();
+  let relay: Loop | undefined;
 
   async function flush<T extends Doc>(collection: Collection<T>, doc: T & OutboxFields, requestId?: string) {
     const events = doc._outbox ?? [];
@@ -117,19 +117,11 @@ export function createOutbox(options: {
     },
     relayOnce,
     start(intervalMs = 2000) {
-      const tick = () => {
-        running = relayOnce()
-          .catch((error) => log.warn({ err: error }, 'outbox relay pass failed'))
-          .finally(() => {
-            if (timer) timer = setTimeout(tick, intervalMs);
-          });
-      };
-      timer = setTimeout(tick, 0);
+      // No metrics for the loop: relayOnce counts its own passes, failures included.
+      relay = startLoop({ name: 'outbox_relay', intervalMs, log, pass: relayOnce });
     },
     async stop() {
-      if (timer) clearTimeout(timer);
-      timer = undefined;
-      await running;
+      await relay?.stop();
     },
   };
 }
