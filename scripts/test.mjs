@@ -16,8 +16,8 @@ function run(command, args) {
 }
 
 const steps = [
-  ['pnpm', ['exec', 'eslint', '.', '--max-warnings', '0']],
-  ['pnpm', ['exec', 'prettier', '--check', '.', '--log-level', 'warn']],
+  // ESLint and prettier --check, as `pnpm lint` runs them (cached by turbo).
+  ['pnpm', ['lint']],
   ['pnpm', ['exec', 'turbo', 'run', 'typecheck', '--output-logs=errors-only']],
   ['pnpm', ['exec', 'turbo', 'run', 'test', '--concurrency=1', ...process.argv.slice(2)]],
 ];
