@@ -15,7 +15,7 @@ import { payOnHostedPage } from './support/shopper.js';
  */
 const root = resolve(import.meta.dirname, '../..');
 let system: RunningSystem;
-const { mmp } = mmpAgainst(() => system);
+const { mmp, mmpJson } = mmpAgainst(() => system);
 let adapter: { child: ChildProcess; output: () => string } | undefined;
 
 /** `node … packages/provider-kit/examples/webhook-adapter.ts` with its documented variables. */
@@ -66,9 +66,11 @@ afterAll(async () => {
 
 describe("a provider wiring its webhook rail with the kit's guide", () => {
   it('creates it with mmp, tests and activates it, receives and settles a sandbox payment, reconciles', async () => {
-    const created = await mmp(['provider', 'create', '--name', 'Acme Pay', '--json']);
-    expect(created.code, created.stderr).toBe(0);
-    const provider = JSON.parse(created.stdout) as { id: string; apiKey: string; signingSecret: string };
+    const provider = (await mmpJson(['provider', 'create', '--name', 'Acme Pay'])) as {
+      id: string;
+      apiKey: string;
+      signingSecret: string;
+    };
     const asProvider = { MMP_PROVIDER_KEY: provider.apiKey };
 
     const port = await freePort();
@@ -155,15 +157,14 @@ describe("a provider wiring its webhook rail with the kit's guide", () => {
       return key && output().includes(`settlement ${key}: HTTP 200`) && key;
     }, 5_000);
 
-    const reconciled = await mmp([
+    const reconciled = await mmpJson([
       'reconcile',
       '--provider',
       provider.id,
       '--date',
       payment.body.createdAt.slice(0, 10),
-      '--json',
     ]);
-    expect(JSON.parse(reconciled.stdout)).toMatchObject({
+    expect(reconciled).toMatchObject({
       summary: { orders: 1, matched: 1, settledWithoutOrder: 0, orderWithoutSettlement: 0 },
       matched: [{ orderKey, amount: 5000, currency: 'XAF' }],
     });

@@ -21,11 +21,12 @@ import {
   type DeliveryOutcomeData,
   type OrderCreatedData,
 } from '@mmp/protocol';
-import { createPullClient, paymentAck, ServiceCallError } from '@mmp/provider-kit';
+import { createPullClient, paymentAck } from '@mmp/provider-kit';
 import { sandboxProviderService } from '@mmp/sandbox-provider';
 import { startExampleAdapter } from '@mmp/provider-kit/example';
 import { startSystem, type RunningSystem } from './support/system.js';
 import { api } from './support/http.js';
+import { failure } from './support/service-errors.js';
 
 /**
  * The pull transport over the gateway's real HTTP routes, with @mmp/provider-kit's pull
@@ -106,16 +107,6 @@ async function newProvider(name: string) {
   return system.admin<{ id: string; apiKey: string; signingSecret: string }>('POST', '/v1/admin/providers', {
     name,
   });
-}
-
-async function failure(promise: Promise<unknown>) {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!(error instanceof ServiceCallError))
-    throw new Error(`expected a ServiceCallError, got ${String(error)}`);
-  return { status: error.status, code: error.code, body: error.body as { error: Record<string, unknown> } };
 }
 
 describe('pull routes over HTTP with the provider kit', () => {

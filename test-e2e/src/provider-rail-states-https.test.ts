@@ -1,5 +1,4 @@
-import { createServer } from 'node:net';
-import { makeTestCertificate } from '@mmp/platform/testing';
+import { freePort, makeTestCertificate } from '@mmp/platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hexHmac } from '@mmp/protocol';
 import { startSystem, type ChildService, type RunningSystem } from './support/system.js';
@@ -24,15 +23,6 @@ let delivery: ChildService;
 let endpoint: HttpsProvider;
 let provider: { id: string; apiKey: string; signingSecret: string };
 let portal: ReturnType<typeof api>;
-
-function closedPort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 beforeAll(async () => {
   const env = { ALLOW_HTTP_LOOPBACK_ENDPOINTS: 'false', PROBE_TIMEOUT_MS: '5000' };
@@ -107,7 +97,7 @@ describe('rail test over HTTPS through provider-router and provider-delivery', (
   });
 
   it('PENDING + an unreachable host -> PENDING with the reason shown', async () => {
-    const rail = await railAt(`https://127.0.0.1:${await closedPort()}/mmp`);
+    const rail = await railAt(`https://127.0.0.1:${await freePort()}/mmp`);
     const tested = await portal<RailView>('POST', `/v1/provider/rails/${rail.id}/test`);
     expect(tested.body).toMatchObject({ status: 'PENDING', lastTest: { ok: false, httpStatus: null } });
     expect(tested.body.lastTest!.reason).toMatch(/^unreachable: .*ECONNREFUSED/);

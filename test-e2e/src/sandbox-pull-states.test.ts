@@ -9,10 +9,11 @@ import {
   type ServiceClient,
 } from '@mmp/platform';
 import { eventually } from '@mmp/platform/testing';
-import { createPullClient, ServiceCallError, type OrderAck, type PullClient } from '@mmp/provider-kit';
+import { createPullClient, type OrderAck, type PullClient } from '@mmp/provider-kit';
 import { startSystem, type ChildService, type ProjectKeys, type RunningSystem } from './support/system.js';
 import { api } from './support/http.js';
 import { payOnHostedPage } from './support/shopper.js';
+import { failure } from './support/service-errors.js';
 
 /**
  * The order state rows of the pull transport that the sandbox provider meets as a real
@@ -118,16 +119,6 @@ async function orderOf(paymentId: string) {
   });
 }
 
-async function failure(promise: Promise<unknown>) {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!(error instanceof ServiceCallError))
-    throw new Error(`expected a ServiceCallError, got ${String(error)}`);
-  return { status: error.status, code: error.code };
-}
-
 describe('the sandbox provider as the pull client', () => {
   it('an order it fetched is DELIVERED and comes back on every fetch until its ack, which completes the payment', async () => {
     const { payment, orderKey } = await whileSandboxDown(async () => {
@@ -172,7 +163,7 @@ describe('the sandbox provider as the pull client', () => {
       expect(await orderOf(payment.id)).toMatchObject({ status: 'FAILED', failureCode: 'provider_timeout' });
       expect(await client.get(orderKey)).toMatchObject({ status: 'expired', delivery_count: 1 });
       const ack = { type: 'payment.ack' as const, idempotency_key: orderKey, status: 'ACCEPTED' as const };
-      expect(await failure(client.ack(ack))).toEqual({ status: 410, code: 'order_expired' });
+      expect(await failure(client.ack(ack))).toMatchObject({ status: 410, code: 'order_expired' });
       expect((await client.pending()).map((entry) => entry.idempotency_key)).not.toContain(orderKey);
     });
   });
@@ -193,7 +184,7 @@ describe('the sandbox provider as the pull client', () => {
       expect(await client.ack(ack)).toEqual(ack);
       expect(
         await failure(client.ack({ ...ack, status: 'REJECTED', reason: 'insufficient_balance' })),
-      ).toEqual({
+      ).toMatchObject({
         status: 409,
         code: 'invalid_state',
       });
@@ -212,7 +203,7 @@ describe('the sandbox provider as the pull client', () => {
     const { client } = await sandboxClient();
     expect(await client.get(orderKey)).toMatchObject({ status: 'expired', delivery_count: 0 });
     const ack = { type: 'payment.ack' as const, idempotency_key: orderKey, status: 'ACCEPTED' as const };
-    expect(await failure(client.ack(ack))).toEqual({ status: 410, code: 'order_expired' });
+    expect(await failure(client.ack(ack))).toMatchObject({ status: 410, code: 'order_expired' });
     expect((await client.pending()).map((entry) => entry.idempotency_key)).not.toContain(orderKey);
 
     // Back up, the sandbox never sees the expired order, so it never executes it.

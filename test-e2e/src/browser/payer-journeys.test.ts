@@ -182,12 +182,8 @@ for (const lang of ['fr', 'en'] as const) {
 
 describeInBrowser("the merchant's logo", () => {
   it('is shown from our own origin: the browser never asks the merchant’s image host', async () => {
-    const created = await system.admin<{ keys: { kind: string; livemode: boolean; key: string }[] }>(
-      'POST',
-      '/v1/admin/projects',
-      { name: 'Logo Shop', displayName: 'Logo Shop', logoUrl: `${logoHost.url}/logo.png` },
-    );
-    const secret = created.keys.find((k) => k.kind === 'secret' && !k.livemode)!.key;
+    const secret = (await system.createProject('Logo Shop', { logoUrl: `${logoHost.url}/logo.png` }))
+      .testSecretKey;
     const link = await api(system.baseUrl, secret)<{ url: string }>('POST', '/v1/payment-links', {
       name: 'Panier',
       amount: 1000,

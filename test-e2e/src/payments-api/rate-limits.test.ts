@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSystem, type ProjectKeys, type RunningSystem } from '../support/system.js';
 import { api } from '../support/http.js';
+import { sessionOf } from '../support/shopper.js';
 import { createPayment, expectSimpleError, type Call } from './helpers.js';
 
 /**
@@ -55,8 +56,6 @@ function expectRateLimited(response: Response, limit: number) {
   return retryAfter;
 }
 
-const sessionIdOf = (paymentUrl: string) => new URL(paymentUrl).pathname.split('/').pop()!;
-
 describe('rate limits on payment routes', () => {
   it('answers 429 rate_limit_exceeded to a key past its budget, and only to that key', async () => {
     const busy = api(system.baseUrl, limited.testSecretKey);
@@ -99,7 +98,7 @@ describe('rate limits on public routes', () => {
     const merchant = api(system.baseUrl, neighbour.liveSecretKey);
     const payment = await createPayment(merchant);
     const shopper = api(system.baseUrl);
-    const session = `/v1/checkout/sessions/${sessionIdOf(payment.paymentUrl)}`;
+    const session = `/v1/checkout/sessions/${sessionOf(payment)}`;
     for (let i = 0; i < IP_MAX; i += 1) {
       const read = await shopper('GET', session);
       expect(read.status, JSON.stringify(read.body)).toBe(200);

@@ -161,11 +161,12 @@ export async function startSystem(
     system,
     admin,
     spawnService,
-    async createProject(name = 'Shop'): Promise<ProjectKeys> {
+    /** A project and its four keys; `extra` adds to the admin create body (e.g. `logoUrl`). */
+    async createProject(name = 'Shop', extra: Record<string, unknown> = {}): Promise<ProjectKeys> {
       const project = await admin<{
         id: string;
         keys: { kind: 'secret' | 'publishable'; livemode: boolean; key: string }[];
-      }>('POST', '/v1/admin/projects', { name, displayName: name });
+      }>('POST', '/v1/admin/projects', { name, displayName: name, ...extra });
       const key = (kind: string, livemode: boolean) =>
         project.keys.find((k) => k.kind === kind && k.livemode === livemode)?.key ?? '';
       return {
