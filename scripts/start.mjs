@@ -128,10 +128,12 @@ function launch(name, command, args, env = process.env, options = {}) {
   relay(child.stderr, process.stderr);
   child.on('exit', (code, signal) => {
     children.delete(name);
-    if (!stopping) {
-      console.error(`${name} exited (${signal ?? code}); stopping everything.`);
-      shutdown(1);
-    }
+    if (stopping) return;
+    // A terminal's Ctrl-C reaches every service of the group too, and one that stopped
+    // cleanly may be seen before our own SIGINT: that is a stop, not a crash.
+    if (code === 0) return shutdown(0);
+    console.error(`${name} exited (${signal ?? code}); stopping everything.`);
+    shutdown(1);
   });
   children.set(name, child);
 }

@@ -111,7 +111,7 @@ describe('pnpm start', () => {
   }, 60_000);
 
   it('stops every service cleanly on Ctrl-C', async () => {
-    expect(await stop(first!, 'SIGINT')).toBe(0);
+    expect(await stop(first!, 'SIGINT'), first!.output().slice(-3000)).toBe(0);
     expect(first!.output()).not.toContain('exited (');
     const health = await fetch(`http://127.0.0.1:${port}/v1/health`).catch(() => undefined);
     expect(health).toBeUndefined();
@@ -129,7 +129,7 @@ describe('pnpm start', () => {
       'Shop',
       'demo',
     ]);
-    expect(await stop(second, 'SIGTERM')).toBe(0);
+    expect(await stop(second, 'SIGTERM'), second.output().slice(-3000)).toBe(0);
   }, 120_000);
 });
 
@@ -159,7 +159,7 @@ describe('pnpm start where no NATS server answers', () => {
     });
     await waitFor(started, 'All 8 services healthy');
     expect(existsSync(join(own.dataDir, 'nats', 'jetstream'))).toBe(true);
-    expect(await stop(started, 'SIGINT')).toBe(0);
+    expect(await stop(started, 'SIGINT'), started.output().slice(-3000)).toBe(0);
     expect(await listening(natsPort)).toBe(false);
   }, 120_000);
 
