@@ -140,6 +140,8 @@ function launch(name, command, args, env = process.env, options = {}) {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+const shutdownDeadlineMs = Number(process.env.SHUTDOWN_TIMEOUT_MS ?? 20_000) + 5_000;
+
 function shutdown(code = 0) {
   if (stopping) return;
   stopping = true;
@@ -156,10 +158,13 @@ function shutdown(code = 0) {
       finish();
     }
   }, 100);
+  // Past the services' own drain deadline (SHUTDOWN_TIMEOUT_MS, after which they exit by
+  // themselves), whatever is left is killed.
   setTimeout(() => {
+    console.error(`still running, killed: ${[...children.keys()].join(', ')}`);
     for (const child of children.values()) child.kill('SIGKILL');
     process.exit(code || 1);
-  }, 10_000).unref();
+  }, shutdownDeadlineMs).unref();
 }
 process.on('SIGINT', () => shutdown(0));
 process.on('SIGTERM', () => shutdown(0));
