@@ -14,6 +14,7 @@ describe('isPrivateAddress', () => {
     'fd00::1',
     'fe80::1',
     '::ffff:10.0.0.1',
+    '::ffff:a9fe:a9fe',
     'not-an-ip',
   ])('refuses %s', (address) => expect(isPrivateAddress(address)).toBe(true));
 
