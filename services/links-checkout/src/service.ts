@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { BaseEnv, startLoop, type ServiceDefinition } from '@mmp/platform';
-import { shortCode } from '@mmp/protocol';
+import { ProviderEndpointEnv, shortCode } from '@mmp/protocol';
 import { openCollections } from './store/collections.js';
 import type { Deps } from './handlers/deps.js';
 import { createMerchantDirectory } from './handlers/merchants.js';
@@ -15,7 +15,9 @@ import { startPaymentEventsConsumer } from './handlers/payment-events.js';
 import { startSweeper } from './handlers/sweep.js';
 import { recoverOnce } from './handlers/recovery.js';
 
-export const Env = BaseEnv.extend({
+// ALLOW_HTTP_LOOPBACK_ENDPOINTS, the provider endpoints' development switch, also lets logos
+// on a loopback host be fetched (over http too), so a developer sets one variable.
+export const Env = BaseEnv.extend(ProviderEndpointEnv.shape).extend({
   /** Origin of the hosted pages as payers reach them (the gateway), without a trailing slash. */
   PUBLIC_URL: z
     .url({ protocol: /^https?$/, error: 'must be an http(s):// URL' })
@@ -38,11 +40,6 @@ export const Env = BaseEnv.extend({
   LOGO_CACHE_MS: z.coerce.number().int().positive().default(3_600_000),
   /** Time a merchant's server has to answer for its logo; the page waits for it on a cache miss. */
   LOGO_TIMEOUT_MS: z.coerce.number().int().positive().default(2_000),
-  /**
-   * Development only: logos on a loopback host may be fetched, over http too. The same
-   * switch as for provider endpoints, so a developer sets one variable.
-   */
-  ALLOW_HTTP_LOOPBACK_ENDPOINTS: z.stringbool().default(false),
 });
 export type Env = typeof Env;
 
