@@ -202,10 +202,6 @@ export async function startHarness(extraEnv: Record<string, string> = {}, option
     async paymentsUp() {
       paymentsStandIn ??= await servePayments();
     },
-    async paymentsDown() {
-      await paymentsStandIn?.stop();
-      paymentsStandIn = null;
-    },
     /**
      * Stops links-checkout and starts it again on the same data, as a new process would;
      * `whileStopped` may set its store as a crash would have left it.

@@ -10,7 +10,7 @@ export type LogoType = (typeof LOGO_TYPES)[number];
 export const MAX_LOGO_BYTES = 32 * 1024;
 
 /** The media type of a `Content-Type` header when it is one we inline, else null. */
-export function declaredLogoType(header: string | undefined): LogoType | null {
+function declaredLogoType(header: string | undefined): LogoType | null {
   const type = (header ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   return (LOGO_TYPES as readonly string[]).includes(type) ? (type as LogoType) : null;
 }

@@ -75,7 +75,7 @@ async function adoptPayment(deps: Deps, session: DueSession, payment: PaymentSna
 }
 
 /** Settles one due attempt from payments' answer; throws when payments cannot answer. */
-export async function recoverAttempt(deps: Deps, session: DueSession): Promise<void> {
+async function recoverAttempt(deps: Deps, session: DueSession): Promise<void> {
   const payment = await lookUpPayment(deps, session);
   const plan = planRecovery(session.status, payment);
   if (plan.kind === 'no_payment' || !payment) return giveBack(deps, session);

@@ -23,7 +23,7 @@ export type TimelineEntry = {
   routing?: RoutingStep;
 };
 
-export const ROUTING_DECIDED = 'routing.decided';
+const ROUTING_DECIDED = 'routing.decided';
 
 /** A routing decision changes no state: it only says where the payment went (or why nowhere). */
 export function routingEntry(
@@ -48,7 +48,7 @@ export function routingEntry(
   };
 }
 
-export function toTimelineView(entry: TimelineEntry) {
+function toTimelineView(entry: TimelineEntry) {
   return {
     id: entry.id,
     type: entry.type,
