@@ -80,8 +80,8 @@ export function createIdempotencyKeys<R>(
         const record = await collection.findOne({ _id: id });
         if (!record) continue;
         const expired = now().getTime() - new Date(record.createdAt).getTime() > IDEMPOTENCY_LIFETIME_MS;
-        if (expired || (record.state === 'done' && record.result === undefined)) {
-          // TTL removal is eventual; an expired key (or one kept in an older form) is free now.
+        if (expired) {
+          // TTL removal is eventual; an expired key is free now.
           await collection.deleteMany({ _id: id, claimedAt: record.claimedAt });
           continue;
         }
