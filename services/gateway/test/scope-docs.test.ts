@@ -7,7 +7,7 @@ function scopeRows(path: string): Record<string, string> {
   const text = readFileSync(new URL(`../../../${path}`, import.meta.url), 'utf8');
   const generated = text.slice(
     text.indexOf('<!-- generated:scopes:begin -->'),
-    text.indexOf('### What each'),
+    text.indexOf('<!-- generated:scopes:end -->'),
   );
   const rows: Record<string, string> = {};
   for (const match of generated.matchAll(/^\|\s*`([a-z_]+:[a-z]+)`\s*\|[^|]*\|\s*(yes|no)\s*\|$/gm)) {

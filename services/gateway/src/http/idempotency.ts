@@ -56,7 +56,7 @@ export function registerIdempotency(
     const key = checkIdempotencyKey(Array.isArray(header) ? header.join(',') : header);
     const claim = await keys.claim(
       `${callerOf(request.actor)}:${key}`,
-      requestHash({ url: request.url, body: request.rawBody ?? request.body ?? null }),
+      requestHash({ url: request.url, body: request.body ?? null }),
     );
     if (claim.replay) {
       const { status, contentType, sealedBody } = claim.replay;
