@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, startService, type ServiceDefinition } from '@mmp/platform';
 import { createTestSystem } from '@mmp/platform/testing';
 import { gatewayService } from '@mmp/gateway';
@@ -63,6 +63,7 @@ const BAD: { service: string; definition: AnyDefinition; name: string; value: st
 ];
 
 const system = createTestSystem('config');
+afterAll(() => system.cleanup());
 const validEnv = { ...system.env, ADMIN_TOKEN: 'admin-token-0123456789abcdef' };
 
 function variablesOf(definition: AnyDefinition): string[] {

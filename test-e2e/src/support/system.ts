@@ -52,16 +52,16 @@ const DEFINITIONS = [
 ] as unknown as ServiceDefinition<never>[];
 
 /**
- * The whole system in this process, as `pnpm start` runs it but isolated: its own NATS
- * prefix, data folder and gateway port. Core services start first, the gateway next, and
- * the sandbox provider last, since it registers itself through the gateway's public API.
- */
-/**
  * Set by the e2e run's global setup (`log-scan.global.ts`): every service of every system
  * writes its debug logs there, and the run fails if any of it holds a key or a secret.
  */
 const RUN_LOG_DIR = process.env.MMP_E2E_LOG_DIR;
 
+/**
+ * The whole system in this process, as `pnpm start` runs it but isolated: its own NATS
+ * prefix, data folder and gateway port. Core services start first, the gateway next, and
+ * the sandbox provider last, since it registers itself through the gateway's public API.
+ */
 export async function startSystem(
   options: {
     env?: Record<string, string>;
