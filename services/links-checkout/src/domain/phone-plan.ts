@@ -49,7 +49,7 @@ export type PagePhonePlan = { home: string | null; countries: PagePhoneCountry[]
 const isSupported = (country: string): country is SupportedCountry =>
   (SUPPORTED_COUNTRIES as readonly string[]).includes(country);
 
-export function pagePhonePlan(currency: string): PagePhonePlan {
+function buildPhonePlan(currency: string): PagePhonePlan {
   const countries = (COUNTRIES_BY_CURRENCY[currency] ?? []).filter(isSupported).map((country) => ({
     country,
     ...NUMBERING[country],
@@ -58,4 +58,13 @@ export function pagePhonePlan(currency: string): PagePhonePlan {
     groups: digitGroups(country),
   }));
   return { home: defaultCountry(currency) ?? null, countries };
+}
+
+// A plan depends on the currency alone: built once per currency, not on every page view.
+const PLANS = new Map(
+  Object.keys(COUNTRIES_BY_CURRENCY).map((currency) => [currency, buildPhonePlan(currency)]),
+);
+
+export function pagePhonePlan(currency: string): PagePhonePlan {
+  return PLANS.get(currency) ?? buildPhonePlan(currency);
 }
