@@ -64,6 +64,9 @@ describe('a delivery outcome redelivered after a crash', () => {
     const rail = await db.rails.findOne({ _id: first.id });
     expect(rail!.breaker.failures).toHaveLength(1);
     await h.waitFor('order.created', payment.id, 2);
-    expect(h.events('order.created', payment.id)).toHaveLength(2);
+    // The order moved once: routed, then one failover, whatever the redeliveries.
+    const moved = await db.orders.findOne({ _id: order.orderKey });
+    expect(moved!.decisions.map((decision) => decision.action)).toEqual(['routed', 'failover']);
+    expect(moved!.triedRailIds).toHaveLength(2);
   });
 });
