@@ -9,20 +9,20 @@ import {
   type JsMsg,
 } from '@nats-io/jetstream';
 import type { Registry } from 'prom-client';
-import { EVENTS_STREAM, EVENTS_SUBJECTS, EventEnvelope, HEADER, eventSubject } from '@mmp/protocol';
+import {
+  EVENTS_STREAM,
+  EVENTS_SUBJECTS,
+  EventEnvelope,
+  HEADER,
+  eventSubject,
+  type EventContract,
+  type EventOf,
+  type PendingEvent,
+  type ServiceName,
+} from '@mmp/protocol';
 import type { Logger } from './logger.js';
 import { counter, histogram } from './metrics.js';
-import { watchOf, type Naming, type WatchedConsumer } from './nats.js';
-
-/** A domain event before it is published: what a state change writes into its outbox. */
-export type PendingEvent = {
-  id: string;
-  type: string;
-  occurredAt: string;
-  projectId?: string;
-  livemode?: boolean;
-  data: unknown;
-};
+import type { Naming } from './nats.js';
 
 /** How long the stream remembers message ids to drop a re-published event. */
 const DUPLICATE_WINDOW_NS = 10 * 60 * 1_000_000_000;
@@ -37,7 +37,7 @@ export async function provisionEventsStream(nc: NatsConnection, naming: Naming):
     retention: RetentionPolicy.Limits,
     storage: StorageType.File,
     duplicate_window: DUPLICATE_WINDOW_NS,
-    // Events are the history the customers projection rebuilds from: keep them a year.
+    // Events are the history projections rebuild from: keep them a year.
     max_age: 365 * 24 * 3600 * 1_000_000_000,
   };
   try {
@@ -59,10 +59,18 @@ export type EventPublisher = (event: PendingEvent, requestId?: string) => Promis
 /**
  * Publishes with `Nats-Msg-Id` = event id: a re-publish after a crash (outbox relay) is
  * dropped by the stream within the duplicate window, and consumers de-duplicate beyond it.
+ * Only events whose contracts name this service as producer may leave it.
  */
-export function createEventPublisher(nc: NatsConnection, naming: Naming): EventPublisher {
+export function createEventPublisher(
+  nc: NatsConnection,
+  naming: Naming,
+  producer: { service: ServiceName; types: ReadonlySet<string> },
+): EventPublisher {
   const js = jetstream(nc);
   return async (event, requestId) => {
+    if (!producer.types.has(event.type)) {
+      throw new Error(`${producer.service} is not the producer of ${event.type}; see its contract`);
+    }
     const hdrs = natsHeaders();
     if (requestId) hdrs.set(HEADER.requestId, requestId);
     await js.publish(naming.subject(eventSubject(event.type)), JSON.stringify(event), {
@@ -72,127 +80,42 @@ export function createEventPublisher(nc: NatsConnection, naming: Naming): EventP
   };
 }
 
-export type ReceivedEvent = EventEnvelope & { requestId?: string; redeliveries: number };
+/** An event as a handler receives it: its contract's data, parsed, and how often it came. */
+export type ReceivedEvent<C extends EventContract = EventContract> = EventOf<C> & {
+  requestId?: string;
+  redeliveries: number;
+};
 
 /** What a handler tells the consumer: done, or try this event again after a delay. */
 export type HandleResult = void | { retryInMs: number };
 
-export type EventConsumer = { stop(): Promise<void> };
-
-/**
- * A durable consumer of the EVENTS stream. An event is acked only after its handler
- * finished (so the work is durable first), retried with a delay when the handler throws
- * or asks for it, and handlers must be idempotent: redelivery after a crash is normal.
- */
-export async function consumeEvents(options: {
-  nc: NatsConnection;
-  naming: Naming;
+export type ConsumerSpec<Cs extends readonly EventContract[]> = {
+  /** The durable consumer's name: its position in the stream survives restarts. */
   durable: string;
-  /** Event types, e.g. `payment.completed`, or wildcards like `payment.*`. */
-  types: string[];
-  log: Logger;
-  handle: (event: ReceivedEvent) => Promise<HandleResult>;
+  events: Cs;
+  handle: (event: ReceivedEvent<Cs[number]>) => Promise<HandleResult>;
   /** Start from the first event in the stream (rebuilds) rather than only new ones. */
   deliverAll?: boolean;
-  maxAckPendingMs?: number;
+  /** How long JetStream waits for an ack before redelivering; cover the slowest handler. */
+  ackWaitMs?: number;
   /**
    * Events handled at once (default 1, in stream order). More suits handlers that wait on
    * the network per event and need no ordering, so that one slow peer does not hold up
    * every other event behind it.
    */
   concurrency?: number;
-}): Promise<EventConsumer> {
-  const { nc, naming, log } = options;
-  const jsm = await jetstreamManager(nc);
-  const stream = naming.stream(EVENTS_STREAM);
-  const durable = naming.consumer(options.durable);
-  const subjects = options.types.map((type) => naming.subject(eventSubject(type)));
-  const filter = consumerFilter(nc, subjects, naming.subject(EVENTS_SUBJECTS));
-  try {
-    await jsm.consumers.info(stream, durable);
-    await jsm.consumers.update(stream, durable, filter);
-  } catch {
-    await jsm.consumers.add(stream, {
-      durable_name: durable,
-      ack_policy: AckPolicy.Explicit,
-      deliver_policy: options.deliverAll === false ? DeliverPolicy.New : DeliverPolicy.All,
-      ...filter,
-      ack_wait: (options.maxAckPendingMs ?? 30_000) * 1_000_000,
-      max_deliver: -1,
-    });
-  }
-  const consumer = await jetstream(nc).consumers.get(stream, durable);
-  const messages = await consumer.consume({ max_messages: 64 });
-  const concurrency = Math.max(1, options.concurrency ?? 1);
-  const inFlight = new Set<Promise<void>>();
-  const watch = watchOf(nc);
-  let ended = false;
-  // The client keeps asking for a deleted consumer (or stream) in case it comes back;
-  // meanwhile nothing is consumed, which readiness must show.
-  let missing = false;
-  void (async () => {
-    for await (const status of messages.status()) {
-      if (['consumer_deleted', 'consumer_not_found', 'stream_not_found'].includes(status.type)) {
-        if (!missing) log.error({ durable, status: status.type }, 'event consumer is gone; not ready');
-        missing = true;
-      }
-    }
-  })();
-  const watched: WatchedConsumer = { durable: options.durable, running: () => !ended && !missing };
-  watch?.consumers.add(watched);
-  const record = watch ? consumerMetrics(watch.registry, options.durable) : undefined;
-  const handle = async (event: ReceivedEvent): Promise<HandleResult> => {
-    if (!record) return options.handle(event);
-    if (event.redeliveries > 0) record.redelivered();
-    const stopTimer = record.started();
-    try {
-      const result = await options.handle(event);
-      record.outcome(result && 'retryInMs' in result ? 'retry' : 'ack');
-      return result;
-    } catch (error) {
-      record.outcome('failed');
-      throw error;
-    } finally {
-      stopTimer();
-    }
-  };
-  const done = (async () => {
-    for await (const msg of messages) {
-      missing = false;
-      // Only when the server could not filter on every subject (see consumerFilter).
-      if (!subjects.some((pattern) => subjectMatches(pattern, msg.subject))) {
-        msg.ack();
-        continue;
-      }
-      const work: Promise<void> = handleOne(msg, handle, log, () => record?.outcome('dropped'))
-        .catch((error: unknown) =>
-          log.error({ err: error, seq: msg.seq }, 'event left unacknowledged; JetStream will redeliver it'),
-        )
-        .finally(() => inFlight.delete(work));
-      inFlight.add(work);
-      if (inFlight.size >= concurrency) await Promise.race(inFlight);
-    }
-    await Promise.all(inFlight);
-  })().finally(() => {
-    // Ended without stop() (the consumer was deleted, the connection closed): readiness says so.
-    ended = true;
-  });
-  return {
-    async stop() {
-      watch?.consumers.delete(watched);
-      await messages.close();
-      await done;
-    },
-  };
-}
+};
 
-type EventOutcome = 'ack' | 'retry' | 'failed' | 'dropped';
+export type EventConsumer = { stop(): Promise<void>; running(): boolean };
 
-function consumerMetrics(registry: Registry, durable: string) {
+type EventOutcome = 'ack' | 'retry' | 'failed' | 'dropped' | 'too_new';
+
+function consumerMetrics(registry: Registry | undefined, durable: string) {
+  if (!registry) return undefined;
   const handled = counter(
     registry,
     'mmp_events_handled_total',
-    'Events handled by a durable consumer: ack, retry (asked to), failed (handler threw; redelivered later), dropped (malformed).',
+    'Events handled by a durable consumer: ack, retry (asked to), failed (handler threw; redelivered later), dropped (breaks its contract), too_new (a version this service cannot read yet; redelivered later).',
     ['consumer', 'outcome'],
   );
   const redeliveries = counter(
@@ -214,61 +137,236 @@ function consumerMetrics(registry: Registry, durable: string) {
   };
 }
 
-/**
- * nats-server before 2.10 takes a single filter subject per consumer. One subject (a type
- * or a wildcard like `payment.*`) needs no more; several on such a server filter on every
- * event and the consumer skips the others itself.
- */
-function consumerFilter(nc: NatsConnection, subjects: string[], everything: string) {
-  if (subjects.length === 1) return { filter_subject: subjects[0]! };
-  const [major = 0, minor = 0] = (nc.info?.version ?? '0.0').split('.').map(Number);
-  return major > 2 || (major === 2 && minor >= 10)
-    ? { filter_subjects: subjects }
-    : { filter_subject: everything };
+/** Refuses, at start, a consumer of an event whose contract does not list this service. */
+function checkConsumers(service: ServiceName, events: readonly EventContract[]): void {
+  for (const contract of events) {
+    if (!contract.consumers.includes(service)) {
+      throw new Error(`${service} is not a consumer of ${contract.type}; add it to the contract`);
+    }
+  }
 }
 
-/** NATS subject matching: `*` is one token, a trailing `>` one or more. */
-function subjectMatches(pattern: string, subject: string): boolean {
-  const want = pattern.split('.');
-  const got = subject.split('.');
-  for (let i = 0; i < want.length; i++) {
-    if (want[i] === '>') return got.length > i;
-    if (i >= got.length || (want[i] !== '*' && want[i] !== got[i])) return false;
-  }
-  return want.length === got.length;
-}
+/** Reading a message against the contracts: its event, or why it cannot be handled. */
+type Reading =
+  | { kind: 'event'; event: ReceivedEvent }
+  | { kind: 'malformed'; issues: unknown }
+  | { kind: 'too_new'; version: number }
+  | { kind: 'other' };
 
-async function handleOne(
-  msg: JsMsg,
-  handle: (event: ReceivedEvent) => Promise<HandleResult>,
-  log: Logger,
-  dropped: () => void,
-) {
-  let envelope: EventEnvelope;
-  try {
-    envelope = EventEnvelope.parse(msg.json());
-  } catch (error) {
-    // A malformed event can never succeed; keep it out of the way but say so loudly.
-    log.error({ err: error, subject: msg.subject, seq: msg.seq }, 'dropping malformed event');
-    dropped();
-    msg.term();
-    return;
-  }
-  const event: ReceivedEvent = {
-    ...envelope,
-    requestId: msg.headers?.get(HEADER.requestId) || undefined,
-    redeliveries: msg.info.deliveryCount - 1,
+function readEvent(msg: JsMsg, byType: Map<string, EventContract>): Reading {
+  const envelope = EventEnvelope.safeParse(safeJson(msg));
+  if (!envelope.success) return { kind: 'malformed', issues: envelope.error.issues };
+  const contract = byType.get(envelope.data.type);
+  if (!contract) return { kind: 'other' };
+  if (envelope.data.version > contract.version) return { kind: 'too_new', version: envelope.data.version };
+  const data = contract.data.safeParse(envelope.data.data);
+  if (!data.success) return { kind: 'malformed', issues: data.error.issues };
+  return {
+    kind: 'event',
+    event: {
+      ...envelope.data,
+      data: data.data,
+      requestId: msg.headers?.get(HEADER.requestId) || undefined,
+      redeliveries: msg.info.deliveryCount - 1,
+    } as ReceivedEvent,
   };
+}
+
+function safeJson(msg: JsMsg): unknown {
   try {
-    const result = await handle(event);
-    if (result && 'retryInMs' in result) msg.nak(result.retryInMs);
-    else msg.ack();
-  } catch (error) {
-    const delay = Math.min(60_000, 500 * 2 ** Math.min(event.redeliveries, 7));
-    log.warn(
-      { err: error, eventId: event.id, type: event.type, retryInMs: delay },
-      'event handler failed; will retry',
-    );
-    msg.nak(delay);
+    return msg.json();
+  } catch {
+    return undefined;
   }
+}
+
+/**
+ * A durable consumer of the EVENTS stream. An event is acked only after its handler
+ * finished (so the work is durable first), retried with a delay when the handler throws
+ * or asks for it; handlers are idempotent, since redelivery after a crash is normal. An
+ * event that breaks its contract can never succeed: it is logged, counted and terminated,
+ * never acked in silence. One of a newer version than this service reads waits for the
+ * upgrade (redelivered after a minute), so a rollout in the wrong order loses nothing.
+ */
+export async function consumeEvents<Cs extends readonly EventContract[]>(
+  options: ConsumerSpec<Cs> & {
+    nc: NatsConnection;
+    naming: Naming;
+    service: ServiceName;
+    log: Logger;
+    metrics?: Registry;
+  },
+): Promise<EventConsumer> {
+  const { nc, naming, log } = options;
+  checkConsumers(options.service, options.events);
+  const byType = new Map(options.events.map((contract) => [contract.type, contract as EventContract]));
+  const jsm = await jetstreamManager(nc);
+  const stream = naming.stream(EVENTS_STREAM);
+  const durable = naming.consumer(options.durable);
+  const subjects = options.events.map((contract) => naming.subject(contract.subject));
+  const filter = consumerFilter(nc, subjects, naming.subject(EVENTS_SUBJECTS));
+  const ackWait = (options.ackWaitMs ?? 30_000) * 1_000_000;
+  try {
+    await jsm.consumers.info(stream, durable);
+    await jsm.consumers.update(stream, durable, { ...filter, ack_wait: ackWait });
+  } catch {
+    await jsm.consumers.add(stream, {
+      durable_name: durable,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: options.deliverAll === false ? DeliverPolicy.New : DeliverPolicy.All,
+      ...filter,
+      ack_wait: ackWait,
+      max_deliver: -1,
+    });
+  }
+  const concurrency = Math.max(1, options.concurrency ?? 1);
+  const consumer = await jetstream(nc).consumers.get(stream, durable);
+  // A buffer of about what is handled at once: more would sit unacked, its ack_wait running.
+  const messages = await consumer.consume({ max_messages: Math.max(2, concurrency * 2) });
+  const inFlight = new Set<Promise<void>>();
+  const record = consumerMetrics(options.metrics, options.durable);
+  let ended = false;
+  // The client keeps asking for a deleted consumer (or stream) in case it comes back;
+  // meanwhile nothing is consumed, which readiness must show.
+  let missing = false;
+  void (async () => {
+    for await (const status of messages.status()) {
+      if (['consumer_deleted', 'consumer_not_found', 'stream_not_found'].includes(status.type)) {
+        if (!missing) log.error({ durable, status: status.type }, 'event consumer is gone; not ready');
+        missing = true;
+      }
+    }
+  })();
+
+  async function handleOne(msg: JsMsg): Promise<void> {
+    const reading = readEvent(msg, byType);
+    if (reading.kind === 'other') {
+      // Only when the server could not filter on every subject (see consumerFilter).
+      msg.ack();
+      return;
+    }
+    if (reading.kind === 'malformed') {
+      log.error(
+        { durable: options.durable, subject: msg.subject, seq: msg.seq, issues: reading.issues },
+        'dropping an event that breaks its contract',
+      );
+      record?.outcome('dropped');
+      msg.term();
+      return;
+    }
+    if (reading.kind === 'too_new') {
+      log.error(
+        { durable: options.durable, subject: msg.subject, seq: msg.seq, version: reading.version },
+        'event of a version this service cannot read yet; waiting for its upgrade',
+      );
+      record?.outcome('too_new');
+      msg.nak(60_000);
+      return;
+    }
+    const { event } = reading;
+    if (event.redeliveries > 0) record?.redelivered();
+    const stopTimer = record?.started();
+    try {
+      const result = await options.handle(event as ReceivedEvent<Cs[number]>);
+      if (result && 'retryInMs' in result) {
+        record?.outcome('retry');
+        msg.nak(result.retryInMs);
+      } else {
+        record?.outcome('ack');
+        msg.ack();
+      }
+    } catch (error) {
+      record?.outcome('failed');
+      const delay = Math.min(60_000, 500 * 2 ** Math.min(event.redeliveries, 7));
+      log.warn(
+        { err: error, eventId: event.id, type: event.type, retryInMs: delay },
+        'event handler failed; will retry',
+      );
+      msg.nak(delay);
+    } finally {
+      stopTimer?.();
+    }
+  }
+
+  const done = (async () => {
+    for await (const msg of messages) {
+      missing = false;
+      const work: Promise<void> = handleOne(msg)
+        .catch((error: unknown) =>
+          log.error({ err: error, seq: msg.seq }, 'event left unacknowledged; JetStream will redeliver it'),
+        )
+        .finally(() => inFlight.delete(work));
+      inFlight.add(work);
+      if (inFlight.size >= concurrency) await Promise.race(inFlight);
+    }
+    await Promise.all(inFlight);
+  })().finally(() => {
+    // Ended without stop() (the consumer was deleted, the connection closed): readiness says so.
+    ended = true;
+  });
+  return {
+    running: () => !ended && !missing,
+    async stop() {
+      await messages.close();
+      await done;
+    },
+  };
+}
+
+/**
+ * Replays every stored event of `events` from the first, through an ephemeral ordered
+ * consumer, for rebuilding a projection or a ledger. Malformed events are logged and
+ * skipped: a rebuild reports what it could read. Returns the number of events read.
+ */
+export async function replayEvents<Cs extends readonly EventContract[]>(options: {
+  nc: NatsConnection;
+  naming: Naming;
+  service: ServiceName;
+  log: Logger;
+  events: Cs;
+  handle: (event: ReceivedEvent<Cs[number]>) => Promise<void>;
+}): Promise<number> {
+  checkConsumers(options.service, options.events);
+  const byType = new Map(options.events.map((contract) => [contract.type, contract as EventContract]));
+  const subjects = options.events.map((contract) => options.naming.subject(contract.subject));
+  const consumer = await jetstream(options.nc).consumers.get(options.naming.stream(EVENTS_STREAM), {
+    filter_subjects: filterSubject(options.nc, subjects, options.naming.subject(EVENTS_SUBJECTS)),
+  });
+  if ((await consumer.info()).num_pending === 0) return 0;
+  let count = 0;
+  const messages = await consumer.consume({ max_messages: 256 });
+  try {
+    for await (const msg of messages) {
+      const reading = readEvent(msg, byType);
+      if (reading.kind === 'event') await options.handle(reading.event as ReceivedEvent<Cs[number]>);
+      else if (reading.kind !== 'other')
+        options.log.error(
+          { seq: msg.seq, reading: reading.kind },
+          'skipping an unreadable event during replay',
+        );
+      count += 1;
+      if (msg.info.pending === 0) break;
+    }
+  } finally {
+    await messages.close();
+  }
+  return count;
+}
+
+/**
+ * nats-server before 2.10 takes a single filter subject per consumer. One subject needs no
+ * more; several of one aggregate become its wildcard (`evt.payment.*`); others, on such a
+ * server, filter on every event, and reading skips what no contract of the consumer names.
+ */
+function filterSubject(nc: NatsConnection, subjects: string[], everything: string): string | string[] {
+  if (subjects.length === 1) return subjects[0]!;
+  const [major = 0, minor = 0] = (nc.info?.version ?? '0.0').split('.').map(Number);
+  if (major > 2 || (major === 2 && minor >= 10)) return subjects;
+  const aggregates = new Set(subjects.map((subject) => subject.slice(0, subject.lastIndexOf('.'))));
+  return aggregates.size === 1 ? `${[...aggregates][0]}.*` : everything;
+}
+
+function consumerFilter(nc: NatsConnection, subjects: string[], everything: string) {
+  const filter = filterSubject(nc, subjects, everything);
+  return typeof filter === 'string' ? { filter_subject: filter } : { filter_subjects: filter };
 }

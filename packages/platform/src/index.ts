@@ -7,6 +7,7 @@ export * from './outbox.js';
 export * from './idempotent.js';
 export * from './idempotency.js';
 export * from './addresses.js';
+export * from './outbound.js';
 export * from './loops.js';
 export * from './secrets.js';
 export * from './metrics.js';

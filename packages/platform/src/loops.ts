@@ -1,7 +1,18 @@
 import type { Logger } from './logger.js';
 import { countLoopRun, type MetricsRegistry } from './metrics.js';
 
-export type Loop = { stop(): Promise<void> };
+export type Loop = {
+  /** Runs a pass now, or right after the pass under way, instead of waiting for the interval. */
+  kick(): void;
+  stop(): Promise<void>;
+};
+
+export type LoopSpec = {
+  /** The `loop` label of `mmp_loop_runs_total`. */
+  name: string;
+  intervalMs: number;
+  pass: (signal: AbortSignal) => Promise<unknown>;
+};
 
 /**
  * A background loop: one pass at start, then one `intervalMs` after each pass ends, so
@@ -9,25 +20,30 @@ export type Loop = { stop(): Promise<void> };
  * resumes. A failed pass is logged and counted, and the next one runs as usual. `stop`
  * waits for the pass under way; `signal` tells a long pass to end early.
  */
-export function startLoop(options: {
-  name: string;
-  intervalMs: number;
-  log: Logger;
-  metrics?: MetricsRegistry;
-  pass: (signal: AbortSignal) => Promise<unknown>;
-}): Loop {
+export function startLoop(options: LoopSpec & { log: Logger; metrics?: MetricsRegistry }): Loop {
   const stopping = new AbortController();
   let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> = Promise.resolve();
+  let running: Promise<unknown> | undefined;
+  let kicked = false;
+  const schedule = (delayMs: number) => {
+    clearTimeout(timer);
+    if (!stopping.signal.aborted) timer = setTimeout(tick, delayMs);
+  };
   const tick = () => {
+    kicked = false;
     running = countLoopRun(options.metrics, options.name, () => options.pass(stopping.signal))
       .catch((error) => options.log.warn({ err: error, loop: options.name }, 'loop pass failed'))
       .finally(() => {
-        if (!stopping.signal.aborted) timer = setTimeout(tick, options.intervalMs);
+        running = undefined;
+        schedule(kicked ? 0 : options.intervalMs);
       });
   };
-  timer = setTimeout(tick, 0);
+  schedule(0);
   return {
+    kick() {
+      if (running) kicked = true;
+      else schedule(0);
+    },
     async stop() {
       stopping.abort();
       clearTimeout(timer);

@@ -36,6 +36,9 @@ export async function connectNats(options: {
     name: options.name,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 1000,
+    // A stack trace captured for every request costs more CPU than the request itself;
+    // a failed request says which subject it was for.
+    noAsyncTraces: true,
   });
   void (async () => {
     for await (const status of nc.status()) {
@@ -47,25 +50,11 @@ export async function connectNats(options: {
   return nc;
 }
 
-/** A durable consumer as readiness sees it: running until stopped or ended on its own. */
-export type WatchedConsumer = { durable: string; running(): boolean };
-
 /**
- * What the service kit knows about its own connection: whether it is connected now (it
- * reconnects by itself), the registry its metrics go to and the consumers started on it.
- * Consumers are started deep inside a service's handlers with the connection the kit
- * gave them; keyed on that connection, each is instrumented and seen by readiness without
- * every handler threading the kit through.
+ * Whether the connection is up now (it reconnects by itself), kept in
+ * `mmp_nats_connected` for alerts and read by readiness.
  */
-export type ConnectionWatch = {
-  connected(): boolean;
-  registry: Registry;
-  consumers: Set<WatchedConsumer>;
-};
-
-const watches = new WeakMap<NatsConnection, ConnectionWatch>();
-
-export function watchConnection(nc: NatsConnection, registry: Registry): ConnectionWatch {
+export function watchConnection(nc: NatsConnection, registry: Registry): { connected(): boolean } {
   let connected = !nc.isClosed();
   const up = gauge(
     registry,
@@ -80,16 +69,5 @@ export function watchConnection(nc: NatsConnection, registry: Registry): Connect
       up.set(connected ? 1 : 0);
     }
   })();
-  const watch: ConnectionWatch = {
-    connected: () => connected && !nc.isClosed(),
-    registry,
-    consumers: new Set(),
-  };
-  watches.set(nc, watch);
-  return watch;
-}
-
-/** The kit's watch of a connection; none for a connection a test made itself. */
-export function watchOf(nc: NatsConnection): ConnectionWatch | undefined {
-  return watches.get(nc);
+  return { connected: () => connected && !nc.isClosed() };
 }

@@ -1,8 +1,8 @@
 import type { Registry } from 'prom-client';
-import type { Collection, Doc, Filter, Update } from './store/port.js';
-import type { EventPublisher, PendingEvent } from './events.js';
+import type { PendingEvent } from '@mmp/protocol';
+import type { Collection, Doc, Filter, FindOptions, Update } from './store/port.js';
+import type { EventPublisher } from './events.js';
 import type { Logger } from './logger.js';
-import { startLoop, type Loop } from './loops.js';
 import { countLoopRun, counter, gauge } from './metrics.js';
 
 /**
@@ -12,6 +12,17 @@ import { countLoopRun, counter, gauge } from './metrics.js';
  * relay finds them through an index and publishes them with their id as `Nats-Msg-Id`.
  */
 export type OutboxFields = { _outbox?: PendingEvent[]; _outboxPending?: number };
+
+/**
+ * What the relay needs of an aggregate collection. Every `Collection<T>` is one, whatever
+ * its document type, so a service hands its collections over as they are.
+ */
+export interface OutboxCollection {
+  readonly name: string;
+  find(filter: Filter, options?: FindOptions): Promise<Doc[]>;
+  findOneAndUpdate(filter: Filter, update: Update): Promise<Doc | null>;
+  ensureIndex: Collection<Doc>['ensureIndex'];
+}
 
 export type Outbox = {
   /** Inserts a new aggregate together with its events, then publishes them. */
@@ -33,17 +44,15 @@ export type Outbox = {
     events: PendingEvent[],
     requestId?: string,
   ): Promise<T | null>;
-  /** Publishes whatever a crash left unpublished in the registered collections. */
+  /** Publishes whatever a crash left unpublished in the outbox's collections. */
   relayOnce(): Promise<number>;
-  start(intervalMs?: number): void;
-  stop(): Promise<void>;
 };
 
 export function createOutbox(options: {
   publish: EventPublisher;
   log: Logger;
   /** Collections holding aggregates with outboxes; the relay scans these. */
-  collections: Collection<Doc>[];
+  collections: readonly OutboxCollection[];
   /** The service's registry: backlog, relay failures and relay passes are recorded there. */
   metrics?: Registry;
 }): Outbox {
@@ -56,12 +65,9 @@ export function createOutbox(options: {
       )
     : undefined;
   if (options.metrics) watchBacklog(options.metrics, options.collections);
-  let relay: Loop | undefined;
 
-  async function flush<T extends Doc>(collection: Collection<T>, doc: T & OutboxFields, requestId?: string) {
-    const events = doc._outbox ?? [];
-    if (events.length === 0) return;
-    for (const event of events) {
+  async function flush(collection: OutboxCollection, doc: Doc & OutboxFields, requestId?: string) {
+    for (const event of doc._outbox ?? []) {
       await publish(event, requestId);
       // Guarded on the event still being there, so a relay pass and a request flushing the
       // same document concurrently decrement the counter once.
@@ -72,7 +78,7 @@ export function createOutbox(options: {
     }
   }
 
-  async function flushQuietly<T extends Doc>(collection: Collection<T>, doc: T, requestId?: string) {
+  async function flushQuietly(collection: OutboxCollection, doc: Doc, requestId?: string) {
     // The write is durable already; if publishing fails now the relay publishes later.
     await flush(collection, doc, requestId).catch((error) =>
       log.warn({ err: error, collection: collection.name, id: doc._id }, 'event publish deferred to relay'),
@@ -84,20 +90,11 @@ export function createOutbox(options: {
     for (const collection of options.collections) {
       const pending = await collection.find({ _outboxPending: { $gt: 0 } }, { limit: 200 });
       for (const doc of pending) {
-        await flush(collection, doc as Doc & OutboxFields);
+        await flush(collection, doc);
         count += (doc as OutboxFields)._outbox?.length ?? 0;
       }
     }
     return count;
-  }
-
-  async function relayOnce(): Promise<number> {
-    try {
-      return await countLoopRun(options.metrics, 'outbox_relay', relayPass);
-    } catch (error) {
-      relayFailures?.inc();
-      throw error;
-    }
   }
 
   return {
@@ -115,40 +112,39 @@ export function createOutbox(options: {
       if (updated && events.length > 0) await flushQuietly(collection, updated, requestId);
       return updated;
     },
-    relayOnce,
-    start(intervalMs = 2000) {
-      // No metrics for the loop: relayOnce counts its own passes, failures included.
-      relay = startLoop({ name: 'outbox_relay', intervalMs, log, pass: relayOnce });
-    },
-    async stop() {
-      await relay?.stop();
+    async relayOnce() {
+      try {
+        return await countLoopRun(options.metrics, 'outbox_relay', relayPass);
+      } catch (error) {
+        relayFailures?.inc();
+        throw error;
+      }
     },
   };
 }
 
-// Scraped rather than updated by the relay, so the number is right between passes and on
-// a replica whose relay is not the one catching up.
-const backlogSources = new WeakMap<Registry, Collection<Doc>[]>();
+/** The index the relay finds unpublished events through; created at start for each collection. */
+export async function ensureOutboxIndexes(collections: readonly OutboxCollection[]): Promise<void> {
+  for (const collection of collections) await collection.ensureIndex({ fields: { _outboxPending: 1 } });
+}
 
-function watchBacklog(registry: Registry, collections: Collection<Doc>[]) {
-  const known = backlogSources.get(registry) ?? [];
-  backlogSources.set(registry, [...known, ...collections]);
+/**
+ * `mmp_outbox_unpublished_events{collection}`: read at scrape time from the store, so
+ * every replica reports the whole backlog, including a replica whose relay is not the one
+ * catching up.
+ */
+function watchBacklog(registry: Registry, collections: readonly OutboxCollection[]) {
   gauge(
     registry,
     'mmp_outbox_unpublished_events',
     'Events written with their state change but not yet published (read at scrape; counted over at most 1000 documents per collection).',
     ['collection'],
     async function collect() {
-      for (const collection of backlogSources.get(registry) ?? []) {
+      for (const collection of collections) {
         const pending = await collection.find({ _outboxPending: { $gt: 0 } }, { limit: 1000 });
         const events = pending.reduce((sum, doc) => sum + ((doc as OutboxFields)._outboxPending ?? 0), 0);
         this.set({ collection: collection.name }, events);
       }
     },
   );
-}
-
-/** Indexes the relay relies on; call once per aggregate collection at start. */
-export async function ensureOutboxIndex(collection: Collection<Doc>): Promise<void> {
-  await collection.ensureIndex({ fields: { _outboxPending: 1 } });
 }

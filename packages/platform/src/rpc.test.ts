@@ -1,15 +1,98 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { appError, isAppError } from '@mmp/protocol';
+import { z } from 'zod';
+import { Registry } from 'prom-client';
+import { appError, defineHttpOperation, defineOperation, isAppError } from '@mmp/protocol';
 import { captureLogs, createTestSystem, TEST_NATS_URL } from './testing/index.js';
 import { createLogger } from './logger.js';
-import { createServiceClient, serveOperations } from './rpc.js';
+import { createBusClient, operation, serveOperations } from './rpc.js';
 
 const system = createTestSystem('rpc');
 const logs = captureLogs();
 const log = createLogger({ service: 'test', level: 'info', destination: logs.stream });
+const callerMetrics = new Registry();
 let nc: NatsConnection;
 let served: Awaited<ReturnType<typeof serveOperations>>;
+
+const merchantActor = {
+  kind: 'merchant' as const,
+  projectId: 'p1',
+  livemode: false,
+  scopes: ['payments:read'],
+  keyId: 'k1',
+};
+
+const echo = defineHttpOperation({
+  service: 'payments',
+  name: 'echo',
+  actors: ['merchant'],
+  scope: 'payments:read',
+  responses: { 200: z.object({ request: z.unknown(), actor: z.unknown(), requestId: z.string() }) },
+  summary: 'Answers what it received',
+});
+const writeOnly = defineHttpOperation({
+  service: 'payments',
+  name: 'write-only',
+  actors: ['merchant'],
+  scope: 'payments:write',
+  responses: { 200: z.object({}) },
+  summary: 'Needs payments:write',
+});
+const note = defineOperation({
+  service: 'payments',
+  name: 'note',
+  actors: ['service'],
+  callers: ['gateway'],
+  request: z.object({}),
+  reply: z.object({}),
+  summary: 'Writes a log line',
+});
+const add = defineOperation({
+  service: 'payments',
+  name: 'add',
+  actors: ['service'],
+  callers: ['gateway'],
+  request: z.object({ a: z.number(), b: z.number() }),
+  reply: z.object({ sum: z.number() }),
+  summary: 'Adds',
+});
+const lie = defineOperation({
+  service: 'payments',
+  name: 'lie',
+  actors: ['service'],
+  callers: ['gateway'],
+  request: z.object({}),
+  reply: z.object({ sum: z.number() }),
+  summary: 'Answers outside its contract',
+});
+const refuse = defineOperation({
+  service: 'payments',
+  name: 'refuse',
+  actors: ['service'],
+  callers: ['gateway'],
+  request: z.object({}),
+  reply: z.object({}),
+  errors: ['validation_error'],
+  summary: 'Always refuses',
+});
+const crash = defineOperation({
+  service: 'payments',
+  name: 'crash',
+  actors: ['service'],
+  callers: ['gateway'],
+  request: z.object({}),
+  reply: z.object({}),
+  summary: 'Always crashes',
+});
+const unserved = defineOperation({
+  service: 'customers',
+  name: 'nobody',
+  actors: ['service'],
+  callers: ['gateway'],
+  request: z.object({}),
+  reply: z.object({}),
+  summary: 'Nobody serves it',
+});
 
 beforeAll(async () => {
   nc = await connect({ servers: TEST_NATS_URL });
@@ -19,22 +102,25 @@ beforeAll(async () => {
     service: 'payments',
     version: '0.0.1',
     log,
-    operations: {
-      echo: async (request, context) => ({
+    operations: [
+      operation(echo, async (request, context) => ({
         status: 200,
         body: { request, actor: context.actor, requestId: context.requestId },
-      }),
-      note: async (_request, context) => {
+      })),
+      operation(writeOnly, async () => ({ status: 200, body: {} })),
+      operation(note, async (_request, context) => {
         context.log.info('noted');
-        return { status: 200, body: {} };
-      },
-      refuse: async () => {
+        return {};
+      }),
+      operation(add, async ({ a, b }) => ({ sum: a + b })),
+      operation(lie, async () => ({ sum: 'many' }) as never),
+      operation(refuse, async () => {
         throw appError('validation_error', 'Invalid body.', [{ field: 'amount', message: 'too small' }]);
-      },
-      crash: async () => {
+      }),
+      operation(crash, async () => {
         throw new Error('database password is hunter2');
-      },
-    },
+      }),
+    ],
   });
 });
 
@@ -44,12 +130,19 @@ afterAll(async () => {
   await system.cleanup();
 });
 
-describe('request/reply between services', () => {
-  const client = () =>
-    createServiceClient({ nc, naming: system.naming, caller: 'gateway', defaultTimeoutMs: 1000 });
+const client = (caller: 'gateway' | 'customers' = 'gateway') =>
+  createBusClient({
+    nc,
+    naming: system.naming,
+    caller,
+    defaultTimeoutMs: 1000,
+    log,
+    metrics: callerMetrics,
+  });
 
+describe('request/reply between services, by contract', () => {
   it('puts the caller’s request id on every log line the operation writes', async () => {
-    await client().call('payments', 'note', {}, { requestId: 'req_traced42' });
+    await client().request(note, {}, { requestId: 'req_traced42' });
     const line = logs
       .text()
       .split('\n')
@@ -61,15 +154,11 @@ describe('request/reply between services', () => {
     });
   });
 
-  it('carries the request, the actor and the request id', async () => {
-    const reply = await client().call(
-      'payments',
-      'echo',
+  it('carries the HTTP-shaped request, the actor and the request id', async () => {
+    const reply = await client().request(
+      echo,
       { params: { token: 'pay_1' }, body: { amount: 100 } },
-      {
-        requestId: 'req_abc',
-        actor: { kind: 'merchant', projectId: 'p1', livemode: false, scopes: ['payments:read'], keyId: 'k1' },
-      },
+      { requestId: 'req_abc', actor: merchantActor },
     );
     expect(reply.status).toBe(200);
     expect(reply.body).toMatchObject({
@@ -79,10 +168,33 @@ describe('request/reply between services', () => {
     });
   });
 
+  it('gives an internal operation its typed input and the caller its typed reply', async () => {
+    await expect(client().request(add, { a: 2, b: 3 })).resolves.toEqual({ sum: 5 });
+  });
+
+  it('refuses an input its contract does not admit, naming every field', async () => {
+    const error = await client()
+      .request(add, { a: 'two' } as never)
+      .catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'validation_error', status: 422 });
+    expect((error as { fields: { field: string }[] }).fields.map((f) => f.field)).toEqual(['a', 'b']);
+  });
+
+  it('refuses a reply that breaks the contract as internal_error, counted as a violation', async () => {
+    const error = await client()
+      .request(lie, {})
+      .catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'internal_error', status: 500 });
+    const metrics = await callerMetrics.metrics();
+    expect(metrics).toMatch(
+      /mmp_contract_violations_total\{contract="svc\.payments\.lie",direction="reply"\} 1/,
+    );
+  });
+
   it('turns a typed failure into the same AppError on the caller side', async () => {
     const error = await client()
-      .call('payments', 'refuse', {})
-      .catch((caught) => caught);
+      .request(refuse, {})
+      .catch((caught: unknown) => caught);
     expect(isAppError(error)).toBe(true);
     expect(error).toMatchObject({
       code: 'validation_error',
@@ -93,30 +205,72 @@ describe('request/reply between services', () => {
 
   it('hides an unexpected failure behind internal_error', async () => {
     const error = await client()
-      .call('payments', 'crash', {})
-      .catch((caught) => caught);
+      .request(crash, {})
+      .catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: 'internal_error', status: 500 });
-    expect(String(error.message)).not.toContain('hunter2');
+    expect(String((error as Error).message)).not.toContain('hunter2');
   });
 
   it('answers service_unavailable when nobody serves the operation', async () => {
     const error = await client()
-      .call('customers', 'list', {})
-      .catch((caught) => caught);
+      .request(unserved, {})
+      .catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: 'service_unavailable', status: 503 });
   });
 
   it('keeps systems with different prefixes apart', async () => {
     const other = createTestSystem('rpcother');
-    const error = await createServiceClient({
+    const error = await createBusClient({
       nc,
       naming: other.naming,
       caller: 'gateway',
       defaultTimeoutMs: 500,
+      log,
     })
-      .call('payments', 'echo', {})
-      .catch((caught) => caught);
+      .request(note, {})
+      .catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: 'service_unavailable' });
     await other.cleanup();
+  });
+
+  it('refuses to send for a caller its contract does not list', async () => {
+    await expect(client('customers').request(note, {})).rejects.toThrow(
+      /not a caller of svc\.payments\.note/,
+    );
+  });
+});
+
+describe('the service checks who calls, whatever the caller claims', () => {
+  it('refuses an actor of a kind the contract does not admit', async () => {
+    const error = await client()
+      .request(echo, {}, { actor: { kind: 'public' } })
+      .catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'insufficient_permissions', status: 403 });
+  });
+
+  it('refuses a merchant actor without the scope, and one with no scopes at all', async () => {
+    for (const scopes of [['payments:read'], []]) {
+      const error = await client()
+        .request(writeOnly, {}, { actor: { ...merchantActor, scopes } })
+        .catch((caught: unknown) => caught);
+      expect(error).toMatchObject({ code: 'insufficient_permissions', status: 403 });
+    }
+  });
+
+  it('lets write grant read', async () => {
+    const reply = await client().request(
+      echo,
+      {},
+      { actor: { ...merchantActor, scopes: ['payments:write'] } },
+    );
+    expect(reply.status).toBe(200);
+  });
+
+  it('refuses an actor header that is not an actor', async () => {
+    const { headers } = await import('@nats-io/transport-node');
+    const hdrs = headers();
+    hdrs.set('x-actor', '{"kind":"merchant","projectId":"p1"}');
+    const msg = await nc.request(system.naming.subject(echo.subject), '{}', { headers: hdrs, timeout: 1000 });
+    expect(msg.headers?.get('Nats-Service-Error-Code')).toBe('403');
   });
 });

@@ -1,15 +1,21 @@
 import { headers as natsHeaders, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
 import { ServiceError, Svcm, type ServiceMsg } from '@nats-io/services';
+import type { z } from 'zod';
 import {
-  appError,
-  type AppError,
   Actor,
+  AppErrorBody,
   HEADER,
   ServiceReply,
   ServiceRequest,
+  UNIVERSAL_ERRORS,
+  appError,
+  grants,
   isAppError,
   newRequestId,
-  serviceSubject,
+  parseOrThrow,
+  type ActorOf,
+  type AppError,
+  type OperationContract,
   type ServiceName,
 } from '@mmp/protocol';
 import type { Registry } from 'prom-client';
@@ -17,26 +23,60 @@ import type { Logger } from './logger.js';
 import { counter, histogram, statusClass } from './metrics.js';
 import type { Naming } from './nats.js';
 
-export type RequestContext = {
+export type RequestContext<C extends OperationContract = OperationContract> = {
   requestId: string;
-  actor: Actor;
+  actor: ActorOf<C['actors'][number]>;
   log: Logger;
 };
 
-/** One operation of a service: an HTTP-shaped request in, a reply out, AppError for failures. */
-export type Operation = (request: ServiceRequest, context: RequestContext) => Promise<ServiceReply>;
+/**
+ * The handler of one operation: the request its contract parsed, the caller's actor
+ * (already checked against the contract's kinds and scope), and the reply the contract
+ * declares. Failures are thrown as AppError.
+ */
+export type OperationHandler<C extends OperationContract> = (
+  request: z.output<C['request']>,
+  context: RequestContext<C>,
+) => Promise<z.input<C['reply']>>;
+
+/** A contract with its handler, as a service registers it with the kit. */
+export type ServedOperation = {
+  contract: OperationContract;
+  handler: OperationHandler<OperationContract>;
+};
+
+export function operation<C extends OperationContract>(
+  contract: C,
+  handler: OperationHandler<C>,
+): ServedOperation {
+  return { contract, handler: handler as unknown as OperationHandler<OperationContract> };
+}
 
 const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 
 /** Served operations; `stop()` stops taking requests and waits for those being answered. */
 export type ServedOperations = { stop(): Promise<void> };
 
-type Outcome = (status: number) => void;
+const isHttp = (contract: OperationContract) => contract.responses !== undefined;
+
+function violations(registry: Registry | undefined) {
+  return registry
+    ? counter(
+        registry,
+        'mmp_contract_violations_total',
+        'Messages that broke their contract: a request, reply or event whose shape the contract refuses, or an undeclared error code.',
+        ['contract', 'direction'],
+      )
+    : undefined;
+}
 
 /**
- * Serves `svc.<service>.<operation>` through the NATS Services API, in a queue group so
- * replicas share the load. Failures travel as service errors whose code is the HTTP
- * status and whose data is the AppError body; nothing else leaves the service.
+ * Serves each contract's subject through the NATS Services API, in a queue group so
+ * replicas share the load. Every request on the bus is a `ServiceRequest` and every answer
+ * a `ServiceReply` (an internal operation's input is its `body`, its result the reply's
+ * `body`); failures travel as service errors whose code is the HTTP status and whose data
+ * is the AppError body. Nothing else leaves the service.
  */
 export async function serveOperations(options: {
   nc: NatsConnection;
@@ -44,7 +84,7 @@ export async function serveOperations(options: {
   service: ServiceName;
   version: string;
   log: Logger;
-  operations: Record<string, Operation>;
+  operations: ServedOperation[];
   /** Records `mmp_operations_total{operation, status_class}` and their latency. */
   metrics?: Registry;
 }): Promise<ServedOperations> {
@@ -55,14 +95,23 @@ export async function serveOperations(options: {
     queue: naming.consumer(service),
   });
   const answering = new Set<Promise<void>>();
-  for (const [operation, run] of Object.entries(options.operations)) {
-    const observe = options.metrics ? operationMetrics(options.metrics, operation) : undefined;
-    svc.addEndpoint(operation.replace(/[^A-Za-z0-9_-]/g, '_'), {
-      subject: naming.subject(serviceSubject(service, operation)),
+  const violated = violations(options.metrics);
+  for (const served of options.operations) {
+    const { contract } = served;
+    if (contract.service !== service) {
+      throw new Error(
+        `${service} cannot serve ${contract.subject}: its contract belongs to ${contract.service}`,
+      );
+    }
+    const observe = options.metrics ? operationMetrics(options.metrics, contract.name) : undefined;
+    svc.addEndpoint(contract.name.replace(/[^A-Za-z0-9_-]/g, '_'), {
+      subject: naming.subject(contract.subject),
       handler: (_err, msg) => {
-        const answered: Promise<void> = answer(msg, run, log, operation, observe?.()).finally(() =>
-          answering.delete(answered),
-        );
+        const answered: Promise<void> = answer(msg, served, {
+          log,
+          done: observe?.(),
+          violation: (direction) => violated?.inc({ contract: contract.subject, direction }),
+        }).finally(() => answering.delete(answered));
         answering.add(answered);
       },
     });
@@ -78,6 +127,8 @@ export async function serveOperations(options: {
     },
   };
 }
+
+type Outcome = (status: number) => void;
 
 function operationMetrics(registry: Registry, operation: string): () => Outcome {
   const total = counter(
@@ -101,20 +152,75 @@ function operationMetrics(registry: Registry, operation: string): () => Outcome 
   };
 }
 
-async function answer(msg: ServiceMsg, run: Operation, baseLog: Logger, operation: string, done?: Outcome) {
-  const requestId = msg.headers?.get(HEADER.requestId) || newRequestId();
-  const log = baseLog.child({ requestId, operation });
+/** The caller's actor, refused unless its contract admits its kind and scope. */
+function admittedActor(contract: OperationContract, header: string | undefined): Actor {
+  const parsed = Actor.safeParse(header ? safeJson(header) : { kind: 'public' });
+  if (!parsed.success) throw appError('insufficient_permissions', 'The caller is not one this system knows.');
+  const actor = parsed.data;
+  if (!contract.actors.includes(actor.kind)) {
+    throw appError('insufficient_permissions', REFUSALS[contract.actors[0] ?? 'service']);
+  }
+  if (actor.kind === 'merchant' && contract.scope && !grants(actor.scopes, contract.scope)) {
+    throw appError('insufficient_permissions', `This key lacks the ${contract.scope} scope.`);
+  }
+  return actor;
+}
+
+const REFUSALS: Record<Actor['kind'], string> = {
+  merchant: 'This operation needs a merchant API key.',
+  provider: 'This operation needs a provider API key.',
+  admin: 'This operation needs the admin token.',
+  public: 'This operation is public.',
+  service: 'This operation is internal to the system.',
+};
+
+function safeJson(text: string): unknown {
   try {
-    const actor = Actor.parse(JSON.parse(msg.headers?.get(HEADER.actor) || '{"kind":"public"}'));
-    const request = ServiceRequest.parse(msg.data.length ? msg.json() : {});
-    const reply = await run(request, { requestId, actor, log });
-    done?.(reply.status);
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+async function answer(
+  msg: ServiceMsg,
+  { contract, handler }: ServedOperation,
+  observe: { log: Logger; done?: Outcome; violation: (direction: 'request' | 'error') => void },
+) {
+  const requestId = msg.headers?.get(HEADER.requestId) || newRequestId();
+  const log = observe.log.child({ requestId, operation: contract.name });
+  try {
+    const actor = admittedActor(contract, msg.headers?.get(HEADER.actor));
+    const envelope = ServiceRequest.safeParse(msg.data.length ? safeJson(decoder.decode(msg.data)) : {});
+    if (!envelope.success) {
+      observe.violation('request');
+      log.warn({ issues: envelope.error.issues }, 'refusing a request that is not a ServiceRequest');
+      throw appError('invalid_request', 'The request does not follow its contract.');
+    }
+    let input: unknown = envelope.data;
+    if (!isHttp(contract)) {
+      try {
+        // Refused with every invalid field, like any other request.
+        input = parseOrThrow(contract.request, envelope.data.body);
+      } catch (error) {
+        observe.violation('request');
+        log.warn({ err: error }, 'refusing a request its contract does not admit');
+        throw error;
+      }
+    }
+    const result = await handler(input, { requestId, actor, log } as RequestContext);
+    const reply: ServiceReply = isHttp(contract) ? (result as ServiceReply) : { status: 200, body: result };
+    observe.done?.(reply.status);
     msg.respond(encoder.encode(JSON.stringify(reply)));
   } catch (error) {
     const known = isAppError(error) ? error : undefined;
     if (!known) log.error({ err: error }, 'operation failed');
     const failure = known ?? appError('internal_error', 'An internal error occurred.');
-    done?.(failure.status);
+    if (known && !contract.errors.includes(known.code) && !UNIVERSAL_ERRORS.includes(known.code)) {
+      observe.violation('error');
+      log.warn({ code: known.code }, 'answered with an error code its contract does not declare');
+    }
+    observe.done?.(failure.status);
     msg.respondError(
       failure.status,
       failure.code,
@@ -131,27 +237,30 @@ export type CallOptions = {
   timeoutMs?: number;
 };
 
-export type ServiceClient = {
-  /** Calls an operation; throws AppError, service_unavailable when no one answers in time. */
-  call(
-    service: ServiceName,
-    operation: string,
-    request: Partial<ServiceRequest>,
+/** Typed requests to other services' operations, by contract. */
+export type BusClient = {
+  /**
+   * Sends the request its contract declares and returns the reply it declares, checked.
+   * Throws the operation's AppError, or service_unavailable when no one answers in time.
+   */
+  request<C extends OperationContract>(
+    contract: C,
+    request: z.input<C['request']>,
     options?: CallOptions,
-  ): Promise<ServiceReply>;
-  /** Calls an internal operation and returns its reply body, typed by the caller. */
-  command<T>(service: ServiceName, operation: string, body: unknown, options?: CallOptions): Promise<T>;
+  ): Promise<z.output<C['reply']>>;
 };
 
-export function createServiceClient(options: {
+export function createBusClient(options: {
   nc: NatsConnection;
   naming: Naming;
-  caller: string;
+  caller: ServiceName;
   defaultTimeoutMs: number;
+  log: Logger;
   /** Records `mmp_calls_total{target, operation, outcome}` and their latency. */
   metrics?: Registry;
-}): ServiceClient {
-  const { nc, naming } = options;
+}): BusClient {
+  const { nc, naming, log } = options;
+  const violated = violations(options.metrics);
   const calls = options.metrics
     ? {
         total: counter(
@@ -168,61 +277,72 @@ export function createServiceClient(options: {
         ),
       }
     : undefined;
-  async function call(
-    service: ServiceName,
-    operation: string,
-    request: Partial<ServiceRequest>,
-    callOptions: CallOptions = {},
-  ): Promise<ServiceReply> {
-    if (!calls) return callOnce(service, operation, request, callOptions);
-    const stopTimer = calls.seconds.startTimer({ target: service, operation });
-    let outcome = 'ok';
-    try {
-      return await callOnce(service, operation, request, callOptions);
-    } catch (error) {
-      outcome = isAppError(error) && error.code === 'service_unavailable' ? 'unavailable' : 'error';
-      throw error;
-    } finally {
-      stopTimer();
-      calls.total.inc({ target: service, operation, outcome });
-    }
+
+  /** A reply that breaks the contract is the callee's bug: counted, logged, and a 500 here. */
+  function brokenReply(contract: OperationContract, issues: unknown): AppError {
+    violated?.inc({ contract: contract.subject, direction: 'reply' });
+    log.error({ operation: contract.subject, issues }, 'reply does not follow its contract');
+    return appError('internal_error', 'An internal error occurred.');
   }
-  async function callOnce(
-    service: ServiceName,
-    operation: string,
-    request: Partial<ServiceRequest>,
-    callOptions: CallOptions = {},
-  ): Promise<ServiceReply> {
+
+  function checkedReply(contract: OperationContract, raw: unknown): unknown {
+    const envelope = ServiceReply.safeParse(raw);
+    if (!envelope.success) throw brokenReply(contract, envelope.error.issues);
+    if (isHttp(contract)) {
+      const schema = contract.responses?.[envelope.data.status];
+      const body = schema?.safeParse(envelope.data.body);
+      // The body goes on as the service wrote it; the check only guards the contract.
+      if (body && !body.success) throw brokenReply(contract, body.error.issues);
+      return envelope.data;
+    }
+    const body = contract.reply.safeParse(envelope.data.body);
+    if (!body.success) throw brokenReply(contract, body.error.issues);
+    return body.data;
+  }
+
+  async function send(contract: OperationContract, request: unknown, callOptions: CallOptions) {
+    if (!contract.callers.includes(options.caller)) {
+      throw new Error(`${options.caller} is not a caller of ${contract.subject}; add it to the contract`);
+    }
     const hdrs: MsgHdrs = natsHeaders();
     hdrs.set(HEADER.requestId, callOptions.requestId ?? newRequestId());
     hdrs.set(HEADER.actor, JSON.stringify(callOptions.actor ?? { kind: 'service', service: options.caller }));
+    const envelope = isHttp(contract) ? request : { body: request };
     let msg;
     try {
-      msg = await nc.request(naming.subject(serviceSubject(service, operation)), JSON.stringify(request), {
+      msg = await nc.request(naming.subject(contract.subject), JSON.stringify(envelope), {
         timeout: callOptions.timeoutMs ?? options.defaultTimeoutMs,
         headers: hdrs,
       });
     } catch {
       // No responders and timeouts look alike to a caller: the service is not there now.
-      throw appError('service_unavailable', `The ${service} service is temporarily unavailable.`);
+      throw appError('service_unavailable', `The ${contract.service} service is temporarily unavailable.`);
     }
     if (ServiceError.isServiceError(msg)) throw errorFromReply(msg.data, msg.headers);
-    return ServiceReply.parse(msg.json());
+    return checkedReply(contract, safeJson(decoder.decode(msg.data)));
   }
+
   return {
-    call,
-    async command<T>(service: ServiceName, operation: string, body: unknown, callOptions?: CallOptions) {
-      const reply = await call(service, operation, { body }, callOptions);
-      return reply.body as T;
+    async request(contract, request, callOptions = {}) {
+      if (!calls) return send(contract, request, callOptions) as never;
+      const labels = { target: contract.service, operation: contract.name };
+      const stopTimer = calls.seconds.startTimer(labels);
+      let outcome = 'ok';
+      try {
+        return (await send(contract, request, callOptions)) as never;
+      } catch (error) {
+        outcome = isAppError(error) && error.code === 'service_unavailable' ? 'unavailable' : 'error';
+        throw error;
+      } finally {
+        stopTimer();
+        calls.total.inc({ ...labels, outcome });
+      }
     },
   };
 }
 
 function errorFromReply(data: Uint8Array, hdrs: MsgHdrs | undefined): AppError {
-  try {
-    const body = JSON.parse(new TextDecoder().decode(data)) as { code: string; message: string; fields?: [] };
-    return appError(body.code as never, body.message, body.fields);
-  } catch {
-    return appError('internal_error', hdrs?.get('Nats-Service-Error') || 'An internal error occurred.');
-  }
+  const body = AppErrorBody.safeParse(safeJson(decoder.decode(data)));
+  if (body.success) return appError(body.data.code, body.data.message, body.data.fields);
+  return appError('internal_error', hdrs?.get('Nats-Service-Error') || 'An internal error occurred.');
 }

@@ -1,42 +1,85 @@
 import type { z } from 'zod';
 import type { Registry } from 'prom-client';
-import type { ServiceName } from '@mmp/protocol';
+import { EVENT_CONTRACTS, pingOperation, type EventContract, type ServiceName } from '@mmp/protocol';
 import { loadEnvOrExit, parseEnv, type BaseEnv } from './config.js';
 import { createLogger, type Logger } from './logger.js';
 import { connectNats, createNaming, watchConnection, type Naming, type NatsConnection } from './nats.js';
-import { createServiceClient, serveOperations, type Operation, type ServiceClient } from './rpc.js';
-import { createEventPublisher, provisionEventsStream, type EventPublisher } from './events.js';
+import { createBusClient, operation, serveOperations, type BusClient, type ServedOperation } from './rpc.js';
+import {
+  consumeEvents,
+  createEventPublisher,
+  provisionEventsStream,
+  replayEvents,
+  type ConsumerSpec,
+  type EventConsumer,
+  type ReceivedEvent,
+} from './events.js';
+import { createOutbox, ensureOutboxIndexes, type Outbox, type OutboxCollection } from './outbox.js';
+import { startLoop, type Loop, type LoopSpec } from './loops.js';
 import { createMetricsRegistry } from './metrics.js';
 import { startOpsServer } from './ops-server.js';
 import { openStore } from './store/open.js';
 import type { Store } from './store/port.js';
 
-/** Everything a service's wiring receives; it builds its store, domain and handlers from this. */
-export type ServiceContext<E extends BaseEnv> = {
-  name: ServiceName;
-  env: E;
-  log: Logger;
-  nc: NatsConnection;
-  naming: Naming;
-  store: Store;
-  publish: EventPublisher;
-  services: ServiceClient;
-  metrics: Registry;
-};
-
-export type ServiceParts = {
-  operations?: Record<string, Operation>;
-  /** Stops background work (consumers, timers, relays); called before NATS drains. */
-  stop?: () => Promise<void>;
-  /** Extra readiness checks, e.g. an HTTP listener of the service's own. */
-  readiness?: Record<string, () => Promise<boolean>>;
+/**
+ * What a service's `setup` receives: its configuration and infrastructure, and the one
+ * place to declare what it runs. The kit starts what was declared after `setup` returns
+ * (background work, then consumers, then operations, so nothing answers before everything
+ * behind it runs), reports each in readiness and metrics, and stops them in the reverse
+ * order: intake first, the connection and the store last.
+ */
+export type ServiceKit<E extends BaseEnv = BaseEnv> = {
+  readonly name: ServiceName;
+  readonly env: E;
+  readonly log: Logger;
+  readonly store: Store;
+  readonly metrics: Registry;
+  /** Typed requests to other services' operations. */
+  readonly bus: BusClient;
+  /** Operations this service answers, each with its contract (`operation(contract, handler)`). */
+  serve(...operations: ServedOperation[]): void;
+  /** A durable consumer of events, each with its contract. */
+  consume<Cs extends readonly EventContract[]>(spec: ConsumerSpec<Cs>): void;
+  /** A background loop; the handle may `kick()` it once the service runs. */
+  loop(spec: LoopSpec): Pick<Loop, 'kick'>;
+  /**
+   * The service's outbox over its aggregate collections (once per service): their relay
+   * index is created at start and the relay runs as a loop.
+   */
+  outbox(collections: readonly OutboxCollection[], options?: { relayIntervalMs?: number }): Outbox;
+  /** Every stored event of `events` from the first, for rebuilding a projection. */
+  replay<Cs extends readonly EventContract[]>(
+    events: Cs,
+    handle: (event: ReceivedEvent<Cs[number]>) => Promise<void>,
+  ): Promise<number>;
+  /** A resource to release at stop (an HTTP agent, a listener), after the work using it. */
+  onStop(stop: () => Promise<void>): void;
+  /** An extra readiness check, e.g. an HTTP listener of the service's own. */
+  readiness(name: string, check: () => Promise<boolean>): void;
 };
 
 export type ServiceDefinition<S extends z.ZodType<BaseEnv>> = {
   name: ServiceName;
   version?: string;
   env: S;
-  start(context: ServiceContext<z.infer<S>>): Promise<ServiceParts>;
+  /**
+   * The events this service may publish; by default every contract naming it as producer.
+   * Publishing any other type throws: an event leaves a service only under its contract.
+   */
+  events?: readonly EventContract[];
+  setup(kit: ServiceKit<z.infer<S>>): Promise<void>;
+};
+
+/** What a running service shows its tests and its `main.ts`. */
+export type ServiceContext<E extends BaseEnv = BaseEnv> = {
+  name: ServiceName;
+  env: E;
+  log: Logger;
+  nc: NatsConnection;
+  naming: Naming;
+  store: Store;
+  metrics: Registry;
+  bus: BusClient;
 };
 
 export type RunningService<E extends BaseEnv = BaseEnv> = {
@@ -62,11 +105,27 @@ export type StartServiceOptions = {
   store?: Store;
 };
 
+/** Something the kit started and will stop. */
+type Started = { stop(): Promise<void> };
+/** A declared part, started after `setup`: background work, consumers, then operations. */
+type Part = { phase: 0 | 1; start(): Promise<Started> };
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/** Event types a service may publish: its declared events, else the contracts naming it as producer. */
+function producedTypes(service: ServiceName, declared?: readonly EventContract[]): Set<string> {
+  const events = declared ?? EVENT_CONTRACTS.filter((event) => event.producer === service);
+  for (const event of events) {
+    if (event.producer !== service)
+      throw new Error(`${service} cannot publish ${event.type}: its producer is ${event.producer}`);
+  }
+  return new Set(events.map((event) => event.type));
+}
+
 /**
- * Boots a service: config, logger, NATS, the EVENTS stream, its store, its operations
- * (plus `ping`) and the ops server. Used by each `main.ts` and, in-process, by tests.
+ * Boots a service: config, logger, NATS, the EVENTS stream, its store, then its `setup`,
+ * then what setup declared, plus `ping` and the ops server. Used by each `main.ts` and,
+ * in-process, by tests.
  */
 export async function startService<S extends z.ZodType<BaseEnv>>(
   definition: ServiceDefinition<S>,
@@ -74,63 +133,130 @@ export async function startService<S extends z.ZodType<BaseEnv>>(
   options: StartServiceOptions = {},
 ): Promise<RunningService<z.infer<S>>> {
   const env = parseEnv(definition.env, rawEnv) as z.infer<S>;
-  const log = createLogger({
-    service: definition.name,
-    level: env.LOG_LEVEL,
-    destination: options.logDestination,
-  });
+  const { name } = definition;
+  const log = createLogger({ service: name, level: env.LOG_LEVEL, destination: options.logDestination });
   const naming = createNaming(env.NATS_PREFIX);
-  const nc = await connectNats({ url: env.NATS_URL, name: definition.name, log });
+  const nc = await connectNats({ url: env.NATS_URL, name, log });
   const store =
-    options.store ??
-    (await openStore({ mongoUrl: env.MONGO_URL, dataDir: env.DATA_DIR, service: definition.name }));
+    options.store ?? (await openStore({ mongoUrl: env.MONGO_URL, dataDir: env.DATA_DIR, service: name }));
   await provisionEventsStream(nc, naming);
-  const metrics = createMetricsRegistry(definition.name);
+  const metrics = createMetricsRegistry(name);
   const connection = watchConnection(nc, metrics);
-  const context: ServiceContext<z.infer<S>> = {
-    name: definition.name,
+  const bus = createBusClient({
+    nc,
+    naming,
+    caller: name,
+    defaultTimeoutMs: env.REQUEST_TIMEOUT_MS,
+    log,
+    metrics,
+  });
+  const publish = createEventPublisher(nc, naming, {
+    service: name,
+    types: producedTypes(name, definition.events),
+  });
+
+  const parts: Part[] = [];
+  const operations: ServedOperation[] = [];
+  const consumers: EventConsumer[] = [];
+  const readiness: Record<string, () => Promise<boolean>> = {};
+  let outboxDeclared = false;
+  const declareLoop = (spec: LoopSpec) => {
+    let loop: Loop | undefined;
+    parts.push({
+      phase: 0,
+      start: async () => (loop = startLoop({ ...spec, log, metrics })),
+    });
+    return { kick: () => loop?.kick() };
+  };
+  const kit: ServiceKit<z.infer<S>> = {
+    name,
     env,
     log,
-    nc,
-    naming,
     store,
-    publish: createEventPublisher(nc, naming),
-    services: createServiceClient({
-      nc,
-      naming,
-      caller: definition.name,
-      defaultTimeoutMs: env.REQUEST_TIMEOUT_MS,
-      metrics,
-    }),
     metrics,
-  };
-  const parts = await definition.start(context);
-  const served = await serveOperations({
-    nc,
-    naming,
-    service: definition.name,
-    version: definition.version ?? '0.1.0',
-    log,
-    metrics,
-    operations: {
-      ping: async () => ({
-        status: 200,
-        body: { service: definition.name, status: 'ok', store: store.kind },
-      }),
-      ...parts.operations,
+    bus,
+    serve: (...served) => void operations.push(...served),
+    consume(spec) {
+      parts.push({
+        phase: 1,
+        start: async () => {
+          const consumer = await consumeEvents({ ...spec, nc, naming, service: name, log, metrics });
+          consumers.push(consumer);
+          return consumer;
+        },
+      });
     },
-  });
+    loop: declareLoop,
+    outbox(collections, { relayIntervalMs = 2000 } = {}) {
+      if (outboxDeclared)
+        throw new Error(`${name} declares its outbox twice; give it every collection at once`);
+      outboxDeclared = true;
+      const outbox = createOutbox({ publish, log, metrics, collections });
+      parts.push({
+        phase: 0,
+        start: async () => {
+          await ensureOutboxIndexes(collections);
+          return { stop: async () => undefined };
+        },
+      });
+      // relayOnce counts its own passes, failures included; the loop needs no metrics.
+      parts.push({
+        phase: 0,
+        start: async () =>
+          startLoop({ name: 'outbox_relay', intervalMs: relayIntervalMs, log, pass: outbox.relayOnce }),
+      });
+      return outbox;
+    },
+    replay: (events, handle) => replayEvents({ nc, naming, service: name, log, events, handle }),
+    onStop: (stop) => void parts.push({ phase: 0, start: async () => ({ stop }) }),
+    readiness: (check, run) => void (readiness[check] = run),
+  };
+  const started: Started[] = [];
+  const stopStarted = async () => {
+    for (const part of started.reverse()) await part.stop();
+  };
+  try {
+    await definition.setup(kit);
+    for (const phase of [0, 1] as const) {
+      for (const part of parts.filter((candidate) => candidate.phase === phase))
+        started.push(await part.start());
+    }
+    started.push(
+      await serveOperations({
+        nc,
+        naming,
+        service: name,
+        version: definition.version ?? '0.1.0',
+        log,
+        metrics,
+        operations: [
+          operation(pingOperation(name), async () => ({
+            service: name,
+            status: 'ok' as const,
+            store: store.kind,
+          })),
+          ...operations,
+        ],
+      }),
+    );
+  } catch (error) {
+    // A part that could not start: what did start stops, nothing is left half running.
+    await stopStarted().catch(() => undefined);
+    await nc.close().catch(() => undefined);
+    if (!options.store) await store.close().catch(() => undefined);
+    throw error;
+  }
   let draining = false;
   const ops = await startOpsServer({
-    service: definition.name,
+    service: name,
     host: env.OPS_HOST,
     port: env.OPS_PORT,
     registry: metrics,
     checks: {
       nats: async () => connection.connected(),
       store: () => store.ping(),
-      consumers: async () => [...connection.consumers].every((consumer) => consumer.running()),
-      ...parts.readiness,
+      consumers: async () => consumers.every((consumer) => consumer.running()),
+      ...readiness,
     },
     draining: () => draining,
   });
@@ -140,10 +266,9 @@ export async function startService<S extends z.ZodType<BaseEnv>>(
   function stop() {
     draining = true;
     stopping ??= (async () => {
-      // Intake first (requests answered meanwhile still get their answer), then background
-      // work, then the connection, which stays up until the in-flight work is done.
-      await served.stop();
-      await parts.stop?.();
+      // Intake first (requests answered meanwhile still get their answer), then consumers
+      // and background work, then the connection, which stays up until they are done.
+      await stopStarted();
       await nc.drain().catch(() => undefined);
       if (!options.store) await store.close();
       await ops.app.close();
@@ -152,7 +277,7 @@ export async function startService<S extends z.ZodType<BaseEnv>>(
     return stopping;
   }
   return {
-    context,
+    context: { name, env, log, nc, naming, store, metrics, bus },
     opsPort: ops.port,
     stop,
     async shutdown({ delay = true } = {}) {

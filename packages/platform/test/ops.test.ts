@@ -3,11 +3,18 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { EVENTS_STREAM } from '@mmp/protocol';
 import { BaseEnv } from '../src/config.js';
-import { consumeEvents, createEventPublisher, type EventConsumer } from '../src/events.js';
-import { createOutbox } from '../src/outbox.js';
-import { createServiceClient } from '../src/rpc.js';
+import { z } from 'zod';
+import { defineEvent, defineOperation, pingOperation } from '@mmp/protocol';
+import { createEventPublisher } from '../src/events.js';
+import { operation, type BusClient } from '../src/rpc.js';
 import { startService, type RunningService, type ServiceDefinition } from '../src/service.js';
-import { createTestSystem, eventually, startTcpProxy, TEST_NATS_URL } from '../src/testing/index.js';
+import {
+  createTestBus,
+  createTestSystem,
+  eventually,
+  startTcpProxy,
+  TEST_NATS_URL,
+} from '../src/testing/index.js';
 
 /**
  * What a platform team relies on when each service runs as its own Deployment: liveness
@@ -16,6 +23,17 @@ import { createTestSystem, eventually, startTcpProxy, TEST_NATS_URL } from '../s
  */
 
 const system = createTestSystem('ops');
+const ping = pingOperation('certification-runner');
+/** Called by this service in the metrics test; nobody serves it here. */
+const gatewayProject = defineOperation({
+  service: 'gateway',
+  name: 'projects.get',
+  actors: ['service'],
+  callers: ['certification-runner'],
+  request: z.object({ projectId: z.string() }),
+  reply: z.object({}),
+  summary: 'A gateway operation',
+});
 afterAll(() => system.cleanup());
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -43,27 +61,52 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
 }
 
 let releaseSlow: () => void = () => undefined;
+
+const thingMade = defineEvent({
+  type: 'thing.made',
+  version: 1,
+  data: z.object({}),
+  producer: 'certification-runner',
+  consumers: ['certification-runner'],
+  summary: 'A thing was made',
+});
+const operations = {
+  slow: testOperation('slow', z.object({ finished: z.boolean() })),
+  write: testOperation(
+    'write',
+    z.object({ id: z.string() }),
+    z.object({ id: z.string(), unpublishable: z.boolean().optional() }),
+  ),
+  relay: testOperation('relay', z.object({})),
+};
+
+function testOperation<Rep extends z.ZodType, Req extends z.ZodType = z.ZodOptional<z.ZodObject>>(
+  name: string,
+  reply: Rep,
+  request: Req = z.object({}).optional() as unknown as Req,
+) {
+  return defineOperation({
+    service: 'certification-runner',
+    name,
+    actors: ['service'],
+    callers: ['gateway'],
+    request,
+    reply,
+    summary: name,
+  });
+}
+
 const definition: ServiceDefinition<typeof BaseEnv> = {
   name: 'certification-runner',
   env: BaseEnv,
-  async start({ nc, naming, log, store, publish, metrics }) {
-    const things = store.collection('things');
-    const outbox = createOutbox({
-      log,
-      metrics,
-      collections: [things],
-      publish: async (event, requestId) => {
-        if ((event.data as { unpublishable?: boolean }).unpublishable) throw new Error('NATS away');
-        await publish(event, requestId);
-      },
-    });
+  events: [thingMade],
+  async setup(kit) {
+    const things = kit.store.collection('things');
+    const outbox = kit.outbox([things], { relayIntervalMs: 60_000 });
     let failedOnce = false;
-    const consumer: EventConsumer = await consumeEvents({
-      nc,
-      naming,
+    kit.consume({
       durable: 'ops-test',
-      types: ['thing.*'],
-      log,
+      events: [thingMade],
       handle: async () => {
         if (!failedOnce) {
           failedOnce = true;
@@ -71,40 +114,34 @@ const definition: ServiceDefinition<typeof BaseEnv> = {
         }
       },
     });
-    return {
-      operations: {
-        slow: () =>
+    kit.serve(
+      operation(
+        operations.slow,
+        () =>
           new Promise((resolve) => {
-            releaseSlow = () => resolve({ status: 200, body: { finished: true } });
+            releaseSlow = () => resolve({ finished: true });
           }),
-        write: async (request) => {
-          const { id, unpublishable } = request.body as { id: string; unpublishable?: boolean };
-          await outbox.insert(things, { _id: id }, [
-            {
-              id: `evt_${id}`,
-              type: 'thing.made',
-              occurredAt: new Date().toISOString(),
-              data: { unpublishable },
-            },
-          ]);
-          return { status: 201, body: { id } };
-        },
-        relay: async () => {
-          await outbox.relayOnce().catch(() => undefined);
-          return { status: 200, body: {} };
-        },
-      },
-      stop: () => consumer.stop(),
-    };
+      ),
+      operation(operations.write, async ({ id, unpublishable }) => {
+        // A type this service does not produce can never be published: the relay keeps failing on it.
+        const type = unpublishable ? 'thing.unknown' : 'thing.made';
+        await outbox.insert(things, { _id: id }, [
+          { id: `evt_${id}`, type, occurredAt: new Date().toISOString(), data: {} },
+        ]);
+        return { id };
+      }),
+      operation(operations.relay, async () => {
+        await outbox.relayOnce().catch(() => undefined);
+        return {};
+      }),
+    );
   },
 };
 
-async function withClient<T>(work: (client: ReturnType<typeof createServiceClient>) => Promise<T>) {
+async function withClient<T>(work: (client: BusClient) => Promise<T>) {
   const nc: NatsConnection = await connect({ servers: TEST_NATS_URL });
   try {
-    return await work(
-      createServiceClient({ nc, naming: system.naming, caller: 'test', defaultTimeoutMs: 3000 }),
-    );
+    return await work(createTestBus(nc, system.naming));
   } finally {
     await nc.close();
   }
@@ -168,7 +205,7 @@ describe('graceful shutdown', () => {
   it('turns not ready at once, keeps serving through the delay, finishes the request in flight, then stops', async () => {
     const running = await startService(definition, { ...system.env, SHUTDOWN_DELAY_MS: '400' });
     await withClient(async (client) => {
-      const inFlight = client.call('certification-runner', 'slow', {});
+      const inFlight = client.request(operations.slow, {});
       await sleep(50);
       const shutdown = running.shutdown();
       await sleep(50);
@@ -176,24 +213,22 @@ describe('graceful shutdown', () => {
       expect(await probe(running, '/readyz')).toMatchObject({ status: 503, body: { status: 'draining' } });
       expect((await probe(running, '/healthz')).status).toBe(200);
       // The ingress may still send a request or two meanwhile: they are answered.
-      expect((await client.call('certification-runner', 'ping', {})).status).toBe(200);
+      expect(await client.request(ping, {})).toMatchObject({ status: 'ok' });
 
       await sleep(500);
       releaseSlow();
-      expect(await inFlight).toMatchObject({ status: 200, body: { finished: true } });
+      expect(await inFlight).toEqual({ finished: true });
       expect(await shutdown).toBe(true);
-      await expect(client.call('certification-runner', 'ping', {}, { timeoutMs: 300 })).rejects.toMatchObject(
-        {
-          code: 'service_unavailable',
-        },
-      );
+      await expect(client.request(ping, {}, { timeoutMs: 300 })).rejects.toMatchObject({
+        code: 'service_unavailable',
+      });
     });
   });
 
   it('gives in-flight work SHUTDOWN_TIMEOUT_MS and says so when it was not enough', async () => {
     const running = await startService(definition, { ...system.env, SHUTDOWN_TIMEOUT_MS: '300' });
     await withClient(async (client) => {
-      const inFlight = client.call('certification-runner', 'slow', {}).catch(() => undefined);
+      const inFlight = client.request(operations.slow, {}).catch(() => undefined);
       await sleep(50);
       const started = Date.now();
       expect(await running.shutdown()).toBe(false);
@@ -208,15 +243,20 @@ describe('graceful shutdown', () => {
 describe('metrics', () => {
   it('counts operations and calls, consumer outcomes and redeliveries, the outbox backlog, relay failures and loop passes', async () => {
     const running = await startService(definition, system.env);
-    const publish = createEventPublisher(running.context.nc, system.naming);
+    const publish = createEventPublisher(running.context.nc, system.naming, {
+      service: 'certification-runner',
+      types: new Set(['thing.made']),
+    });
     try {
       await withClient(async (client) => {
-        await client.call('certification-runner', 'write', { body: { id: 'published' } });
-        await client.call('certification-runner', 'write', { body: { id: 'stuck', unpublishable: true } });
-        await client.call('certification-runner', 'relay', {});
+        await client.request(operations.write, { id: 'published' });
+        await client.request(operations.write, { id: 'stuck', unpublishable: true });
+        await client.request(operations.relay, {});
       });
       // A call of the service's own client, to a service nobody runs here.
-      await running.context.services.call('gateway', 'ping', {}, { timeoutMs: 200 }).catch(() => undefined);
+      await running.context.bus
+        .request(gatewayProject, { projectId: 'p' }, { timeoutMs: 200 })
+        .catch(() => undefined);
       await publish({ id: 'evt_direct', type: 'thing.made', occurredAt: new Date().toISOString(), data: {} });
 
       const text = await eventually(async () => {

@@ -3,7 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { EVENTS_STREAM } from '@mmp/protocol';
+import { z } from 'zod';
+import { EVENTS_STREAM, defineEvent } from '@mmp/protocol';
 import { createTestSystem, TEST_NATS_URL, eventually } from '../src/testing/index.js';
 import { openEmbeddedStore } from '../src/store/embedded.js';
 import { createOutbox } from '../src/outbox.js';
@@ -16,6 +17,18 @@ import {
 import { createLogger } from '../src/logger.js';
 
 const system = createTestSystem('outbox');
+const producer = {
+  service: 'payments' as const,
+  types: new Set(['payment.created', 'payment.completed', 'order.created']),
+};
+const orderCreated = defineEvent({
+  type: 'order.created',
+  version: 1,
+  data: z.object({ n: z.number() }),
+  producer: 'payments',
+  consumers: ['provider-delivery'],
+  summary: 'A test order',
+});
 const log = createLogger({ service: 'test', level: 'silent' });
 let nc: NatsConnection;
 
@@ -68,7 +81,7 @@ describe('outbox', () => {
       _outboxPending: 1,
     });
     const outbox = createOutbox({
-      publish: createEventPublisher(nc, system.naming),
+      publish: createEventPublisher(nc, system.naming, producer),
       log,
       collections: [payments],
     });
@@ -82,7 +95,7 @@ describe('outbox', () => {
   it('lets the stream drop a second copy when a crash came after the publish but before the mark', async () => {
     const store = await openEmbeddedStore({ dir: `${system.dataDir}/republish` });
     const payments = store.collection('payments');
-    const publish = createEventPublisher(nc, system.naming);
+    const publish = createEventPublisher(nc, system.naming, producer);
     const before = await messagesInStream();
     const crashing = createOutbox({
       log,
@@ -110,7 +123,7 @@ describe('outbox', () => {
     const store = await openEmbeddedStore({ dir: `${system.dataDir}/guard` });
     const payments = store.collection<{ _id: string; status: string }>('payments');
     const outbox = createOutbox({
-      publish: createEventPublisher(nc, system.naming),
+      publish: createEventPublisher(nc, system.naming, producer),
       log,
       collections: [payments],
     });
@@ -143,14 +156,15 @@ describe('outbox', () => {
 
 describe('event consumers', () => {
   it('delivers each event to a durable consumer and retries a failed handler later', async () => {
-    const publish = createEventPublisher(nc, system.naming);
-    const seen: ReceivedEvent[] = [];
+    const publish = createEventPublisher(nc, system.naming, producer);
+    const seen: ReceivedEvent<typeof orderCreated>[] = [];
     let failOnce = true;
     const consumer = await consumeEvents({
       nc,
       naming: system.naming,
+      service: 'provider-delivery',
       durable: 'test-consumer',
-      types: ['order.*'],
+      events: [orderCreated],
       log,
       handle: async (event) => {
         if (failOnce) {

@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connect } from '@nats-io/transport-node';
-import { createServiceClient } from '../src/rpc.js';
-import { createTestSystem, eventually, TEST_NATS_URL } from '../src/testing/index.js';
+import { createTestBus, createTestSystem, eventually, TEST_NATS_URL } from '../src/testing/index.js';
+import { slowOperation } from './test-contracts.js';
 
 /** The process a Deployment runs: exit codes and signals, not just the in-process kit. */
 
@@ -46,18 +46,12 @@ describe('runService', () => {
 
     const nc = await connect({ servers: TEST_NATS_URL });
     try {
-      const client = createServiceClient({
-        nc,
-        naming: system.naming,
-        caller: 'test',
-        defaultTimeoutMs: 5000,
-      });
-      const inFlight = client.call('certification-runner', 'slow', {});
+      const inFlight = createTestBus(nc, system.naming).request(slowOperation, {}, { timeoutMs: 5000 });
       await new Promise((resolve) => setTimeout(resolve, 100));
       run.child.kill('SIGTERM');
       await eventually(async () => (await readyz()) === 503);
       expect((await fetch(`http://127.0.0.1:${opsPort}/healthz`)).status).toBe(200);
-      expect(await inFlight).toMatchObject({ status: 200, body: { done: true } });
+      expect(await inFlight).toEqual({ done: true });
       expect(await run.exited).toBe(0);
       expect(run.output()).toContain('service stopped');
     } finally {

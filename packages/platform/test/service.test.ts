@@ -1,9 +1,11 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { connect } from '@nats-io/transport-node';
 import { BaseEnv } from '../src/config.js';
-import { createServiceClient } from '../src/rpc.js';
+import { pingOperation } from '@mmp/protocol';
+import { operation } from '../src/rpc.js';
 import { startService, type ServiceDefinition } from '../src/service.js';
-import { createTestSystem, TEST_NATS_URL } from '../src/testing/index.js';
+import { createTestBus, createTestSystem, TEST_NATS_URL } from '../src/testing/index.js';
+import { helloOperation } from './test-contracts.js';
 
 const system = createTestSystem('svc');
 afterAll(() => system.cleanup());
@@ -12,11 +14,9 @@ let healthy = true;
 const definition: ServiceDefinition<typeof BaseEnv> = {
   name: 'certification-runner',
   env: BaseEnv,
-  async start() {
-    return {
-      operations: { hello: async (request) => ({ status: 200, body: { hello: request.body } }) },
-      readiness: { dependency: async () => healthy },
-    };
+  async setup(kit) {
+    kit.serve(operation(helloOperation, async (name) => ({ hello: name })));
+    kit.readiness('dependency', async () => healthy);
   },
 };
 
@@ -25,14 +25,15 @@ describe('a service started by the kit', () => {
     const running = await startService(definition, system.env);
     const ops = `http://127.0.0.1:${running.opsPort}`;
     const nc = await connect({ servers: TEST_NATS_URL });
-    const client = createServiceClient({ nc, naming: system.naming, caller: 'test', defaultTimeoutMs: 1000 });
+    const client = createTestBus(nc, system.naming);
+    const ping = pingOperation('certification-runner');
     try {
-      expect((await client.call('certification-runner', 'ping', {})).body).toEqual({
+      expect(await client.request(ping, {})).toEqual({
         service: 'certification-runner',
         status: 'ok',
         store: 'embedded',
       });
-      expect(await client.command('certification-runner', 'hello', 'world')).toEqual({ hello: 'world' });
+      expect(await client.request(helloOperation, 'world')).toEqual({ hello: 'world' });
 
       expect((await fetch(`${ops}/healthz`)).status).toBe(200);
       const ready = await fetch(`${ops}/readyz`);
@@ -50,11 +51,9 @@ describe('a service started by the kit', () => {
       expect(metrics).toContain('process_cpu_user_seconds_total{service="certification-runner"}');
 
       await running.stop();
-      await expect(client.call('certification-runner', 'ping', {}, { timeoutMs: 300 })).rejects.toMatchObject(
-        {
-          code: 'service_unavailable',
-        },
-      );
+      await expect(client.request(ping, {}, { timeoutMs: 300 })).rejects.toMatchObject({
+        code: 'service_unavailable',
+      });
       await expect(fetch(`${ops}/healthz`)).rejects.toThrow();
     } finally {
       await running.stop();

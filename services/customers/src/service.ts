@@ -1,7 +1,8 @@
-import { BaseEnv, consumeEvents, type ServiceDefinition } from '@mmp/platform';
+import { BaseEnv, operation, type ServiceDefinition } from '@mmp/platform';
+import { PAYMENT_EVENTS, customersApi } from '@mmp/protocol';
 import { createPaymentProjector } from './handlers/project-payment.js';
-import { createQueryOperations } from './handlers/queries.js';
-import { createRebuildOperation } from './handlers/rebuild.js';
+import { createQueryHandlers } from './handlers/queries.js';
+import { createRebuild } from './handlers/rebuild.js';
 import { createCustomerStore } from './store/customers.js';
 
 export const Env = BaseEnv.extend({});
@@ -13,24 +14,28 @@ export const PROJECTION_CONSUMER = 'customers';
 export const customersService: ServiceDefinition<Env> = {
   name: 'customers',
   env: Env,
-  async start({ nc, naming, store, log }) {
-    const customers = createCustomerStore(store);
+  async setup(kit) {
+    const customers = createCustomerStore(kit.store);
     await customers.ensureIndexes();
-    const projector = createPaymentProjector({ store: customers, log });
-    const consumer = await consumeEvents({
-      nc,
-      naming,
+    const projector = createPaymentProjector({ store: customers, log: kit.log });
+    kit.consume({
       durable: PROJECTION_CONSUMER,
-      types: ['payment.*'],
-      log,
+      events: PAYMENT_EVENTS,
       handle: (event) => projector.apply(event, { mustRefresh: event.redeliveries > 0 }),
     });
-    return {
-      operations: {
-        ...createQueryOperations(customers),
-        rebuild: createRebuildOperation({ nc, naming, store: customers, projector, log }),
-      },
-      stop: () => consumer.stop(),
-    };
+    const queries = createQueryHandlers(customers);
+    const rebuild = createRebuild({
+      store: customers,
+      projector,
+      log: kit.log,
+      replay: (apply) => kit.replay(PAYMENT_EVENTS, apply),
+    });
+    kit.serve(
+      operation(customersApi.list, queries.list),
+      operation(customersApi.stats, queries.stats),
+      operation(customersApi.retrieve, queries.retrieve),
+      operation(customersApi.transactions, queries.transactions),
+      operation(customersApi.rebuild, rebuild),
+    );
   },
 };

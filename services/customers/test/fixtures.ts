@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { PendingEvent } from '@mmp/platform';
 import { samplePaymentSnapshot } from '@mmp/platform/testing';
-import type { PaymentSnapshot } from '@mmp/protocol';
+import type { PaymentEventData, PaymentInitiatedData, PaymentSnapshot, PendingEvent } from '@mmp/protocol';
 
-/** A realistic snapshot as payments publishes it; override what the test is about. */
 /** A realistic snapshot as payments publishes it; override what the test is about. */
 export function snapshot(overrides: Partial<PaymentSnapshot> = {}): PaymentSnapshot {
   const payment = samplePaymentSnapshot({
@@ -17,7 +15,11 @@ export function snapshot(overrides: Partial<PaymentSnapshot> = {}): PaymentSnaps
 let counter = 0;
 
 /** The event payments writes into its outbox for a payment entering `payment.status`. */
-export function paymentEvent(type: string, payment: PaymentSnapshot, occurredAt: string): PendingEvent {
+export function paymentEvent(
+  type: string,
+  payment: PaymentSnapshot,
+  occurredAt: string,
+): PendingEvent & { data: PaymentEventData } {
   counter += 1;
   return {
     id: `evt_${randomUUID().replace(/-/g, '')}${counter}`,
@@ -48,13 +50,11 @@ export function paymentLife(
     paymentMethod: 'ORANGE_MONEY',
     payerPhone: base.payerPhone ?? '+237690000001',
   };
-  events.push({
-    ...paymentEvent('payment.initiated', initiated, at(t0, 1)),
-    data: {
-      payment: initiated,
-      execution: { network: 'ORANGE_MONEY', phone: initiated.payerPhone, country: 'CM' },
-    },
-  });
+  const withExecution: PaymentInitiatedData = {
+    payment: initiated,
+    execution: { network: 'ORANGE_MONEY', phone: initiated.payerPhone ?? '', country: 'CM' },
+  };
+  events.push({ ...paymentEvent('payment.initiated', initiated, at(t0, 1)), data: withExecution });
   if (outcome === 'PENDING') return events;
   if (outcome !== 'COMPLETED') {
     events.push(

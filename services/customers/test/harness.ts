@@ -1,15 +1,21 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { createEventPublisher, startService, type RunningService } from '@mmp/platform';
 import {
-  createEventPublisher,
-  createServiceClient,
-  startService,
+  createTestBus,
+  createTestSystem,
+  eventually,
+  TEST_NATS_URL,
+  type TestSystem,
+} from '@mmp/platform/testing';
+import {
+  EVENTS_STREAM,
+  PAYMENT_EVENTS,
+  customersApi,
+  eventSubject,
+  type Actor,
   type PendingEvent,
-  type RunningService,
-  type ServiceClient,
-} from '@mmp/platform';
-import { createTestSystem, eventually, TEST_NATS_URL, type TestSystem } from '@mmp/platform/testing';
-import { EVENTS_STREAM, eventSubject, type Actor } from '@mmp/protocol';
+} from '@mmp/protocol';
 import { customersService, PROJECTION_CONSUMER } from '../src/service.js';
 
 export type Harness = Awaited<ReturnType<typeof startHarness>>;
@@ -19,13 +25,11 @@ export async function startHarness(label: string) {
   const system: TestSystem = createTestSystem(label);
   const service: RunningService = await startService(customersService, system.env);
   const nc: NatsConnection = await connect({ servers: TEST_NATS_URL });
-  const publishEvent = createEventPublisher(nc, system.naming);
-  const client: ServiceClient = createServiceClient({
-    nc,
-    naming: system.naming,
-    caller: 'test',
-    defaultTimeoutMs: 10_000,
+  const publishEvent = createEventPublisher(nc, system.naming, {
+    service: 'payments',
+    types: new Set(PAYMENT_EVENTS.map((event) => event.type)),
   });
+  const client = createTestBus(nc, system.naming);
   const js = jetstream(nc);
 
   return {
@@ -58,11 +62,11 @@ export async function startHarness(label: string) {
       });
     },
     async call(
-      operation: string,
+      operation: keyof typeof customersApi,
       actor: Actor,
       request: { params?: Record<string, string>; query?: Record<string, string> } = {},
     ) {
-      const reply = await client.call('customers', operation, request, { actor });
+      const reply = await client.request(customersApi[operation], request, { actor, timeoutMs: 10_000 });
       // Replies are checked by the assertions (and protocol schemas) in the tests themselves.
       // eslint-disable-next-line @typescript-eslint/no-explicit-any
       return reply.body as any;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PendingEvent } from '@mmp/platform';
+import type { PendingEvent } from '@mmp/protocol';
 import { CustomerProfile, CustomerStats } from '@mmp/protocol';
 import { createPaymentProjector } from '../src/handlers/project-payment.js';
 import { createCustomerStore } from '../src/store/customers.js';
@@ -354,7 +354,7 @@ describe('projection of payment events', () => {
 
 describe('errors', () => {
   const bad = (
-    operation: string,
+    operation: 'list' | 'retrieve' | 'transactions',
     request: { params?: Record<string, string>; query?: Record<string, string> },
   ) => h.call(operation, merchant(P), { params: { projectId: P, ...request.params }, query: request.query });
 
@@ -368,14 +368,14 @@ describe('errors', () => {
     ['list', { query: { colour: 'blue' } }, 'colour'],
     ['transactions', { params: { customerId: 'cust-awa' }, query: { per_page: '500' } }, 'per_page'],
     ['transactions', { params: { customerId: 'cust-awa' }, query: { page: '-1' } }, 'page'],
-  ])('%s %j answers 400 invalid_request naming %s', async (operation, request, field) => {
+  ] as const)('%s %j answers 400 invalid_request naming %s', async (operation, request, field) => {
     const failure = await bad(operation, request).catch((error) => error);
     expect(failure).toMatchObject({ code: 'invalid_request', status: 400 });
     expect(failure.message).toContain(field);
   });
 
   it('answers 404 resource_not_found for unknown customers', async () => {
-    for (const operation of ['retrieve', 'transactions']) {
+    for (const operation of ['retrieve', 'transactions'] as const) {
       await expect(bad(operation, { params: { customerId: 'nobody' } })).rejects.toMatchObject({
         code: 'resource_not_found',
         status: 404,

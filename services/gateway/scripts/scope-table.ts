@@ -5,7 +5,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { PUBLISHABLE_SAFE_SCOPES, SCOPES } from '../src/domain/scopes.js';
+import { PUBLISHABLE_SAFE_SCOPES, SCOPES } from '@mmp/protocol';
 import { forwardedRoutes } from '../src/routes/index.js';
 import type { ForwardedRoute } from '../src/routes/route.js';
 

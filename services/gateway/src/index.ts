@@ -1,4 +1,3 @@
 export { gatewayService, createGatewayService, gatewayUrl, gatewayApp, Env } from './service.js';
 export { buildGatewayApp, type GatewayDeps, type GatewaySettings } from './http/app.js';
 export { forwardedRoutes } from './routes/index.js';
-export { SCOPES, ALL_SCOPES, PUBLISHABLE_SAFE_SCOPES } from './domain/scopes.js';

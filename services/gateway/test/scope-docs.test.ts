@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { PUBLISHABLE_SAFE_SCOPES, SCOPES } from '../src/domain/scopes.js';
+import { PUBLISHABLE_SAFE_SCOPES, SCOPES } from '@mmp/protocol';
 
 /** The scope rows of a generated table: `scope -> publishable-safe`. */
 function scopeRows(path: string): Record<string, string> {

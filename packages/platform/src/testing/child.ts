@@ -1,10 +1,9 @@
 import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import type { NatsConnection } from '@nats-io/transport-node';
-import type { ServiceName } from '@mmp/protocol';
+import { pingOperation, type ServiceName } from '@mmp/protocol';
 import type { Naming } from '../nats.js';
-import { createServiceClient } from '../rpc.js';
-import { eventually } from './index.js';
+import { createTestBus, eventually } from './index.js';
 
 /** A service running as its own process, as its `main.ts` runs in production. */
 export type ChildService = {
@@ -53,13 +52,8 @@ export function spawnServiceProcess(options: {
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
   async function ping(timeoutMs: number): Promise<boolean> {
-    const services = createServiceClient({
-      nc: await options.nc(),
-      naming: options.naming,
-      caller: 'test',
-      defaultTimeoutMs: timeoutMs,
-    });
-    return services.call(options.name, 'ping', {}).then(
+    const bus = createTestBus(await options.nc(), options.naming);
+    return bus.request(pingOperation(options.name), {}, { timeoutMs }).then(
       () => true,
       () => false,
     );

@@ -4,8 +4,11 @@ import { join } from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { EVENTS_STREAM, newPaymentToken, type PaymentSnapshot } from '@mmp/protocol';
-import { createNaming } from '../nats.js';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { EVENTS_STREAM, newPaymentToken, type PaymentSnapshot, type ServiceName } from '@mmp/protocol';
+import { createLogger } from '../logger.js';
+import { createNaming, type Naming } from '../nats.js';
+import { createBusClient, type BusClient } from '../rpc.js';
 
 export const TEST_NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 
@@ -45,6 +48,24 @@ export function createTestSystem(label = 't') {
   };
 }
 export type TestSystem = ReturnType<typeof createTestSystem>;
+
+/**
+ * A bus client for a test that calls services directly, as `caller` would (the gateway
+ * unless told): contracts admit only their listed callers.
+ */
+export function createTestBus(
+  nc: NatsConnection,
+  naming: Naming,
+  caller: ServiceName = 'gateway',
+): BusClient {
+  return createBusClient({
+    nc,
+    naming,
+    caller,
+    defaultTimeoutMs: 5000,
+    log: createLogger({ service: 'test', level: 'silent' }),
+  });
+}
 
 /** Polls until `check` returns a truthy value or the time is up; for asserting eventual effects. */
 export async function eventually<T>(
@@ -95,6 +116,10 @@ export function samplePaymentSnapshot(overrides: Partial<PaymentSnapshot> = {}):
     refundedAmount: 0,
     createdAt: new Date().toISOString(),
     completedAt: null,
+    paymentUrl: null,
+    returnUrl: null,
+    cancelUrl: null,
+    expiresAt: null,
     ...overrides,
   };
 }

@@ -1,21 +1,6 @@
 import { z } from 'zod';
 
-/**
- * Domain events on JetStream (`evt.<type>`). Every event is published with
- * `Nats-Msg-Id` = `id`, so a re-publish by the outbox relay is de-duplicated by the
- * stream, and every consumer processes an id at most once.
- */
-export const EventEnvelope = z.object({
-  id: z.string().startsWith('evt_'),
-  type: z.string(),
-  occurredAt: z.iso.datetime(),
-  projectId: z.string().optional(),
-  livemode: z.boolean().optional(),
-  data: z.unknown(),
-});
-export type EventEnvelope<T = unknown> = Omit<z.infer<typeof EventEnvelope>, 'data'> & { data: T };
-
-const Network = z.enum(['ORANGE_MONEY', 'MTN_MOMO', 'WAVE', 'MOOV_MONEY']);
+import { Network } from '../network.js';
 
 /** The payment as every consumer needs it: the full merchant view plus internal links. */
 export const PaymentSnapshot = z.object({
@@ -41,23 +26,15 @@ export const PaymentSnapshot = z.object({
   refundedAmount: z.number().int().default(0),
   createdAt: z.iso.datetime(),
   completedAt: z.iso.datetime().nullable(),
+  /** The hosted page of the payment's checkout session; events before it existed lack it. */
+  paymentUrl: z.string().nullable().default(null),
+  returnUrl: z.string().nullable().default(null),
+  cancelUrl: z.string().nullable().default(null),
+  /** When an unpaid payment expires. */
+  expiresAt: z.iso.datetime().nullable().default(null),
 });
 export type PaymentSnapshot = z.infer<typeof PaymentSnapshot>;
 
-export const PAYMENT_EVENT_TYPES = [
-  'payment.created',
-  /** The payer chose an operator and phone; execution is requested from provider-router. */
-  'payment.initiated',
-  /** A rail accepted the order: the payer now sees the USSD prompt. */
-  'payment.processing',
-  'payment.completed',
-  'payment.failed',
-  'payment.expired',
-  'payment.cancelled',
-  'payment.refunded',
-  'payment.partially_refunded',
-] as const;
-export type PaymentEventType = (typeof PAYMENT_EVENT_TYPES)[number];
 export const PaymentEventData = z.object({ payment: PaymentSnapshot });
 export type PaymentEventData = z.infer<typeof PaymentEventData>;
 
@@ -106,12 +83,6 @@ export const DeliveryOutcomeData = z.object({
   attempts: z.number().int(),
 });
 export type DeliveryOutcomeData = z.infer<typeof DeliveryOutcomeData>;
-export const DELIVERY_EVENT_TYPES = [
-  'delivery.accepted',
-  'delivery.rejected',
-  'delivery.failed',
-  'delivery.expired',
-] as const;
 
 /** provider-router's verdict on executing a payment, after failover. */
 export const ExecutionOutcomeData = z.object({
@@ -123,7 +94,6 @@ export const ExecutionOutcomeData = z.object({
   reason: z.string().nullable(),
 });
 export type ExecutionOutcomeData = z.infer<typeof ExecutionOutcomeData>;
-export const EXECUTION_EVENT_TYPES = ['execution.accepted', 'execution.failed'] as const;
 
 /** A valid SettlementEvent correlated to an order: the outcome that decides the payment. */
 export const SettlementReceivedData = z.object({
@@ -156,4 +126,3 @@ export const RoutingDecisionData = z.object({
   skipped: z.array(z.object({ railId: z.string(), reason: z.string() })).default([]),
 });
 export type RoutingDecisionData = z.infer<typeof RoutingDecisionData>;
-export const ROUTING_EVENT_TYPES = ['routing.decided'] as const;

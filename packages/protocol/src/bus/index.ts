@@ -1,4 +1,5 @@
 export * from './subjects.js';
 export * from './envelope.js';
+export * from './contract.js';
 export * from './events.js';
 export * from './actors.js';

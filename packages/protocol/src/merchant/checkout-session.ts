@@ -85,3 +85,22 @@ export const CheckoutSessionStatusResponse = z
   })
   .strict();
 export type CheckoutSessionStatusResponse = z.infer<typeof CheckoutSessionStatusResponse>;
+
+/** A checkout session as the hosted page reads it: environment, operators it may offer, the failure and whether to offer a retry. */
+export const HostedCheckoutSession = CheckoutSession.extend({
+  livemode: z.boolean(),
+  operators: z.array(z.string()),
+  failureCode: z.string().nullable(),
+  failureReason: z.string().nullable(),
+  retryable: z.boolean(),
+});
+export type HostedCheckoutSession = z.infer<typeof HostedCheckoutSession>;
+
+/** The state the hosted page polls, with the payment's status and why it failed. */
+export const CheckoutSessionState = CheckoutSessionStatusResponse.extend({
+  paymentStatus: z.string().nullable(),
+  failureCode: z.string().nullable(),
+  failureReason: z.string().nullable(),
+  expiresAt: z.string(),
+});
+export type CheckoutSessionState = z.infer<typeof CheckoutSessionState>;

@@ -151,3 +151,27 @@ export const PublicPaymentLink = PaymentLink.extend({
   projectId: Uuid,
 }).strict();
 export type PublicPaymentLink = z.infer<typeof PublicPaymentLink>;
+
+export const PaymentLinkList = z.object({
+  data: z.array(PaymentLink),
+  has_more: z.boolean(),
+  meta: z.object({ limit: z.number().int(), total: z.number().int(), page: z.number().int() }),
+});
+export type PaymentLinkList = z.infer<typeof PaymentLinkList>;
+
+/** What a payer gives to start paying a link (the link page's form). */
+export const StartPaymentLinkBody = z.object({
+  amount: z
+    .number()
+    .int()
+    .optional()
+    .describe('Required for variable-amount links, within minAmount and maxAmount'),
+  name: z.string().optional(),
+  email: z.string().optional(),
+  phone: z.string().optional(),
+  customFields: z
+    .record(z.string(), z.string())
+    .optional()
+    .describe("Answers to the link's custom fields, by key"),
+});
+export type StartPaymentLinkBody = z.infer<typeof StartPaymentLinkBody>;

@@ -55,3 +55,26 @@ export type UpdateWebhookEndpointBody = z.infer<typeof UpdateWebhookEndpointBody
 export function subscribesTo(enabled: EnabledEvents, type: MerchantWebhookEventType): boolean {
   return (enabled as readonly string[]).includes('*') || (enabled as readonly string[]).includes(type);
 }
+
+/** One event's delivery to one endpoint, with every attempt. */
+export const WebhookDelivery = z.object({
+  id: z.string(),
+  eventId: z.string(),
+  eventType: MerchantWebhookEventType,
+  endpointId: z.string(),
+  status: z.enum(['pending', 'delivered', 'failed']),
+  attemptCount: z.number().int(),
+  nextAttemptAt: z.string().nullable(),
+  attempts: z.array(
+    z.object({
+      at: z.string(),
+      statusCode: z.number().int().nullable(),
+      latencyMs: z.number().int(),
+      error: z.string().nullable(),
+      manual: z.boolean(),
+    }),
+  ),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type WebhookDelivery = z.infer<typeof WebhookDelivery>;

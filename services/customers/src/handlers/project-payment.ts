@@ -1,5 +1,5 @@
 import type { Logger } from '@mmp/platform';
-import { PaymentEventData, type EventEnvelope } from '@mmp/protocol';
+import type { PaymentEventData } from '@mmp/protocol';
 import { paymentVersion } from '../domain/payment-version.js';
 import { customerIdFor, deriveProfile, type DerivedProfile } from '../domain/profile.js';
 import type { CustomerStore, TransactionDoc } from '../store/customers.js';
@@ -38,17 +38,8 @@ export function createPaymentProjector(deps: { store: CustomerStore; log: Logger
      * Applies one event. `mustRefresh` forces step 2 even when step 1 changed nothing:
      * a redelivered event may be one whose first delivery crashed between the two steps.
      */
-    async apply(event: EventEnvelope, options: { mustRefresh: boolean }): Promise<void> {
-      const parsed = PaymentEventData.safeParse(event.data);
-      if (!parsed.success) {
-        // Retrying cannot fix a payload that breaks the contract; say so loudly and move on.
-        log.error(
-          { eventId: event.id, type: event.type, issues: parsed.error.issues },
-          'ignoring malformed payment event',
-        );
-        return;
-      }
-      const { payment } = parsed.data;
+    async apply(event: ProjectedEvent, options: { mustRefresh: boolean }): Promise<void> {
+      const { payment } = event.data;
       if (!payment.customerId) return;
       const occurredAt = new Date(event.occurredAt).toISOString();
       const record: TransactionDoc = {
@@ -69,3 +60,6 @@ export function createPaymentProjector(deps: { store: CustomerStore; log: Logger
   };
 }
 export type PaymentProjector = ReturnType<typeof createPaymentProjector>;
+
+/** What the projection reads of a payment event: its id, time and snapshot. */
+export type ProjectedEvent = { id: string; occurredAt: string; data: PaymentEventData };

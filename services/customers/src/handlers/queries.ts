@@ -3,11 +3,12 @@ import {
   CustomerListQuery,
   CustomerTransactionsQuery,
   pageMeta,
-  type Actor,
   type CustomerSortField,
+  type MerchantActor,
   type ServiceRequest,
+  type customersApi,
 } from '@mmp/protocol';
-import type { Filter, Operation, Sort } from '@mmp/platform';
+import type { Filter, OperationHandler, Sort } from '@mmp/platform';
 import { parseQuery } from '../domain/queries.js';
 import { computeStats } from '../domain/stats.js';
 import { customerView, paymentListItem } from '../domain/views.js';
@@ -20,9 +21,7 @@ type Scope = { projectId: string; livemode: boolean };
  * that is not the key's answers 404, as if the customers did not exist (the gateway
  * checks it too; the service does not rely on that).
  */
-export function scopeOf(request: ServiceRequest, actor: Actor): Scope {
-  if (actor.kind !== 'merchant')
-    throw appError('insufficient_permissions', 'Customers are read with a secret key.');
+export function scopeOf(request: ServiceRequest, actor: MerchantActor): Scope {
   if (request.params.projectId !== actor.projectId)
     throw appError('resource_not_found', 'Project not found.');
   return { projectId: actor.projectId, livemode: actor.livemode };
@@ -36,14 +35,14 @@ const SORT_KEYS: Record<CustomerSortField, string> = {
   name: 'nameKey',
 };
 
-export function createQueryOperations(store: CustomerStore, now: () => Date = () => new Date()) {
+export function createQueryHandlers(store: CustomerStore, now: () => Date = () => new Date()) {
   async function findOr404(scope: Scope, customerId: string | undefined) {
     const customer = customerId ? await store.findCustomer(scope, customerId) : null;
     if (!customer) throw appError('resource_not_found', `No customer '${customerId ?? ''}' in this project.`);
     return customer;
   }
 
-  const list: Operation = async (request, { actor }) => {
+  const list: OperationHandler<typeof customersApi.list> = async (request, { actor }) => {
     const scope = scopeOf(request, actor);
     const query = parseQuery(CustomerListQuery, request.query);
     const filter: Filter = { ...scope };
@@ -63,18 +62,18 @@ export function createQueryOperations(store: CustomerStore, now: () => Date = ()
     };
   };
 
-  const stats: Operation = async (request, { actor }) => {
+  const stats: OperationHandler<typeof customersApi.stats> = async (request, { actor }) => {
     const scope = scopeOf(request, actor);
     const customers = await store.customersOf(scope);
     return { status: 200, body: computeStats(customers, now()) };
   };
 
-  const retrieve: Operation = async (request, { actor }) => {
+  const retrieve: OperationHandler<typeof customersApi.retrieve> = async (request, { actor }) => {
     const scope = scopeOf(request, actor);
     return { status: 200, body: customerView(await findOr404(scope, request.params.customerId)) };
   };
 
-  const transactions: Operation = async (request, { actor }) => {
+  const transactions: OperationHandler<typeof customersApi.transactions> = async (request, { actor }) => {
     const scope = scopeOf(request, actor);
     const query = parseQuery(CustomerTransactionsQuery, request.query);
     const customer = await findOr404(scope, request.params.customerId);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { ServiceClient } from '@mmp/platform';
-import { ALL_SCOPES } from '../domain/scopes.js';
+import { ALL_SCOPES } from '@mmp/protocol';
 import type { Accounts } from '../handlers/accounts.js';
 import { parseInput, type LocalRoute } from './local-route.js';
 

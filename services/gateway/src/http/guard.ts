@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { appError, type Actor } from '@mmp/protocol';
 import { bearerToken } from '../domain/api-keys.js';
-import { ALL_SCOPES, PUBLISHABLE_SAFE_SCOPES, grants } from '../domain/scopes.js';
+import { ALL_SCOPES, PUBLISHABLE_SAFE_SCOPES, grants } from '@mmp/protocol';
 import type { Accounts } from '../handlers/accounts.js';
 import type { DocumentedRoute, ForwardedRoute } from '../routes/route.js';
 

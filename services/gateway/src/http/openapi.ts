@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { EnvelopeErrorBody, SimpleErrorBody } from '@mmp/protocol';
-import { PUBLISHABLE_SAFE_SCOPES, SCOPES } from '../domain/scopes.js';
+import { PUBLISHABLE_SAFE_SCOPES, SCOPES } from '@mmp/protocol';
 import type { DocumentedRoute } from '../routes/route.js';
 
 type JsonSchema = Record<string, unknown>;

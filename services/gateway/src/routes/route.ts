@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { ServiceName } from '@mmp/protocol';
-import type { Scope } from '../domain/scopes.js';
+import type { Scope } from '@mmp/protocol';
 
 /**
  * How a caller proves who it is:

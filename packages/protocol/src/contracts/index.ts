@@ -1,0 +1,55 @@
+import type { EventContract, OperationContract } from '../bus/contract.js';
+import { customersApi } from './customers.js';
+import { gatewayOperations } from './gateway.js';
+import { checkoutApi, linksApi, pagesApi, sessionsForPayments } from './links-checkout.js';
+import { paymentEvents, paymentsApi, paymentsForCheckout, webhookEndpointsApi } from './payments.js';
+import { PING_OPERATIONS } from './ping.js';
+import { deliveryEvents, deliveryOperations, pullApi } from './provider-delivery.js';
+import {
+  providerPortalApi,
+  providersAdminApi,
+  routerEvents,
+  routerQueries,
+  settlementsApi,
+} from './provider-router.js';
+import { sandboxOperations } from './sandbox-provider.js';
+
+export * from './customers.js';
+export * from './gateway.js';
+export * from './links-checkout.js';
+export * from './payments.js';
+export * from './ping.js';
+export * from './provider-delivery.js';
+export * from './provider-router.js';
+export * from './sandbox-provider.js';
+
+const groups = <T>(...objects: Record<string, T>[]): T[] =>
+  objects.flatMap((object) => Object.values(object));
+
+/** Every operation of the system: what `docs/flows.md` and the NATS permissions are made from. */
+export const OPERATION_CONTRACTS: readonly OperationContract[] = groups<OperationContract>(
+  PING_OPERATIONS,
+  paymentsApi,
+  webhookEndpointsApi,
+  paymentsForCheckout,
+  linksApi,
+  checkoutApi,
+  pagesApi,
+  sessionsForPayments,
+  customersApi,
+  providerPortalApi,
+  settlementsApi,
+  providersAdminApi,
+  routerQueries,
+  pullApi,
+  deliveryOperations,
+  gatewayOperations,
+  sandboxOperations,
+);
+
+/** Every event of the system. */
+export const EVENT_CONTRACTS: readonly EventContract[] = groups<EventContract>(
+  paymentEvents,
+  routerEvents,
+  deliveryEvents,
+);

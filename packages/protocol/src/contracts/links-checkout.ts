@@ -1,0 +1,207 @@
+import { z } from 'zod';
+import { defineHttpOperation, defineOperation } from '../bus/contract.js';
+import { CheckoutSessionState, HostedCheckoutSession } from '../merchant/checkout-session.js';
+import { PaymentLink, PaymentLinkList, PublicPaymentLink } from '../merchant/payment-link.js';
+
+const merchant = ['merchant'] as const;
+const anyone = ['public'] as const;
+/** A page or an asset: its body is the document itself. */
+const Document = z.string();
+
+/** Payment links: the merchant's CRUD, and what a payer reads and starts publicly. */
+export const linksApi = {
+  create: defineHttpOperation({
+    service: 'links-checkout',
+    name: 'links.create',
+    actors: merchant,
+    scope: 'payment_links:write',
+    responses: { 201: PaymentLink },
+    errors: [
+      'validation_error',
+      'invalid_amount',
+      'invalid_currency',
+      'missing_required_field',
+      'idempotency_conflict',
+    ],
+    summary: 'Create a payment link (fixed or variable amount) with an 8-character short code',
+  }),
+  list: defineHttpOperation({
+    service: 'links-checkout',
+    name: 'links.list',
+    actors: merchant,
+    scope: 'payment_links:read',
+    responses: { 200: PaymentLinkList },
+    errors: ['validation_error'],
+    summary: 'List payment links, newest first',
+  }),
+  retrieve: defineHttpOperation({
+    service: 'links-checkout',
+    name: 'links.retrieve',
+    actors: merchant,
+    scope: 'payment_links:read',
+    responses: { 200: PaymentLink },
+    errors: ['resource_not_found'],
+    summary: 'Retrieve a payment link',
+  }),
+  update: defineHttpOperation({
+    service: 'links-checkout',
+    name: 'links.update',
+    actors: merchant,
+    scope: 'payment_links:write',
+    responses: { 200: PaymentLink },
+    errors: ['validation_error', 'invalid_amount', 'resource_not_found', 'invalid_state'],
+    summary: 'Update a payment link; status ACTIVE or INACTIVE switches it on or off',
+  }),
+  delete: defineHttpOperation({
+    service: 'links-checkout',
+    name: 'links.delete',
+    actors: merchant,
+    scope: 'payment_links:write',
+    responses: { 200: z.object({ id: z.string(), deleted: z.literal(true) }) },
+    errors: ['resource_not_found'],
+    summary:
+      'Delete a payment link: gone from the API and its page (404), new payments refused; its sessions and payments are kept',
+  }),
+  public: defineHttpOperation({
+    service: 'links-checkout',
+    name: 'links.public',
+    actors: anyone,
+    responses: { 200: PublicPaymentLink },
+    errors: ['resource_not_found'],
+    summary: 'Resolve a payment link publicly (200 with status for INACTIVE and EXPIRED links too)',
+  }),
+  start: defineHttpOperation({
+    service: 'links-checkout',
+    name: 'links.start',
+    actors: anyone,
+    responses: { 201: HostedCheckoutSession },
+    errors: [
+      'validation_error',
+      'invalid_amount',
+      'invalid_email',
+      'invalid_phone',
+      'missing_required_field',
+      'resource_not_found',
+      'invalid_state',
+    ],
+    summary:
+      'Start paying a link: creates a checkout session (400 when the link is inactive, expired or used up)',
+  }),
+};
+
+/** Checkout sessions: the merchant's create, the hosted page's public reads and actions. */
+export const checkoutApi = {
+  create: defineHttpOperation({
+    service: 'links-checkout',
+    name: 'sessions.create',
+    actors: merchant,
+    scope: 'checkout_sessions:write',
+    responses: { 201: HostedCheckoutSession },
+    errors: [
+      'validation_error',
+      'invalid_amount',
+      'invalid_currency',
+      'invalid_email',
+      'idempotency_conflict',
+    ],
+    summary: 'Create a checkout session; send the payer to its url',
+  }),
+  retrieve: defineHttpOperation({
+    service: 'links-checkout',
+    name: 'sessions.retrieve',
+    actors: anyone,
+    responses: { 200: HostedCheckoutSession },
+    errors: ['resource_not_found'],
+    summary: 'Read a checkout session (public; what the hosted page shows)',
+  }),
+  pay: defineHttpOperation({
+    service: 'links-checkout',
+    name: 'sessions.pay',
+    actors: anyone,
+    responses: { 200: CheckoutSessionState },
+    errors: [
+      'validation_error',
+      'invalid_phone',
+      'resource_not_found',
+      'invalid_state',
+      'invalid_request',
+      'payment_expired',
+      'payment_cancelled',
+    ],
+    summary:
+      'Pay a checkout session with an operator and a phone number; the payer then confirms the USSD prompt',
+  }),
+  status: defineHttpOperation({
+    service: 'links-checkout',
+    name: 'sessions.status',
+    actors: anyone,
+    responses: { 200: CheckoutSessionState },
+    errors: ['resource_not_found'],
+    summary: 'Poll the state of a checkout session',
+  }),
+  cancel: defineHttpOperation({
+    service: 'links-checkout',
+    name: 'sessions.cancel',
+    actors: anyone,
+    responses: { 200: CheckoutSessionState },
+    errors: ['resource_not_found', 'invalid_state'],
+    summary: 'Cancel a checkout session that is not finished',
+  }),
+};
+
+/** The hosted pages and their files (not JSON; not in the API reference). */
+export const pagesApi = {
+  checkout: defineHttpOperation({
+    service: 'links-checkout',
+    name: 'pages.checkout',
+    actors: anyone,
+    responses: { 200: Document },
+    summary: 'The hosted payment page',
+  }),
+  link: defineHttpOperation({
+    service: 'links-checkout',
+    name: 'pages.link',
+    actors: anyone,
+    responses: { 200: Document },
+    summary: 'The payment-link page',
+  }),
+  asset: defineHttpOperation({
+    service: 'links-checkout',
+    name: 'pages.asset',
+    actors: anyone,
+    responses: { 200: Document },
+    summary: 'Script and styles of the hosted pages',
+  }),
+};
+
+/** Sent by payments while creating a payment. */
+export const CreateSessionForPayment = z.object({
+  paymentId: z.string().min(1),
+  token: z.string().min(1),
+  projectId: z.string().min(1),
+  livemode: z.boolean(),
+  amount: z.number().int(),
+  currency: z.string(),
+  description: z.string().nullable().optional(),
+  returnUrl: z.string().nullable().optional(),
+  cancelUrl: z.string().nullable().optional(),
+  customer: z
+    .object({ email: z.string().nullish(), phone: z.string().nullish(), name: z.string().nullish() })
+    .nullable()
+    .optional(),
+  expiresAt: z.string().nullable().optional(),
+});
+export type CreateSessionForPayment = z.infer<typeof CreateSessionForPayment>;
+
+export const sessionsForPayments = {
+  createForPayment: defineOperation({
+    service: 'links-checkout',
+    name: 'sessions.create-for-payment',
+    actors: ['service'],
+    callers: ['payments'],
+    request: CreateSessionForPayment,
+    reply: z.object({ id: z.string(), url: z.string() }),
+    errors: ['validation_error'],
+    summary: "The checkout session of a merchant's new payment (idempotent per paymentId)",
+  }),
+};

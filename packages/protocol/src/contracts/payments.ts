@@ -1,0 +1,254 @@
+import { z } from 'zod';
+import { defineEvent, defineHttpOperation, defineOperation } from '../bus/contract.js';
+import type { ServiceName } from '../bus/subjects.js';
+import { PaymentEventData, PaymentInitiatedData, PaymentSnapshot } from '../bus/events.js';
+import { HttpUrl } from '../merchant/common.js';
+import { Currency } from '../money.js';
+import { Network } from '../network.js';
+import { Payment, PaymentCreateResponse, PaymentList } from '../merchant/payment.js';
+import { WebhookDelivery, WebhookEndpoint, WebhookEndpointWithSecret } from '../merchant/webhook-endpoint.js';
+
+const merchant = ['merchant'] as const;
+
+/** The merchant payment API (simple error form). */
+export const paymentsApi = {
+  create: defineHttpOperation({
+    service: 'payments',
+    name: 'create',
+    actors: merchant,
+    scope: 'payments:write',
+    responses: { 201: PaymentCreateResponse },
+    errors: ['validation_error', 'invalid_amount', 'duplicate_transaction', 'idempotency_conflict'],
+    summary: 'Create a payment; Idempotency-Key replays the first answer for 24 hours',
+  }),
+  list: defineHttpOperation({
+    service: 'payments',
+    name: 'list',
+    actors: merchant,
+    scope: 'payments:read',
+    responses: { 200: PaymentList },
+    errors: ['validation_error', 'invalid_request', 'resource_not_found'],
+    summary: 'List payments, newest first, with filters, search and cursor or page pagination',
+  }),
+  listByUser: defineHttpOperation({
+    service: 'payments',
+    name: 'list-by-user',
+    actors: merchant,
+    scope: 'payments:read',
+    responses: { 200: z.array(Payment) },
+    errors: ['validation_error', 'invalid_request'],
+    summary: "A user's payments, newest first (limit default and max 100)",
+  }),
+  retrieve: defineHttpOperation({
+    service: 'payments',
+    name: 'retrieve',
+    actors: merchant,
+    scope: 'payments:read',
+    responses: { 200: Payment },
+    errors: ['validation_error', 'invalid_request', 'resource_not_found'],
+    summary: 'Retrieve a payment; expand[] or expand adds customer, project, refunds, events',
+  }),
+  verify: defineHttpOperation({
+    service: 'payments',
+    name: 'verify',
+    actors: merchant,
+    scope: 'payments:read',
+    responses: { 200: Payment },
+    errors: ['resource_not_found'],
+    summary: 'Re-check a payment with its provider route, apply what is learnt, and return it',
+  }),
+  cancel: defineHttpOperation({
+    service: 'payments',
+    name: 'cancel',
+    actors: merchant,
+    scope: 'payments:write',
+    responses: { 200: Payment },
+    errors: ['resource_not_found', 'invalid_state', 'idempotency_conflict'],
+    summary: 'Cancel a PENDING payment the payer has not initiated yet',
+  }),
+};
+
+/** Merchant webhook endpoints and their deliveries (envelope error form). */
+export const webhookEndpointsApi = {
+  create: defineHttpOperation({
+    service: 'payments',
+    name: 'webhook-endpoints.create',
+    actors: merchant,
+    scope: 'webhooks:write',
+    responses: { 201: WebhookEndpointWithSecret },
+    errors: ['validation_error', 'idempotency_conflict'],
+    summary: 'Add a webhook endpoint; its whsec_ secret is shown only in this answer',
+  }),
+  list: defineHttpOperation({
+    service: 'payments',
+    name: 'webhook-endpoints.list',
+    actors: merchant,
+    scope: 'webhooks:read',
+    responses: { 200: z.object({ data: z.array(WebhookEndpoint), has_more: z.boolean() }) },
+    summary: 'List the webhook endpoints of this project and environment',
+  }),
+  get: defineHttpOperation({
+    service: 'payments',
+    name: 'webhook-endpoints.get',
+    actors: merchant,
+    scope: 'webhooks:read',
+    responses: { 200: WebhookEndpoint },
+    errors: ['resource_not_found'],
+    summary: 'Retrieve a webhook endpoint (its secret only as a hint)',
+  }),
+  update: defineHttpOperation({
+    service: 'payments',
+    name: 'webhook-endpoints.update',
+    actors: merchant,
+    scope: 'webhooks:write',
+    responses: { 200: WebhookEndpoint },
+    errors: ['validation_error', 'resource_not_found'],
+    summary: 'Change the URL, description, subscribed events or status of an endpoint',
+  }),
+  delete: defineHttpOperation({
+    service: 'payments',
+    name: 'webhook-endpoints.delete',
+    actors: merchant,
+    scope: 'webhooks:write',
+    responses: { 200: z.object({ id: z.string(), deleted: z.literal(true) }) },
+    errors: ['resource_not_found'],
+    summary: 'Delete an endpoint; its pending deliveries are abandoned',
+  }),
+  rollSecret: defineHttpOperation({
+    service: 'payments',
+    name: 'webhook-endpoints.roll-secret',
+    actors: merchant,
+    scope: 'webhooks:write',
+    responses: { 200: WebhookEndpointWithSecret },
+    errors: ['resource_not_found', 'idempotency_conflict'],
+    summary: 'Replace the signing secret at once; the new whsec_ secret is shown only in this answer',
+  }),
+  deliveries: defineHttpOperation({
+    service: 'payments',
+    name: 'webhook-endpoints.deliveries',
+    actors: merchant,
+    scope: 'webhooks:read',
+    responses: { 200: z.object({ data: z.array(WebhookDelivery), has_more: z.boolean() }) },
+    errors: ['validation_error', 'resource_not_found'],
+    summary: 'Deliveries to an endpoint, newest first, with every attempt (status code, latency, error)',
+  }),
+  redeliver: defineHttpOperation({
+    service: 'payments',
+    name: 'webhook-endpoints.redeliver',
+    actors: merchant,
+    scope: 'webhooks:write',
+    responses: { 202: WebhookDelivery },
+    errors: ['resource_not_found', 'invalid_state', 'idempotency_conflict'],
+    summary: 'Send a delivery again now, with the same event id and body',
+  }),
+};
+
+/** What links-checkout sends when a shopper pays a link or a merchant-created session. */
+export const CreatePaymentForSession = z.object({
+  checkoutSessionId: z.string().min(1),
+  projectId: z.string().min(1),
+  livemode: z.boolean(),
+  amount: z.number(),
+  currency: Currency.default('XAF'),
+  description: z.string().max(500).nullable().optional(),
+  returnUrl: HttpUrl.nullable().optional(),
+  cancelUrl: HttpUrl.nullable().optional(),
+  paymentUrl: z.string().nullable().optional(),
+  customer: z
+    .object({
+      email: z.string().nullable().optional(),
+      phone: z.string().nullable().optional(),
+      name: z.string().nullable().optional(),
+    })
+    .nullable()
+    .optional(),
+  customerId: z.string().nullable().optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+});
+export type CreatePaymentForSession = z.infer<typeof CreatePaymentForSession>;
+
+/** Operations links-checkout calls on a payer's behalf. */
+export const paymentsForCheckout = {
+  createForSession: defineOperation({
+    service: 'payments',
+    name: 'create-for-session',
+    actors: ['service'],
+    callers: ['links-checkout'],
+    request: CreatePaymentForSession,
+    reply: PaymentSnapshot,
+    errors: ['validation_error', 'invalid_amount'],
+    summary:
+      'The payment of a checkout session, made once per session (the same session asked again gets it)',
+  }),
+  initiate: defineOperation({
+    service: 'payments',
+    name: 'initiate',
+    actors: ['service'],
+    callers: ['links-checkout'],
+    request: z.object({ token: z.string().min(1), paymentMethod: Network, phone: z.string().min(1).max(32) }),
+    reply: z.object({ payment: PaymentSnapshot }),
+    errors: [
+      'validation_error',
+      'resource_not_found',
+      'invalid_phone',
+      'invalid_state',
+      'payment_expired',
+      'payment_cancelled',
+    ],
+    summary: 'The payer chose an operator and a number: the payment is initiated and routed',
+  }),
+  retrieve: defineOperation({
+    service: 'payments',
+    name: 'retrieve-internal',
+    actors: ['service'],
+    callers: ['links-checkout'],
+    request: z.union([
+      z.object({ token: z.string().min(1) }),
+      z.object({ id: z.string().min(1) }),
+      z.object({ checkoutSessionId: z.string().min(1) }),
+    ]),
+    reply: PaymentSnapshot,
+    errors: ['resource_not_found'],
+    summary: 'A payment by token, id or checkout session',
+  }),
+  cancelForSession: defineOperation({
+    service: 'payments',
+    name: 'cancel-for-session',
+    actors: ['service'],
+    callers: ['links-checkout'],
+    request: z.object({ token: z.string().min(1), checkoutSessionId: z.string().min(1).optional() }),
+    reply: PaymentSnapshot,
+    errors: ['resource_not_found', 'invalid_state'],
+    summary: 'The payer cancelled the session: its payment is cancelled unless already settled',
+  }),
+};
+
+const PAYMENT_CONSUMERS: readonly ServiceName[] = ['customers', 'links-checkout'];
+
+const paymentEvent = <T extends string>(type: T, summary: string, consumers = PAYMENT_CONSUMERS) =>
+  defineEvent({ type, version: 1, data: PaymentEventData, producer: 'payments', consumers, summary });
+
+/** Ends of a payment: the merchant hears of each through its webhooks. */
+const ENDED_CONSUMERS: readonly ServiceName[] = ['customers', 'links-checkout', 'payments'];
+
+export const paymentEvents = {
+  created: paymentEvent('payment.created', 'A payment was created (PENDING)'),
+  initiated: defineEvent({
+    type: 'payment.initiated',
+    version: 1,
+    data: PaymentInitiatedData,
+    producer: 'payments',
+    consumers: ['customers', 'links-checkout', 'provider-router'],
+    summary: 'The payer chose an operator and a number; provider-router routes the order',
+  }),
+  processing: paymentEvent('payment.processing', 'A rail accepted the order: the payer sees the USSD prompt'),
+  completed: paymentEvent('payment.completed', 'The settlement says the money moved', ENDED_CONSUMERS),
+  failed: paymentEvent('payment.failed', 'The payment failed (failureCode says why)', ENDED_CONSUMERS),
+  expired: paymentEvent('payment.expired', 'The payer did not confirm in time', ENDED_CONSUMERS),
+  cancelled: paymentEvent('payment.cancelled', 'The merchant or the payer cancelled', ENDED_CONSUMERS),
+  refunded: paymentEvent('payment.refunded', 'Fully refunded', ENDED_CONSUMERS),
+  partiallyRefunded: paymentEvent('payment.partially_refunded', 'Partly refunded', ENDED_CONSUMERS),
+};
+
+/** Every payment event, for consumers that follow a payment's whole life. */
+export const PAYMENT_EVENTS = Object.values(paymentEvents);

@@ -1,0 +1,253 @@
+import { z } from 'zod';
+import { defineEvent, defineHttpOperation, defineOperation } from '../bus/contract.js';
+import {
+  ExecutionOutcomeData,
+  OrderCreatedData,
+  RoutingDecisionData,
+  SettlementReceivedData,
+} from '../bus/events.js';
+import {
+  ProviderMappingView,
+  ProviderView,
+  ProviderWithSigningSecret,
+  RailView,
+  ReconciliationReport,
+  SettlementReceipt,
+} from '../provider/views.js';
+
+/** Rail routes answer the provider (its key) or an admin acting for it. */
+const railActors = ['provider', 'admin'] as const;
+
+/** The provider portal (provider key `sk_…`), mirrored for admins under /v1/admin/providers/:providerId. */
+export const providerPortalApi = {
+  profile: defineHttpOperation({
+    service: 'provider-router',
+    name: 'providers.get',
+    actors: railActors,
+    responses: { 200: ProviderView },
+    errors: ['resource_not_found'],
+    summary: 'The authenticated provider',
+  }),
+  createRail: defineHttpOperation({
+    service: 'provider-router',
+    name: 'rails.create',
+    actors: railActors,
+    responses: { 201: RailView.extend({ secret: z.string().optional() }) },
+    errors: ['validation_error', 'resource_not_found'],
+    summary: 'Create a rail in PENDING; a webhook rail gets its whsec_ secret, returned this once',
+  }),
+  listRails: defineHttpOperation({
+    service: 'provider-router',
+    name: 'rails.list',
+    actors: railActors,
+    responses: { 200: z.object({ data: z.array(RailView) }) },
+    errors: ['resource_not_found'],
+    summary: "List the provider's rails (never their secrets)",
+  }),
+  getRail: defineHttpOperation({
+    service: 'provider-router',
+    name: 'rails.get',
+    actors: railActors,
+    responses: { 200: RailView },
+    errors: ['resource_not_found'],
+    summary: 'Read a rail: state, last test result and reason, certified badge',
+  }),
+  testRail: defineHttpOperation({
+    service: 'provider-router',
+    name: 'rails.test',
+    actors: railActors,
+    responses: { 200: RailView },
+    errors: ['resource_not_found'],
+    summary:
+      'Test a rail: a signed health.check with a fresh nonce (5 s); HTTP 200 echoing the nonce makes a PENDING rail TESTED, anything else leaves it PENDING with the reason',
+  }),
+  activateRail: defineHttpOperation({
+    service: 'provider-router',
+    name: 'rails.activate',
+    actors: railActors,
+    responses: { 200: RailView },
+    errors: ['resource_not_found', 'invalid_state'],
+    summary:
+      'Activate a TESTED rail; a live rail also needs the CERTIFIED badge (409 invalid_state otherwise)',
+  }),
+  rollRailSecret: defineHttpOperation({
+    service: 'provider-router',
+    name: 'rails.roll-secret',
+    actors: railActors,
+    responses: { 200: RailView.extend({ secret: z.string() }) },
+    errors: ['resource_not_found', 'invalid_state'],
+    summary: "Roll a webhook rail's whsec_ secret; the new secret is returned once",
+  }),
+  protocolSchema: defineHttpOperation({
+    service: 'provider-router',
+    name: 'schema',
+    actors: ['provider', 'admin'],
+    responses: { 200: z.record(z.string(), z.unknown()) },
+    summary: 'JSON Schema (draft 2020-12) of SettlementEvent v1, generated from the schema that validates',
+  }),
+};
+
+/** The settlement webhook: signed by the provider over the exact raw body, verified here. */
+export const settlementsApi = {
+  ingest: defineHttpOperation({
+    service: 'provider-router',
+    name: 'settlements.ingest',
+    actors: ['public'],
+    responses: { 200: SettlementReceipt },
+    errors: [
+      'signature_invalid',
+      'validation_error',
+      'duplicate_event',
+      'resource_not_found',
+      'invalid_request',
+    ],
+    summary:
+      'Receive a SettlementEvent (x-service-signature: hex HMAC-SHA256 of the exact body with the signing secret): 200, 403 signature, 422 every invalid field, 409 duplicate idempotency_key; a body without protocol_version goes through the provider mapping',
+  }),
+};
+
+/** What operators do with providers (admin token). */
+export const providersAdminApi = {
+  list: defineHttpOperation({
+    service: 'provider-router',
+    name: 'providers.list',
+    actors: ['admin'],
+    responses: { 200: z.object({ data: z.array(ProviderView) }) },
+    summary: 'List providers',
+  }),
+  getMapping: defineHttpOperation({
+    service: 'provider-router',
+    name: 'providers.get-mapping',
+    actors: ['admin'],
+    responses: { 200: ProviderMappingView },
+    errors: ['resource_not_found'],
+    summary: "The provider's declarative mapping of proprietary settlement payloads (null when none)",
+  }),
+  setMapping: defineHttpOperation({
+    service: 'provider-router',
+    name: 'providers.mapping.set',
+    actors: ['admin'],
+    responses: { 200: ProviderMappingView },
+    errors: ['validation_error', 'resource_not_found'],
+    summary: "Set the provider's declarative mapping of proprietary (non protocol-v1) settlement payloads",
+  }),
+  rollSigningSecret: defineHttpOperation({
+    service: 'provider-router',
+    name: 'providers.roll-signing-secret',
+    actors: ['admin'],
+    responses: { 200: ProviderWithSigningSecret },
+    errors: ['resource_not_found'],
+    summary: "Roll the provider's settlement signing secret; the new secret is returned once",
+  }),
+  reconciliation: defineHttpOperation({
+    service: 'provider-router',
+    name: 'reconciliation.report',
+    actors: ['admin'],
+    responses: { 200: ReconciliationReport },
+    errors: ['validation_error', 'resource_not_found'],
+    summary: 'Orders against settlements of one provider, environment and day',
+  }),
+};
+
+/** The state of a payment's order, for payments' verify. */
+export const OrderStatus = z.object({
+  order: z
+    .object({
+      orderKey: z.string(),
+      /** ROUTED, ACCEPTED or FAILED; a state added later is read as "nothing to apply". */
+      status: z.string(),
+      railId: z.string().nullable(),
+      providerId: z.string().nullable().optional(),
+      failureCode: z.string().nullable().default(null),
+      decisions: z.array(z.object({ reason: z.string() }).loose()).default([]),
+    })
+    .loose()
+    .nullable(),
+  settlement: SettlementReceivedData.nullable(),
+});
+export type OrderStatus = z.infer<typeof OrderStatus>;
+
+/** What provider-delivery needs to deliver an order on a rail: the secret it signs with. */
+export const RailCredentials = z.object({
+  railId: z.string(),
+  providerId: z.string(),
+  transport: z.enum(['webhook', 'pull']),
+  endpoint: z.string().nullable(),
+  secret: z.string().nullable(),
+});
+export type RailCredentials = z.infer<typeof RailCredentials>;
+
+export const routerQueries = {
+  orderStatus: defineOperation({
+    service: 'provider-router',
+    name: 'orders.status',
+    actors: ['service'],
+    callers: ['payments'],
+    request: z.object({ paymentId: z.string().min(1) }).strict(),
+    reply: OrderStatus,
+    summary: "A payment's order and its latest final settlement",
+  }),
+  railCredentials: defineOperation({
+    service: 'provider-router',
+    name: 'rails.credentials',
+    actors: ['service'],
+    callers: ['provider-delivery'],
+    request: z.object({ railId: z.string().min(1) }).strict(),
+    reply: RailCredentials,
+    errors: ['resource_not_found'],
+    summary: "A rail's transport, endpoint and secret, for signing its orders",
+  }),
+  createProvider: defineOperation({
+    service: 'provider-router',
+    name: 'providers.create',
+    actors: ['admin'],
+    callers: ['gateway'],
+    request: z.object({ name: z.string().trim().min(1).max(100) }),
+    reply: ProviderWithSigningSecret,
+    errors: ['validation_error'],
+    summary: 'A new provider with its settlement signing secret, shown once (the gateway issues its API key)',
+  }),
+};
+
+export const routerEvents = {
+  orderCreated: defineEvent({
+    type: 'order.created',
+    version: 1,
+    data: OrderCreatedData,
+    producer: 'provider-router',
+    consumers: ['provider-delivery'],
+    summary: 'An order for a rail (again with the same orderKey on failover, with the new railId)',
+  }),
+  executionAccepted: defineEvent({
+    type: 'execution.accepted',
+    version: 1,
+    data: ExecutionOutcomeData,
+    producer: 'provider-router',
+    consumers: ['payments'],
+    summary: "A rail accepted the payment's order",
+  }),
+  executionFailed: defineEvent({
+    type: 'execution.failed',
+    version: 1,
+    data: ExecutionOutcomeData,
+    producer: 'provider-router',
+    consumers: ['payments'],
+    summary: 'No rail could take the order (after failover), or the payer was refused',
+  }),
+  settlementReceived: defineEvent({
+    type: 'settlement.received',
+    version: 1,
+    data: SettlementReceivedData,
+    producer: 'provider-router',
+    consumers: ['payments'],
+    summary: 'A valid SettlementEvent matched to an order: the outcome that decides the payment',
+  }),
+  routingDecided: defineEvent({
+    type: 'routing.decided',
+    version: 1,
+    data: RoutingDecisionData,
+    producer: 'provider-router',
+    consumers: ['payments'],
+    summary: 'The rail chosen for a payment (or none), why, and the rails passed over',
+  }),
+};

@@ -1,0 +1,107 @@
+import { z } from 'zod';
+import { Network } from '../network.js';
+
+/** What admins and a provider see of a provider: never its key or signing secret. */
+export const ProviderView = z.object({
+  id: z.string(),
+  name: z.string(),
+  signingSecretHint: z.string(),
+  mappingConfigured: z.boolean(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type ProviderView = z.infer<typeof ProviderView>;
+
+/** A new provider, or one whose signing secret was rolled: the secret is shown this once. */
+export const ProviderWithSigningSecret = z.object({
+  id: z.string(),
+  name: z.string(),
+  signingSecret: z.string(),
+});
+export type ProviderWithSigningSecret = z.infer<typeof ProviderWithSigningSecret>;
+
+/** A provider's declarative mapping of proprietary settlement payloads (null when none). */
+export const ProviderMappingView = z.object({
+  providerId: z.string(),
+  mapping: z.record(z.string(), z.unknown()).nullable(),
+});
+export type ProviderMappingView = z.infer<typeof ProviderMappingView>;
+
+const reportLines = z.array(z.record(z.string(), z.unknown()));
+
+/** Orders against settlements of one provider, environment and day. */
+export const ReconciliationReport = z.object({
+  providerId: z.string(),
+  date: z.string(),
+  livemode: z.boolean(),
+  summary: z.object({
+    orders: z.number().int(),
+    matched: z.number().int(),
+    settledWithoutOrder: z.number().int(),
+    orderWithoutSettlement: z.number().int(),
+    amountMismatch: z.number().int(),
+    completedAfterExpiry: z.number().int(),
+  }),
+  matched: reportLines,
+  settledWithoutOrder: reportLines,
+  orderWithoutSettlement: reportLines,
+  amountMismatch: reportLines,
+  completedAfterExpiry: reportLines,
+});
+export type ReconciliationReport = z.infer<typeof ReconciliationReport>;
+
+/** A rail as a provider declares it. */
+export const RailInput = z.object({
+  transport: z.enum(['webhook', 'pull']),
+  endpoint: z
+    .url()
+    .optional()
+    .describe('Webhook rails: the HTTPS endpoint receiving signed health.check and payment.execute calls'),
+  networks: z.array(Network).min(1),
+  countries: z.array(z.string().length(2)).min(1).describe('ISO 3166-1 alpha-2'),
+  currencies: z.array(z.enum(['XAF', 'XOF'])).min(1),
+  supportsPayout: z.boolean().optional(),
+  environment: z.enum(['sandbox', 'live']),
+  priority: z
+    .number()
+    .int()
+    .min(0)
+    .max(1000)
+    .optional()
+    .describe(
+      "Lower is preferred, after certified rails; default 100. The sandbox provider's rail is 50: a sandbox rail below 50 gets sandbox orders before it",
+    ),
+});
+export type RailInput = z.infer<typeof RailInput>;
+
+/** A rail as the provider portal shows it: never its secret, only a hint. */
+export const RailView = RailInput.extend({
+  id: z.string(),
+  providerId: z.string(),
+  endpoint: z.string().nullable(),
+  secretHint: z.string().nullable(),
+  status: z.enum(['PENDING', 'TESTED', 'ACTIVE']),
+  certified: z.boolean(),
+  lastTest: z
+    .object({
+      ok: z.boolean(),
+      reason: z.string(),
+      httpStatus: z.number().nullable(),
+      latencyMs: z.number().nullable(),
+      at: z.string(),
+    })
+    .nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type RailView = z.infer<typeof RailView>;
+
+/** The answer to an accepted settlement webhook. */
+export const SettlementReceipt = z.object({
+  received: z.literal(true),
+  settlementId: z.string(),
+  matched: z.boolean(),
+  orderKey: z.string().nullable(),
+  status: z.string(),
+});
+export type SettlementReceipt = z.infer<typeof SettlementReceipt>;
