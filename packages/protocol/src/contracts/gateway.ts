@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineOperation } from '../bus/contract.js';
+import { defineEvent, defineOperation } from '../bus/contract.js';
 
 /** What payers see of a merchant: its display name and logo. */
 export const ProjectDisplay = z.object({
@@ -20,5 +20,23 @@ export const gatewayOperations = {
     reply: ProjectDisplay,
     errors: ['resource_not_found'],
     summary: "A project's display name and logo",
+  }),
+};
+
+export const ProjectUpdatedData = z.object({ project: ProjectDisplay });
+export type ProjectUpdatedData = z.infer<typeof ProjectUpdatedData>;
+
+/**
+ * What payers see of merchants travels by event: services that show a merchant's name or
+ * logo keep their own copy, so none of them calls the gateway (which calls them).
+ */
+export const projectEvents = {
+  updated: defineEvent({
+    type: 'project.updated',
+    version: 1,
+    data: ProjectUpdatedData,
+    producer: 'gateway',
+    consumers: ['payments', 'links-checkout'],
+    summary: 'A project was created, or its name, display name or logo changed',
   }),
 };

@@ -1,6 +1,6 @@
 import type { EventContract, OperationContract } from '../bus/contract.js';
 import { customersApi } from './customers.js';
-import { gatewayOperations } from './gateway.js';
+import { gatewayOperations, projectEvents } from './gateway.js';
 import { checkoutApi, linksApi, pagesApi, sessionsForPayments } from './links-checkout.js';
 import { paymentEvents, paymentsApi, paymentsForCheckout, webhookEndpointsApi } from './payments.js';
 import { PING_OPERATIONS } from './ping.js';
@@ -52,4 +52,5 @@ export const EVENT_CONTRACTS: readonly EventContract[] = groups<EventContract>(
   paymentEvents,
   routerEvents,
   deliveryEvents,
+  projectEvents,
 );
