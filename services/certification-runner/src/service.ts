@@ -6,7 +6,5 @@ export type Env = typeof Env;
 export const certificationRunnerService: ServiceDefinition<Env> = {
   name: 'certification-runner',
   env: Env,
-  async start() {
-    return { operations: {} };
-  },
+  async setup() {},
 };
