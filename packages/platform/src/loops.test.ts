@@ -55,4 +55,26 @@ describe('startLoop', () => {
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(passes).toBe(1);
   });
+
+  it('runs a pass at once when kicked, or right after the pass under way, without waiting for the interval', async () => {
+    const { log } = capturedLog();
+    let passes = 0;
+    let release: () => void = () => undefined;
+    const loop = startLoop({
+      name: 'kicked_loop',
+      intervalMs: 60_000,
+      log,
+      pass: async () => {
+        passes += 1;
+        if (passes === 2) await new Promise<void>((resolve) => (release = resolve));
+      },
+    });
+    await eventually(async () => passes === 1);
+    loop.kick();
+    await eventually(async () => passes === 2);
+    loop.kick();
+    release();
+    await eventually(async () => passes === 3);
+    await loop.stop();
+  });
 });

@@ -1,0 +1,198 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { jetstream } from '@nats-io/jetstream';
+import { z } from 'zod';
+import { defineEvent, eventSubject } from '@mmp/protocol';
+import { BaseEnv } from '../src/config.js';
+import { startService, type ServiceDefinition } from '../src/service.js';
+import { operation } from '../src/rpc.js';
+import {
+  captureLogs,
+  createTestBus,
+  createTestSystem,
+  eventually,
+  TEST_NATS_URL,
+} from '../src/testing/index.js';
+import { helloOperation } from './test-contracts.js';
+
+/**
+ * The kit's promises to a service: events reach a handler only as their contract says,
+ * malformed or too new ones are never acknowledged in silence, and what setup declared
+ * stops in the reverse order it started.
+ */
+
+const system = createTestSystem('kit');
+let nc: NatsConnection;
+beforeAll(async () => {
+  nc = await connect({ servers: TEST_NATS_URL });
+});
+afterAll(async () => {
+  await nc.close();
+  await system.cleanup();
+});
+
+const widgetMade = defineEvent({
+  type: 'widget.made',
+  version: 2,
+  data: z.object({ size: z.number().int() }),
+  producer: 'gateway',
+  consumers: ['certification-runner'],
+  summary: 'A widget was made',
+});
+const elsewhere = defineEvent({
+  type: 'widget.sold',
+  version: 1,
+  data: z.object({}),
+  producer: 'gateway',
+  consumers: ['customers'],
+  summary: 'Not for the certification runner',
+});
+
+async function publishRaw(body: unknown, id: string) {
+  await jetstream(nc).publish(system.naming.subject(eventSubject('widget.made')), JSON.stringify(body), {
+    msgID: id,
+  });
+}
+
+function metricOf(text: string, outcome: string): number {
+  const line = text
+    .split('\n')
+    .find((l) => l.startsWith('mmp_events_handled_total{') && l.includes(`outcome="${outcome}"`));
+  return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
+}
+
+describe('consumers by contract', () => {
+  it('hands over parsed data, and drops an event that breaks its contract with a log line and a metric', async () => {
+    const seen: number[] = [];
+    const logs = captureLogs();
+    const definition: ServiceDefinition<typeof BaseEnv> = {
+      name: 'certification-runner',
+      env: BaseEnv,
+      async setup(kit) {
+        kit.consume({
+          durable: 'kit-widgets',
+          events: [widgetMade],
+          handle: async (event) => {
+            seen.push(event.data.size);
+          },
+        });
+      },
+    };
+    const running = await startService(
+      definition,
+      { ...system.env, LOG_LEVEL: 'info' },
+      { logDestination: logs.stream },
+    );
+    try {
+      const at = new Date().toISOString();
+      await publishRaw(
+        { id: 'evt_kitgood00001', type: 'widget.made', version: 2, occurredAt: at, data: { size: 3 } },
+        'g1',
+      );
+      await publishRaw(
+        { id: 'evt_kitbad000001', type: 'widget.made', version: 2, occurredAt: at, data: { size: 'big' } },
+        'b1',
+      );
+      await publishRaw({ not: 'an event' }, 'b2');
+      await publishRaw(
+        { id: 'evt_kitnew000001', type: 'widget.made', version: 3, occurredAt: at, data: { size: 9 } },
+        'n1',
+      );
+      await publishRaw(
+        { id: 'evt_kitgood00002', type: 'widget.made', occurredAt: at, data: { size: 4 } },
+        'g2',
+      );
+      const metrics = await eventually(async () => {
+        const text = await (await fetch(`http://127.0.0.1:${running.opsPort}/metrics`)).text();
+        return (
+          metricOf(text, 'ack') === 2 &&
+          metricOf(text, 'dropped') === 2 &&
+          metricOf(text, 'too_new') >= 1 &&
+          text
+        );
+      });
+      expect(seen).toEqual([3, 4]);
+      expect(metrics).toMatch(/mmp_events_handled_total\{[^}]*outcome="dropped"[^}]*\} 2/);
+      expect(logs.text()).toContain('dropping an event that breaks its contract');
+      expect(logs.text()).toContain('event of a version this service cannot read yet');
+    } finally {
+      await running.stop();
+    }
+  });
+
+  it('refuses, at start, to consume an event whose contract does not list the service', async () => {
+    const definition: ServiceDefinition<typeof BaseEnv> = {
+      name: 'certification-runner',
+      env: BaseEnv,
+      async setup(kit) {
+        kit.consume({ durable: 'kit-wrong', events: [elsewhere], handle: async () => undefined });
+      },
+    };
+    await expect(startService(definition, system.env)).rejects.toThrow(/not a consumer of widget\.sold/);
+  });
+
+  it('refuses to publish an event the service does not produce', async () => {
+    const definition: ServiceDefinition<typeof BaseEnv> = {
+      name: 'certification-runner',
+      env: BaseEnv,
+      events: [widgetMade],
+      async setup() {},
+    };
+    await expect(startService(definition, system.env)).rejects.toThrow(/cannot publish widget\.made/);
+  });
+});
+
+describe('lifecycle', () => {
+  it('starts background work, consumers, then operations, and stops them in the reverse order', async () => {
+    const order: string[] = [];
+    const definition: ServiceDefinition<typeof BaseEnv> = {
+      name: 'certification-runner',
+      env: BaseEnv,
+      async setup(kit) {
+        kit.serve(
+          operation(helloOperation, async (name) => {
+            order.push('served');
+            return { hello: name };
+          }),
+        );
+        kit.onStop(async () => void order.push('resource released'));
+        kit.loop({
+          name: 'kit_loop',
+          intervalMs: 60_000,
+          pass: async (signal) => {
+            order.push('loop ran');
+            await new Promise((resolve) => signal.addEventListener('abort', resolve));
+            order.push('loop stopped');
+          },
+        });
+        kit.consume({
+          durable: 'kit-lifecycle',
+          events: [widgetMade],
+          handle: async () => undefined,
+        });
+      },
+    };
+    const running = await startService(definition, system.env);
+    const bus = createTestBus(nc, system.naming);
+    expect(await bus.request(helloOperation, 'you')).toEqual({ hello: 'you' });
+    await running.stop();
+    await expect(bus.request(helloOperation, 'again', { timeoutMs: 300 })).rejects.toMatchObject({
+      code: 'service_unavailable',
+    });
+    expect(order).toEqual(['loop ran', 'served', 'loop stopped', 'resource released']);
+  });
+
+  it('stops what already started when a later part cannot start', async () => {
+    let released = false;
+    const definition: ServiceDefinition<typeof BaseEnv> = {
+      name: 'certification-runner',
+      env: BaseEnv,
+      async setup(kit) {
+        kit.onStop(async () => void (released = true));
+        kit.consume({ durable: 'kit-broken', events: [elsewhere], handle: async () => undefined });
+      },
+    };
+    await expect(startService(definition, system.env)).rejects.toThrow();
+    expect(released).toBe(true);
+  });
+});
