@@ -54,3 +54,4 @@ export const EVENT_CONTRACTS: readonly EventContract[] = groups<EventContract>(
   deliveryEvents,
   projectEvents,
 );
+export * from './flows.js';
