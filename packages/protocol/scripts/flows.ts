@@ -8,5 +8,5 @@ import { renderFlowDocuments } from './flow-documents.js';
 
 for (const [path, text] of Object.entries(await renderFlowDocuments((file) => readFileSync(file, 'utf8')))) {
   writeFileSync(path, text);
-  console.log(`wrote ${path}`);
+  process.stdout.write(`wrote ${path}\n`);
 }
