@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Runs the whole system on one machine: NATS (started if none answers and nats-server is
-// installed), every service, and the gateway on http://127.0.0.1:3000/v1. Ctrl-C stops all.
+// installed), every service, and the gateway on http://127.0.0.1:3000/v1. A service that
+// crashes is restarted with backoff while the others keep running. Ctrl-C stops all.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -111,10 +112,18 @@ function readable(line) {
   }
 }
 
+/** Restarts of a crashed process wait 1 s, then double, up to 30 s; a minute of calm forgets them. */
+const RESTART_BASE_MS = Number(process.env.RESTART_BACKOFF_MS ?? 1000);
+const RESTART_MAX_MS = 30_000;
+const STABLE_AFTER_MS = 60_000;
+const crashes = new Map();
+const colorOf = new Map();
+
 function launch(name, command, args, env = process.env, options = {}) {
-  const color = colors[children.size % colors.length];
-  const label = `\x1b[${color}m${name.padEnd(20)}\x1b[0m`;
+  if (!colorOf.has(name)) colorOf.set(name, colors[colorOf.size % colors.length]);
+  const label = `\x1b[${colorOf.get(name)}m${name.padEnd(20)}\x1b[0m`;
   const child = spawn(command, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], ...options });
+  const startedAt = Date.now();
   const relay = (stream, out) => {
     let buffer = '';
     stream.on('data', (chunk) => {
@@ -132,10 +141,18 @@ function launch(name, command, args, env = process.env, options = {}) {
     // A terminal's Ctrl-C reaches every service of the group too, and one that stopped
     // cleanly may be seen before our own SIGINT: that is a stop, not a crash.
     if (code === 0) return shutdown(0);
-    console.error(`${name} exited (${signal ?? code}); stopping everything.`);
-    shutdown(1);
+    const earlier = Date.now() - startedAt > STABLE_AFTER_MS ? 0 : (crashes.get(name) ?? 0);
+    crashes.set(name, earlier + 1);
+    const delay = Math.min(RESTART_MAX_MS, RESTART_BASE_MS * 2 ** earlier);
+    console.error(
+      `${name} (pid ${child.pid}) exited (${signal ?? code}); restarting in ${delay} ms (crash ${earlier + 1} in a row); the other services keep running.`,
+    );
+    setTimeout(() => {
+      if (!stopping) launch(name, command, args, env, options);
+    }, delay).unref();
   });
   children.set(name, child);
+  console.log(`${label} started (pid ${child.pid})`);
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
