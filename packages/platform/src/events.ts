@@ -99,6 +99,11 @@ export type ConsumerSpec<Cs extends readonly EventContract[]> = {
   /** How long JetStream waits for an ack before redelivering; cover the slowest handler. */
   ackWaitMs?: number;
   /**
+   * Remember each event handled (in the service's store) and skip it when it comes again:
+   * for handlers whose effect a redelivery would repeat.
+   */
+  dedupe?: boolean;
+  /**
    * Events handled at once (default 1, in stream order). More suits handlers that wait on
    * the network per event and need no ordering, so that one slow peer does not hold up
    * every other event behind it.

@@ -12,8 +12,10 @@ import {
   replayEvents,
   type ConsumerSpec,
   type EventConsumer,
+  type HandleResult,
   type ReceivedEvent,
 } from './events.js';
+import { createIdempotentConsumer } from './idempotent.js';
 import { createOutbox, ensureOutboxIndexes, type Outbox, type OutboxCollection } from './outbox.js';
 import { startLoop, type Loop, type LoopSpec } from './loops.js';
 import { createMetricsRegistry } from './metrics.js';
@@ -112,6 +114,17 @@ type Part = { phase: 0 | 1; start(): Promise<Started> };
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/** A handler that runs once per event id, remembered in the service's `processed_events`. */
+async function deduplicated<E extends { id: string }>(
+  store: Store,
+  durable: string,
+  handle: (event: E) => Promise<HandleResult>,
+): Promise<(event: E) => Promise<HandleResult>> {
+  const processed = createIdempotentConsumer(store.collection('processed_events'), durable);
+  await processed.ensureIndexes();
+  return (event) => processed.once(event.id, () => handle(event));
+}
+
 /** Event types a service may publish: its declared events, else the contracts naming it as producer. */
 function producedTypes(service: ServiceName, declared?: readonly EventContract[]): Set<string> {
   const events = declared ?? EVENT_CONTRACTS.filter((event) => event.producer === service);
@@ -180,7 +193,8 @@ export async function startService<S extends z.ZodType<BaseEnv>>(
       parts.push({
         phase: 1,
         start: async () => {
-          const consumer = await consumeEvents({ ...spec, nc, naming, service: name, log, metrics });
+          const handle = spec.dedupe ? await deduplicated(store, spec.durable, spec.handle) : spec.handle;
+          const consumer = await consumeEvents({ ...spec, handle, nc, naming, service: name, log, metrics });
           consumers.push(consumer);
           return consumer;
         },

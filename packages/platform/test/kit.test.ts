@@ -120,6 +120,41 @@ describe('consumers by contract', () => {
     }
   });
 
+  it("handles an event once with dedupe, though it comes again past the stream's duplicate window", async () => {
+    const seen: string[] = [];
+    const definition: ServiceDefinition<typeof BaseEnv> = {
+      name: 'certification-runner',
+      env: BaseEnv,
+      async setup(kit) {
+        kit.consume({
+          durable: 'kit-dedupe',
+          events: [widgetMade],
+          dedupe: true,
+          deliverAll: false,
+          handle: async (event) => void seen.push(event.id),
+        });
+      },
+    };
+    const running = await startService(definition, system.env);
+    try {
+      const event = {
+        id: 'evt_kitonce00001',
+        type: 'widget.made',
+        version: 2,
+        occurredAt: new Date().toISOString(),
+        data: { size: 1 },
+      };
+      // A relay re-publishing after the duplicate window: a new message id, the same event id.
+      await publishRaw(event, 'once-1');
+      await publishRaw(event, 'once-2');
+      await publishRaw({ ...event, id: 'evt_kitonce00002' }, 'once-3');
+      await eventually(async () => seen.includes('evt_kitonce00002'));
+      expect(seen).toEqual(['evt_kitonce00001', 'evt_kitonce00002']);
+    } finally {
+      await running.stop();
+    }
+  });
+
   it('refuses, at start, to consume an event whose contract does not list the service', async () => {
     const definition: ServiceDefinition<typeof BaseEnv> = {
       name: 'certification-runner',
