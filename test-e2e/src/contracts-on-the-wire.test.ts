@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { connectNats, createLogger, type NatsConnection } from '@mmp/platform';
 import { eventually } from '@mmp/platform/testing';
 import { EVENT_CONTRACTS, OPERATION_CONTRACTS } from '@mmp/protocol';
 import { startSystem, type ProjectKeys, type RunningSystem } from './support/system.js';
@@ -19,7 +19,11 @@ const seen = new Set<string>();
 
 beforeAll(async () => {
   system = await startSystem();
-  nc = await connect({ servers: system.system.env.NATS_URL });
+  nc = await connectNats({
+    url: system.system.env.NATS_URL!,
+    name: 'e2e-wire',
+    log: createLogger({ service: 'e2e-wire', level: 'silent' }),
+  });
   const prefix = `${system.system.prefix}.`;
   nc.subscribe(`${prefix}>`, { callback: (_error, msg) => seen.add(msg.subject.slice(prefix.length)) });
   await nc.flush();
