@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { eventually } from '@mmp/platform/testing';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { eventually, freePort } from '@mmp/platform/testing';
 
 /** The folder of the repository, where the packaging script runs. */
 export const REPO_ROOT = resolve(import.meta.dirname, '../..');
@@ -21,13 +22,15 @@ export function packageServices(target: string, services: readonly string[]): Pr
   });
 }
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 export type PackagedService = {
   service: string;
   pid: number;
   /** The ops port it reported in its "service started" log line. */
   opsPort: Promise<number>;
   exited: Promise<number | null>;
-  /** Waits until its /readyz answers 200. */
+  /** Waits until its /readyz answers 200 (its ops port is read from its info log line). */
   waitReady(timeoutMs?: number): Promise<void>;
   /** Resident memory now and at its peak (VmRSS, VmHWM), in MiB. */
   memory(): { rssMiB: number; peakMiB: number };
@@ -80,7 +83,7 @@ export function startPackaged(folder: string, service: string, env: Record<strin
       });
       died.catch(() => undefined);
       const ready = (async () => {
-        const port = await opsPort;
+        const port = await eventually(() => Promise.race([opsPort, sleep(100).then(() => 0)]), timeoutMs);
         await eventually(
           async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200,
           timeoutMs,
@@ -98,4 +101,36 @@ export function startPackaged(folder: string, service: string, env: Record<strin
     },
     output: () => tail,
   };
+}
+
+/**
+ * Every packaged service of `target` started as one system (in SERVICES order) on one NATS
+ * prefix, each with its own data folder under `system.dataDir`, the gateway on a free port.
+ */
+export async function startPackagedSystem(
+  target: string,
+  system: { env: Record<string, string>; dataDir: string },
+  services: readonly string[],
+  extraEnv: Record<string, string> = {},
+) {
+  const gatewayPort = await freePort();
+  const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+  const adminToken = `adm_packaged_${randomBytes(12).toString('hex')}`;
+  const env = {
+    ...system.env,
+    ADMIN_TOKEN: adminToken,
+    GATEWAY_HOST: '127.0.0.1',
+    GATEWAY_PORT: String(gatewayPort),
+    PUBLIC_URL: gatewayUrl,
+    GATEWAY_URL: gatewayUrl,
+    LOG_LEVEL: 'info',
+    SANDBOX_POLL_MS: '200',
+    ...extraEnv,
+  };
+  const running = services.map((service) => {
+    const dataDir = join(system.dataDir, service);
+    mkdirSync(dataDir, { recursive: true });
+    return startPackaged(join(target, service), service, { ...env, DATA_DIR: dataDir });
+  });
+  return { gatewayUrl, adminToken, running };
 }

@@ -1,9 +1,9 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestSystem, freePort } from '@mmp/platform/testing';
-import { packageServices, REPO_ROOT, startPackaged, type PackagedService } from '../src/packaged.js';
+import { createTestSystem } from '@mmp/platform/testing';
+import { packageServices, REPO_ROOT, startPackagedSystem, type PackagedService } from '../src/packaged.js';
 import { SERVICES } from '../src/services.js';
 
 /**
@@ -70,26 +70,14 @@ describe('packaged services', () => {
   });
 
   it('start from their folders, become ready on their ops port, and stop cleanly on SIGTERM', async () => {
-    const gatewayPort = await freePort();
-    const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
-    const env = {
-      ...system.env,
-      ADMIN_TOKEN: 'adm_packaged_0123456789abcdef',
-      GATEWAY_HOST: '127.0.0.1',
-      GATEWAY_PORT: String(gatewayPort),
-      PUBLIC_URL: gatewayUrl,
-      GATEWAY_URL: gatewayUrl,
-      LOG_LEVEL: 'info',
-      SANDBOX_POLL_MS: '200',
-    };
-    // In start order: the sandbox provider registers itself through the gateway.
-    for (const { name } of SERVICES) {
-      const dataDir = join(system.dataDir, name);
-      mkdirSync(dataDir, { recursive: true });
-      running.push(startPackaged(join(target, name), name, { ...env, DATA_DIR: dataDir }));
-    }
+    const started = await startPackagedSystem(
+      target,
+      system,
+      SERVICES.map((service) => service.name),
+    );
+    running.push(...started.running);
     await Promise.all(running.map((service) => service.waitReady(45_000)));
-    const health = await fetch(`${gatewayUrl}/v1/health`);
+    const health = await fetch(`${started.gatewayUrl}/v1/health`);
     expect(health.status).toBe(200);
 
     const exits = await Promise.all([...running].reverse().map((service) => service.stop()));
