@@ -129,13 +129,18 @@ function deployment(spec: ServiceSpec) {
 }
 
 function service(spec: ServiceSpec) {
-  const http = spec.config.GATEWAY_PORT ? [{ name: 'http', port: 80, targetPort: 'http', protocol: 'TCP' }] : [];
+  const http = spec.config.GATEWAY_PORT
+    ? [{ name: 'http', port: 80, targetPort: 'http', protocol: 'TCP' }]
+    : [];
   return new Service({
     metadata: metadataOf(spec.name),
     spec: {
       type: 'ClusterIP',
       selector: selectorOf(spec.name),
-      ports: [...http, { name: 'ops', port: Number(COMMON_CONFIG.OPS_PORT), targetPort: 'ops', protocol: 'TCP' }],
+      ports: [
+        ...http,
+        { name: 'ops', port: Number(COMMON_CONFIG.OPS_PORT), targetPort: 'ops', protocol: 'TCP' },
+      ],
     },
   });
 }
@@ -148,7 +153,10 @@ function autoscaler(spec: ServiceSpec) {
       minReplicas: spec.production?.min ?? 2,
       maxReplicas: spec.production?.max ?? 4,
       metrics: [
-        { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 70 } } },
+        {
+          type: 'Resource',
+          resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 70 } },
+        },
       ],
     },
   });
@@ -197,7 +205,9 @@ export function baseFiles(services: readonly ServiceSpec[]): Map<string, object[
       new ServiceAccount({ metadata: metadataOf(spec.name), automountServiceAccountToken: false }),
     ];
     if (Object.keys(spec.config).length) {
-      objects.push(new ConfigMap({ metadata: metadataOf(spec.name, configName(spec.name)), data: spec.config }));
+      objects.push(
+        new ConfigMap({ metadata: metadataOf(spec.name, configName(spec.name)), data: spec.config }),
+      );
     }
     objects.push(deployment(spec), service(spec));
     objects.push(
