@@ -36,7 +36,7 @@ function deployment(spec: ServiceSpec) {
   const { name } = spec;
   const memory = memoryOf(spec);
   const http = spec.config.GATEWAY_PORT
-    ? [{ name: 'http', containerPort: Number(spec.config.GATEWAY_PORT), protocol: 'TCP' }]
+    ? [{ name: 'http', containerPort: Number(spec.config.GATEWAY_PORT), protocol: 'TCP' as const }]
     : [];
   return new Deployment({
     metadata: metadataOf(name),
@@ -76,7 +76,7 @@ function deployment(spec: ServiceSpec) {
               imagePullPolicy: 'IfNotPresent',
               ports: [
                 ...http,
-                { name: 'ops', containerPort: Number(COMMON_CONFIG.OPS_PORT), protocol: 'TCP' },
+                { name: 'ops', containerPort: Number(COMMON_CONFIG.OPS_PORT), protocol: 'TCP' as const },
               ],
               envFrom: [
                 { configMapRef: { name: COMMON_CONFIG_NAME } },
@@ -130,7 +130,7 @@ function deployment(spec: ServiceSpec) {
 
 function service(spec: ServiceSpec) {
   const http = spec.config.GATEWAY_PORT
-    ? [{ name: 'http', port: 80, targetPort: 'http', protocol: 'TCP' }]
+    ? [{ name: 'http', port: 80, targetPort: 'http', protocol: 'TCP' as const }]
     : [];
   return new Service({
     metadata: metadataOf(spec.name),
@@ -139,7 +139,7 @@ function service(spec: ServiceSpec) {
       selector: selectorOf(spec.name),
       ports: [
         ...http,
-        { name: 'ops', port: Number(COMMON_CONFIG.OPS_PORT), targetPort: 'ops', protocol: 'TCP' },
+        { name: 'ops', port: Number(COMMON_CONFIG.OPS_PORT), targetPort: 'ops', protocol: 'TCP' as const },
       ],
     },
   });
