@@ -277,6 +277,32 @@ describe('the image', () => {
   });
 });
 
+describe('the stateful parts', () => {
+  it('give every service its own MongoDB user, with readWrite on its own database only', () => {
+    const [replicaSet] = parseAllDocuments(read('deploy/stateful/mongodb/replica-set.yaml')).map(
+      (document) =>
+        document.toJS() as { spec: { users: { name: string; roles: { name: string; db: string }[] }[] } },
+    );
+    expect(replicaSet!.spec.users.map((user) => user.name)).toEqual(SERVICES.map((service) => service.name));
+    for (const user of replicaSet!.spec.users)
+      expect(user.roles).toEqual([{ name: 'readWrite', db: user.name }]);
+  });
+
+  it('run NATS with JetStream where NATS_URL points', () => {
+    const values = parseAllDocuments(read('deploy/stateful/nats/values.yaml'))[0]!.toJS() as {
+      config: { jetstream: { enabled: boolean }; cluster: { replicas: number } };
+    };
+    expect(values.config.jetstream.enabled).toBe(true);
+    const common = find(RENDERED.get('overlays/production')!, 'ConfigMap', COMMON_CONFIG_NAME)!;
+    const data = common.data as Record<string, string>;
+    // The chart's client Service is named after the release the install command gives.
+    expect(read('deploy/stateful/nats/values.yaml')).toContain(
+      `helm upgrade --install ${new URL(data.NATS_URL!).hostname} nats/nats`,
+    );
+    expect(Number(data.EVENTS_STREAM_REPLICAS)).toBe(values.config.cluster.replicas);
+  });
+});
+
 describe('alert rules', () => {
   it('use only metrics the services export (or the NATS exporter’s)', () => {
     const sources = ['packages', 'services']
