@@ -36,7 +36,15 @@ export default tseslint.config(
     },
   },
   {
-    files: ['scripts/**', 'packages/cli/**', '**/*.test.ts', 'test-e2e/**', 'bench/**', '**/examples/**'],
+    files: [
+      'scripts/**',
+      'deploy/scripts/**',
+      'packages/cli/**',
+      '**/*.test.ts',
+      'test-e2e/**',
+      'bench/**',
+      '**/examples/**',
+    ],
     rules: { 'no-console': 'off' },
   },
 );

@@ -4,7 +4,6 @@ import {
   createLogger,
   createSecretBox,
   createServiceClient,
-  openStore,
   type NatsConnection,
   type ServiceClient,
 } from '@mmp/platform';
@@ -82,7 +81,7 @@ async function whileSandboxDown<T>(steps: () => Promise<T>): Promise<T> {
 
 /** The sandbox's pull client, with the key it registered with (sealed in its own store). */
 async function sandboxClient(): Promise<{ client: PullClient; providerId: string }> {
-  const store = await openStore({ dataDir: system.system.env.DATA_DIR!, service: 'sandbox-provider' });
+  const store = await system.openStore('sandbox-provider');
   try {
     const registration = await store
       .collection<{ _id: string; providerId: string; sealedApiKey: string }>('registration')
@@ -210,7 +209,7 @@ describe('the sandbox provider as the pull client', () => {
     sandbox = await startSandbox();
     await new Promise((resolve) => setTimeout(resolve, 800));
     await sandbox.kill('SIGTERM');
-    const store = await openStore({ dataDir: system.system.env.DATA_DIR!, service: 'sandbox-provider' });
+    const store = await system.openStore('sandbox-provider');
     try {
       expect(await store.collection('executions').findOne({ _id: orderKey })).toBeNull();
     } finally {

@@ -21,6 +21,8 @@ const env = {
   NATS_URL: system.env.NATS_URL,
   NATS_PREFIX: system.env.NATS_PREFIX,
   DATA_DIR: system.env.DATA_DIR,
+  // `pnpm start` runs on its embedded store, whatever MONGO_URL the test run has.
+  MONGO_URL: '',
   GATEWAY_PORT: String(port),
   OPS_PORT_BASE: '0',
   LOG_LEVEL: 'warn',

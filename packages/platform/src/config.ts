@@ -20,10 +20,33 @@ export const BaseEnv = z.object({
     .string()
     .regex(/^[a-z0-9_]*$/, 'lowercase letters, digits and _ only')
     .default(''),
+  /**
+   * The service's NATS user, when the server requires one (production: each service has its
+   * own, with permissions on its own subjects). Unset in development: no authentication.
+   * Set NATS_USER and NATS_PASSWORD together, or NATS_CREDS instead.
+   */
+  NATS_USER: z.string().optional(),
+  NATS_PASSWORD: z.string().optional(),
+  /** Path of a NATS `.creds` file (JWT and NKey seed), for servers in operator (JWT) mode. */
+  NATS_CREDS: z.string().optional(),
+  /**
+   * Replicas of the EVENTS stream when a service creates it (the first one to start does).
+   * 3 on a three-node JetStream cluster; a stream that exists keeps its own setting.
+   */
+  EVENTS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
   MONGO_URL: z
     .string()
     .regex(/^mongodb(\+srv)?:\/\/\S+$/, 'must be a mongodb:// or mongodb+srv:// connection string')
     .optional(),
+  /**
+   * Prepended to each service's MongoDB database name (`<prefix>_<service>`), so that several
+   * systems (staging and a test run, every end-to-end test) share one MongoDB. Empty: the
+   * database is the service's name.
+   */
+  MONGO_DB_PREFIX: z
+    .string()
+    .regex(/^[a-z0-9_]{0,32}$/, 'lowercase letters, digits and _ only, at most 32')
+    .default(''),
   DATA_DIR: z.string().default('.data'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Port of /healthz, /readyz and /metrics; 0 picks a free port. */

@@ -28,7 +28,11 @@ import type { Naming } from './nats.js';
 const DUPLICATE_WINDOW_NS = 10 * 60 * 1_000_000_000;
 
 /** Creates the EVENTS stream if it does not exist; safe to call from every service at start. */
-export async function provisionEventsStream(nc: NatsConnection, naming: Naming): Promise<void> {
+export async function provisionEventsStream(
+  nc: NatsConnection,
+  naming: Naming,
+  options: { replicas?: number } = {},
+): Promise<void> {
   const jsm = await jetstreamManager(nc);
   const name = naming.stream(EVENTS_STREAM);
   const config = {
@@ -39,6 +43,7 @@ export async function provisionEventsStream(nc: NatsConnection, naming: Naming):
     duplicate_window: DUPLICATE_WINDOW_NS,
     // Events are the history projections rebuild from: keep them a year.
     max_age: 365 * 24 * 3600 * 1_000_000_000,
+    num_replicas: options.replicas ?? 1,
   };
   try {
     await jsm.streams.info(name);

@@ -1,4 +1,10 @@
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { readFileSync } from 'node:fs';
+import {
+  connect,
+  credsAuthenticator,
+  type ConnectionOptions,
+  type NatsConnection,
+} from '@nats-io/transport-node';
 import type { Registry } from 'prom-client';
 import type { Logger } from './logger.js';
 import { gauge } from './metrics.js';
@@ -26,10 +32,26 @@ export function createNaming(prefix: string): Naming {
   };
 }
 
+/** How a service proves who it is to NATS: nothing (development), a user, or a creds file. */
+export type NatsAuth = { user?: string; password?: string; credsFile?: string };
+
+/** The connection options of `NATS_USER`/`NATS_PASSWORD` or `NATS_CREDS`; a half-set pair is refused. */
+export function natsAuthOptions(auth: NatsAuth = {}): Partial<ConnectionOptions> {
+  const { user, password, credsFile } = auth;
+  if (Boolean(user) !== Boolean(password)) {
+    throw new Error('NATS_USER and NATS_PASSWORD are set together or not at all');
+  }
+  if (credsFile && user) throw new Error('set NATS_CREDS or NATS_USER/NATS_PASSWORD, not both');
+  // Read on every (re)connect, so a rotated creds file mounted from a Secret is picked up.
+  if (credsFile) return { authenticator: credsAuthenticator(() => readFileSync(credsFile)) };
+  return user ? { user, pass: password } : {};
+}
+
 export async function connectNats(options: {
   url: string;
   name: string;
   log: Logger;
+  auth?: NatsAuth;
 }): Promise<NatsConnection> {
   const nc = await connect({
     servers: options.url.split(','),
@@ -39,6 +61,7 @@ export async function connectNats(options: {
     // A stack trace captured for every request costs more CPU than the request itself;
     // a failed request says which subject it was for.
     noAsyncTraces: true,
+    ...natsAuthOptions(options.auth),
   });
   void (async () => {
     for await (const status of nc.status()) {

@@ -3,6 +3,9 @@ import type { Registry } from 'prom-client';
 
 export type ReadinessCheck = () => Promise<boolean>;
 
+/** The ops server's paths, which the Kubernetes probes and Prometheus' scrape use. */
+export const OPS_PATHS = { liveness: '/healthz', readiness: '/readyz', metrics: '/metrics' } as const;
+
 /**
  * /healthz, /readyz and /metrics (Prometheus text) on a port of their own, so Kubernetes
  * probes never compete with traffic and never need the gateway.
@@ -24,8 +27,8 @@ export async function startOpsServer(options: {
   draining?: () => boolean;
 }): Promise<{ app: FastifyInstance; port: number }> {
   const app = Fastify({ logger: false });
-  app.get('/healthz', async () => ({ status: 'ok', service: options.service }));
-  app.get('/readyz', async (_request, reply) => {
+  app.get(OPS_PATHS.liveness, async () => ({ status: 'ok', service: options.service }));
+  app.get(OPS_PATHS.readiness, async (_request, reply) => {
     const results = await Promise.all(
       Object.entries(options.checks).map(
         async ([name, check]) => [name, await check().catch(() => false)] as const,
@@ -39,7 +42,7 @@ export async function startOpsServer(options: {
       checks: Object.fromEntries(results.map(([name, ok]) => [name, ok ? 'ok' : 'failing'])),
     });
   });
-  app.get('/metrics', async (_request, reply) =>
+  app.get(OPS_PATHS.metrics, async (_request, reply) =>
     reply.type(options.registry.contentType).send(await options.registry.metrics()),
   );
   await app.listen({ host: options.host, port: options.port });

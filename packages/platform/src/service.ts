@@ -149,10 +149,21 @@ export async function startService<S extends z.ZodType<BaseEnv>>(
   const { name } = definition;
   const log = createLogger({ service: name, level: env.LOG_LEVEL, destination: options.logDestination });
   const naming = createNaming(env.NATS_PREFIX);
-  const nc = await connectNats({ url: env.NATS_URL, name, log });
+  const nc = await connectNats({
+    url: env.NATS_URL,
+    name,
+    log,
+    auth: { user: env.NATS_USER, password: env.NATS_PASSWORD, credsFile: env.NATS_CREDS },
+  });
   const store =
-    options.store ?? (await openStore({ mongoUrl: env.MONGO_URL, dataDir: env.DATA_DIR, service: name }));
-  await provisionEventsStream(nc, naming);
+    options.store ??
+    (await openStore({
+      mongoUrl: env.MONGO_URL,
+      mongoDbPrefix: env.MONGO_DB_PREFIX,
+      dataDir: env.DATA_DIR,
+      service: name,
+    }));
+  await provisionEventsStream(nc, naming, { replicas: env.EVENTS_STREAM_REPLICAS });
   const metrics = createMetricsRegistry(name);
   const connection = watchConnection(nc, metrics);
   const bus = createBusClient({

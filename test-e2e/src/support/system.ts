@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import {
   connectNats,
   createLogger,
+  openStore,
   startService,
   type NatsConnection,
   type RunningService,
@@ -58,6 +59,18 @@ const DEFINITIONS = [
 const RUN_LOG_DIR = process.env.MMP_E2E_LOG_DIR;
 
 /**
+ * `E2E_STORE=mongodb` runs every system on the MongoDB at MONGO_URL instead of the embedded
+ * store, each system in databases of its own (`<its NATS prefix>_<service>`).
+ */
+function storeEnv(prefix: string): Record<string, string> {
+  const store = process.env.E2E_STORE ?? 'embedded';
+  if (store === 'embedded') return {};
+  if (store !== 'mongodb') throw new Error(`E2E_STORE is embedded or mongodb, not ${store}`);
+  if (!process.env.MONGO_URL) throw new Error('E2E_STORE=mongodb needs MONGO_URL');
+  return { MONGO_URL: process.env.MONGO_URL, MONGO_DB_PREFIX: prefix };
+}
+
+/**
  * The whole system in this process, as `pnpm start` runs it but isolated: its own NATS
  * prefix, data folder and gateway port. Core services start first, the gateway next, and
  * the sandbox provider last, since it registers itself through the gateway's public API.
@@ -88,6 +101,7 @@ export async function startSystem(
     // Tests poll fast; the limits themselves are tested in the gateway's own suite.
     RATE_LIMIT_KEY_MAX: '100000',
     RATE_LIMIT_IP_MAX: '100000',
+    ...storeEnv(system.prefix),
     ...(RUN_LOG_DIR && !options.logDestination ? { LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'debug' } : {}),
     ...options.env,
   };
@@ -161,6 +175,14 @@ export async function startSystem(
     system,
     admin,
     spawnService,
+    /** A service's store as the system's services open it (embedded folder or MongoDB database). */
+    openStore: (service: ServiceName) =>
+      openStore({
+        mongoUrl: env.MONGO_URL || undefined,
+        mongoDbPrefix: env.MONGO_DB_PREFIX,
+        dataDir: env.DATA_DIR!,
+        service,
+      }),
     /** A project and its four keys; `extra` adds to the admin create body (e.g. `logoUrl`). */
     async createProject(name = 'Shop', extra: Record<string, unknown> = {}): Promise<ProjectKeys> {
       const project = await admin<{

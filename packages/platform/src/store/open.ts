@@ -6,12 +6,14 @@ import type { Store } from './port.js';
 export type OpenStoreOptions = {
   /** When set, MongoDB with one database per service; else the embedded store. */
   mongoUrl?: string;
+  /** MongoDB only: the database is `<prefix>_<service>` (MONGO_DB_PREFIX). */
+  mongoDbPrefix?: string;
   dataDir: string;
   service: string;
 };
 
-export function openStore({ mongoUrl, dataDir, service }: OpenStoreOptions): Promise<Store> {
+export function openStore({ mongoUrl, mongoDbPrefix, dataDir, service }: OpenStoreOptions): Promise<Store> {
   return mongoUrl
-    ? openMongoStore({ url: mongoUrl, database: service })
+    ? openMongoStore({ url: mongoUrl, database: mongoDbPrefix ? `${mongoDbPrefix}_${service}` : service })
     : openEmbeddedStore({ dir: path.join(dataDir, service) });
 }

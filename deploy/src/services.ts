@@ -1,0 +1,151 @@
+import type { ServiceName } from '@mmp/protocol';
+
+/** A secret variable a service reads from its Secret (`<service>-secrets`); values are never committed. */
+export type SecretKey = { name: string; required: boolean; about: string };
+
+export type ServiceSpec = {
+  name: ServiceName;
+  /**
+   * `horizontal`: any number of replicas on one database and NATS prefix (every loop claims
+   * its work with compare-and-set writes, consumers share one durable consumer), scaled by an
+   * HPA. `single`: one replica, replaced rather than rolled.
+   */
+  scaling: 'horizontal' | 'single';
+  /** Replicas the HPA keeps between, in production (staging runs 1 to 2). */
+  production?: { min: number; max: number };
+  /** Its own ConfigMap (`<service>-config`), on top of the common one. */
+  config: Record<string, string>;
+  secrets: SecretKey[];
+  /**
+   * Resident memory measured on the packaged service (deploy/scripts/measure-memory.ts, see
+   * docs/operations.md): idle, and the peak under a small load. Requests and limits follow.
+   */
+  measuredMiB: { idle: number; loaded: number };
+};
+
+const NATS_CREDENTIALS: SecretKey[] = [
+  { name: 'NATS_USER', required: false, about: 'its NATS user, once the NATS server requires one' },
+  { name: 'NATS_PASSWORD', required: false, about: 'that user’s password' },
+];
+const MONGO: SecretKey = {
+  name: 'MONGO_URL',
+  required: true,
+  about: 'its MongoDB connection string (user with readWrite on its own database)',
+};
+const SERVICE_SECRET_KEY: SecretKey = {
+  name: 'SERVICE_SECRET_KEY',
+  required: true,
+  about: '32+ random characters; its own value per service (see key rotation)',
+};
+const ADMIN_TOKEN: SecretKey = {
+  name: 'ADMIN_TOKEN',
+  required: true,
+  about: 'bearer token of /v1/admin (the same value in gateway and sandbox-provider)',
+};
+
+/** The public origin of the API and hosted pages, which the Ingress serves. */
+export const PUBLIC_HOST = 'pay.example.com';
+/** The gateway's in-cluster address, for the sandbox provider (a provider adapter like any other). */
+export const GATEWAY_HTTP_PORT = 3000;
+
+/** Every deployable service, in start order: the sandbox provider registers through the gateway. */
+export const SERVICES: readonly ServiceSpec[] = [
+  {
+    name: 'payments',
+    scaling: 'horizontal',
+    production: { min: 2, max: 6 },
+    config: {},
+    secrets: [MONGO, SERVICE_SECRET_KEY, ...NATS_CREDENTIALS],
+    measuredMiB: { idle: 106, loaded: 108 },
+  },
+  {
+    name: 'links-checkout',
+    scaling: 'horizontal',
+    production: { min: 2, max: 6 },
+    config: { PUBLIC_URL: `https://${PUBLIC_HOST}` },
+    secrets: [MONGO, ...NATS_CREDENTIALS],
+    measuredMiB: { idle: 104, loaded: 111 },
+  },
+  {
+    name: 'customers',
+    scaling: 'horizontal',
+    production: { min: 2, max: 4 },
+    config: {},
+    secrets: [MONGO, ...NATS_CREDENTIALS],
+    measuredMiB: { idle: 100, loaded: 101 },
+  },
+  {
+    name: 'provider-router',
+    scaling: 'horizontal',
+    production: { min: 2, max: 6 },
+    config: {},
+    secrets: [MONGO, SERVICE_SECRET_KEY, ...NATS_CREDENTIALS],
+    measuredMiB: { idle: 100, loaded: 113 },
+  },
+  {
+    name: 'provider-delivery',
+    scaling: 'horizontal',
+    production: { min: 2, max: 6 },
+    config: {},
+    secrets: [MONGO, ...NATS_CREDENTIALS],
+    measuredMiB: { idle: 102, loaded: 103 },
+  },
+  {
+    name: 'certification-runner',
+    scaling: 'horizontal',
+    production: { min: 2, max: 3 },
+    config: {},
+    secrets: [MONGO, ...NATS_CREDENTIALS],
+    measuredMiB: { idle: 98, loaded: 98 },
+  },
+  {
+    name: 'gateway',
+    scaling: 'horizontal',
+    production: { min: 3, max: 10 },
+    config: {
+      // In a pod the API must listen on every interface, not the loopback default.
+      GATEWAY_HOST: '0.0.0.0',
+      GATEWAY_PORT: String(GATEWAY_HTTP_PORT),
+      PUBLIC_URL: `https://${PUBLIC_HOST}`,
+      // Behind the Ingress: the client's address comes in X-Forwarded-For.
+      TRUST_PROXY: 'true',
+    },
+    secrets: [
+      ADMIN_TOKEN,
+      SERVICE_SECRET_KEY,
+      MONGO,
+      {
+        name: 'RATE_LIMIT_REDIS_URL',
+        required: false,
+        about: 'Redis shared by the replicas for rate limits (else each replica counts alone)',
+      },
+      ...NATS_CREDENTIALS,
+    ],
+    measuredMiB: { idle: 127, loaded: 133 },
+  },
+  {
+    // Registers itself at its first start and pulls its orders: one replica, so that two
+    // never register at once.
+    name: 'sandbox-provider',
+    scaling: 'single',
+    config: { GATEWAY_URL: `http://gateway/v1` },
+    secrets: [ADMIN_TOKEN, SERVICE_SECRET_KEY, MONGO, ...NATS_CREDENTIALS],
+    measuredMiB: { idle: 118, loaded: 139 },
+  },
+];
+
+/**
+ * Every service's common settings (`mmp-common-config`): what the probes, the drain and the
+ * stream depend on is set explicitly rather than left to a default.
+ */
+export const COMMON_CONFIG: Record<string, string> = {
+  // The NATS chart's client Service, installed as release `nats` in the same namespace.
+  NATS_URL: 'nats://nats:4222',
+  // Three-node JetStream cluster (deploy/stateful/nats); the staging overlay runs one.
+  EVENTS_STREAM_REPLICAS: '3',
+  LOG_LEVEL: 'info',
+  OPS_PORT: '9090',
+  OPS_HOST: '0.0.0.0',
+  SHUTDOWN_DELAY_MS: '5000',
+  SHUTDOWN_TIMEOUT_MS: '20000',
+};

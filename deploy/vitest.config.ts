@@ -1,0 +1,3 @@
+import { vitestConfig } from '../vitest.shared.ts';
+
+export default vitestConfig({ testTimeout: 60_000 });
