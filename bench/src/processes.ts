@@ -9,11 +9,15 @@ const STOP_TIMEOUT_MS = 30_000;
 
 /**
  * Runs one side of the measurement in its own process (own event loop), with the same
- * Node flags as this one, and waits for its `ready` message.
+ * Node flags as this one and `env` added to its environment, and waits for its `ready` message.
  */
-export function startChild<T>(entry: string): Promise<{ child: ChildProcess; ready: T }> {
+export function startChild<T>(
+  entry: string,
+  env: Record<string, string> = {},
+): Promise<{ child: ChildProcess; ready: T }> {
   const child = fork(fileURLToPath(new URL(entry, import.meta.url)), [], {
     execArgv: process.execArgv,
+    env: { ...process.env, ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   return new Promise((resolve, reject) => {
