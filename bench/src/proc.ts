@@ -23,14 +23,25 @@ export function cpuMs(pid: number): number | undefined {
   }
 }
 
-/** Resident memory of `pid` in bytes (VmRSS), or undefined once it is gone. */
-export function rssBytes(pid: number): number | undefined {
+function statusBytes(pid: number, field: string): number | undefined {
   try {
-    const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(
+      readFileSync(`/proc/${pid}/status`, 'utf8'),
+    );
     return match ? Number(match[1]) * 1024 : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** Resident memory of `pid` in bytes (VmRSS), or undefined once it is gone. */
+export function rssBytes(pid: number): number | undefined {
+  return statusBytes(pid, 'VmRSS');
+}
+
+/** The most resident memory `pid` has had since it started (VmHWM). */
+export function peakRssBytes(pid: number): number | undefined {
+  return statusBytes(pid, 'VmHWM');
 }
 
 /** Every running nats-server: the system's broker is part of what each operation costs. */

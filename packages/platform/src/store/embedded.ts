@@ -1,5 +1,6 @@
 import { chmod, mkdir, open } from 'node:fs/promises';
 import path from 'node:path';
+import type BetterSqlite3 from 'better-sqlite3';
 import type { Doc, Store } from './port.js';
 import { checkCollectionName } from './translate.js';
 import { decodeValue } from './embedded/codec.js';
@@ -44,6 +45,42 @@ function conditionCache() {
   };
 }
 
+/**
+ * Group commit: the writes of one turn of the event loop share a transaction, committed
+ * right after it (setImmediate), and each write's promise resolves once its commit is done.
+ * A commit writes every page it touched to the write-ahead log, a dozen pages for a
+ * payment and its indexes, so committing each write alone costs ten times more under
+ * concurrent load. Each write still runs whole and alone (a savepoint), synchronously:
+ * compare-and-set is unchanged, and a failing write undoes only itself.
+ */
+function groupCommits(db: BetterSqlite3.Database) {
+  let waiting: { resolve(): void; reject(error: unknown): void }[] = [];
+  function flush() {
+    if (!db.inTransaction) return;
+    const batch = waiting;
+    waiting = [];
+    try {
+      db.exec('COMMIT');
+    } catch (error) {
+      if (db.inTransaction) db.exec('ROLLBACK');
+      for (const write of batch) write.reject(error);
+      return;
+    }
+    for (const write of batch) write.resolve();
+  }
+  return {
+    flush,
+    write<R>(operation: () => R): Promise<R> {
+      if (!db.inTransaction) {
+        db.exec('BEGIN IMMEDIATE');
+        setImmediate(flush);
+      }
+      const result = db.transaction(operation)();
+      return new Promise<R>((resolve, reject) => waiting.push({ resolve: () => resolve(result), reject }));
+    },
+  };
+}
+
 export async function openEmbeddedStore({ dir }: EmbeddedStoreOptions): Promise<Store> {
   // Payment data: readable by the service's own user only.
   await mkdir(dir, { recursive: true, mode: 0o700 });
@@ -62,7 +99,8 @@ export async function openEmbeddedStore({ dir }: EmbeddedStoreOptions): Promise<
   db.pragma('temp_store = MEMORY');
 
   let closed = false;
-  const env: StoreEnv = { db, isClosed: () => closed, examined: { count: 0 } };
+  const commits = groupCommits(db);
+  const env: StoreEnv = { db, isClosed: () => closed, examined: { count: 0 }, write: commits.write };
   const condition = conditionCache();
   db.function('mmp_match', { deterministic: true }, (data, text) =>
     matches(decodeValue(JSON.parse(data as string)), condition(text as string)) ? 1 : 0,
@@ -117,6 +155,7 @@ export async function openEmbeddedStore({ dir }: EmbeddedStoreOptions): Promise<
       if (closed) return;
       closed = true;
       clearInterval(sweeper);
+      commits.flush();
       db.close();
     },
   };

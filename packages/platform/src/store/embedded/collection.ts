@@ -52,6 +52,11 @@ export type StoreEnv = {
   isClosed(): boolean;
   /** Counts the rows SQLite hands to `mmp_examined(rowid)`, for docsExamined. */
   examined: { count: number };
+  /**
+   * Runs a write at once, atomically (a savepoint), inside the store's current group
+   * commit, and resolves once that commit is done: see openEmbeddedStore.
+   */
+  write<R>(operation: () => R): Promise<R>;
 };
 
 export function createTable(db: Database, name: string): void {
@@ -129,7 +134,7 @@ export function openCollection<T extends Doc>(env: StoreEnv, name: string): Coll
   }
 
   type Row = { rowid: number; data: string };
-  const findOneAndUpdate = db.transaction((filter: Filter, update: Update, upsert: boolean): T | null => {
+  function findOneAndUpdate(filter: Filter, update: Update, upsert: boolean): T | null {
     const { sql, params } = where(filter);
     const row = statement(`SELECT rowid, data FROM ${table} WHERE ${sql} LIMIT 1`).get(...params) as
       Row | undefined;
@@ -140,25 +145,42 @@ export function openCollection<T extends Doc>(env: StoreEnv, name: string): Coll
     applyUpdate(seed, update);
     insert(seed);
     return decodeDocument<T>(encodeDocument(seed));
-  });
+  }
 
-  const updateMany = db.transaction((filter: Filter, update: Update): number => {
+  function updateMany(filter: Filter, update: Update): number {
     const { sql, params } = where(filter);
     const rows = statement(`SELECT rowid, data FROM ${table} WHERE ${sql}`).all(...params) as Row[];
     for (const row of rows) rewrite(row.rowid, row.data, update);
     return rows.length;
-  });
+  }
 
-  async function run<R>(operation: () => R): Promise<R> {
+  function storeError(error: unknown): unknown {
+    if (!isUniqueViolation(error)) return error;
+    const duplicate = new DuplicateKeyError(name);
+    duplicate.cause = error;
+    return duplicate;
+  }
+
+  async function read<R>(operation: () => R): Promise<R> {
     if (isClosed()) throw new Error('store is closed');
     try {
       return operation();
     } catch (error) {
-      if (!isUniqueViolation(error)) throw error;
-      const duplicate = new DuplicateKeyError(name);
-      duplicate.cause = error;
-      throw duplicate;
+      throw storeError(error);
     }
+  }
+
+  async function write<R>(operation: () => R): Promise<R> {
+    if (isClosed()) throw new Error('store is closed');
+    let committed: Promise<R>;
+    try {
+      committed = env.write(operation);
+    } catch (error) {
+      throw storeError(error);
+    }
+    return committed.catch((error: unknown) => {
+      throw storeError(error);
+    });
   }
 
   function find(filter: Filter, options: FindOptions = {}): T[] {
@@ -219,33 +241,33 @@ export function openCollection<T extends Doc>(env: StoreEnv, name: string): Coll
 
   return {
     name,
-    insertOne: (doc) => run(() => insert(doc)),
-    findOne: (filter) => run(() => find(filter, { limit: 1 })[0] ?? null),
-    find: (filter, options) => run(() => find(filter, options)),
+    insertOne: (doc) => write(() => insert(doc)),
+    findOne: (filter) => read(() => find(filter, { limit: 1 })[0] ?? null),
+    find: (filter, options) => read(() => find(filter, options)),
     count: (filter) =>
-      run(() => {
+      read(() => {
         const { sql, params } = where(filter);
         return statement(`SELECT count(*) FROM ${table} WHERE ${sql}`)
           .pluck()
           .get(...params) as number;
       }),
     findOneAndUpdate: (filter, update, options = {}) =>
-      run(() => {
+      write(() => {
         translateUpdate(update, asIs);
-        return findOneAndUpdate.immediate(filter, update, options.upsert ?? false);
+        return findOneAndUpdate(filter, update, options.upsert ?? false);
       }),
     updateMany: (filter, update) =>
-      run(() => {
+      write(() => {
         translateUpdate(update, asIs);
-        return updateMany.immediate(filter, update);
+        return updateMany(filter, update);
       }),
     deleteMany: (filter) =>
-      run(() => {
+      write(() => {
         const { sql, params } = where(filter);
         return statement(`DELETE FROM ${table} WHERE ${sql}`).run(...params).changes;
       }),
-    docsExamined: (filter) => run(() => docsExamined(filter)),
-    ensureIndex: (spec) => run(() => ensureIndex(spec)),
+    docsExamined: (filter) => read(() => docsExamined(filter)),
+    ensureIndex: (spec) => write(() => ensureIndex(spec)),
     sweep,
   };
 }
