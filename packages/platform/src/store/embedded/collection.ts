@@ -16,7 +16,7 @@ import { applyUpdate, nest } from './update.js';
 
 /**
  * One collection of the embedded store: a table `(_id, data)` whose `data` is the tagged
- * JSON of codec.ts, with one SQLite expression index per declared index. Every operation
+ * JSON of codec.ts in SQLite's binary JSONB form (its fields are read without parsing text), with one SQLite expression index per declared index. Every operation
  * is synchronous inside SQLite, so a findOneAndUpdate's read and write happen with nothing
  * in between: the guard in its filter is a compare-and-set.
  */
@@ -60,7 +60,7 @@ export type StoreEnv = {
 };
 
 export function createTable(db: Database, name: string): void {
-  db.exec(`CREATE TABLE IF NOT EXISTS ${quote(name)} (_id TEXT PRIMARY KEY NOT NULL, data TEXT NOT NULL)`);
+  db.exec(`CREATE TABLE IF NOT EXISTS ${quote(name)} (_id TEXT PRIMARY KEY NOT NULL, data BLOB NOT NULL)`);
 }
 
 export function openCollection<T extends Doc>(env: StoreEnv, name: string): CollectionHandle<T> {
@@ -118,7 +118,10 @@ export function openCollection<T extends Doc>(env: StoreEnv, name: string): Coll
 
   function insert(doc: Doc): void {
     rememberArrays(doc);
-    statement(`INSERT INTO ${table} (_id, data) VALUES (?, ?)`).run(sqlValue(doc._id), encodeDocument(doc));
+    statement(`INSERT INTO ${table} (_id, data) VALUES (?, jsonb(?))`).run(
+      sqlValue(doc._id),
+      encodeDocument(doc),
+    );
   }
 
   /** Applies `update` to the stored row and returns the document as now stored. */
@@ -129,15 +132,16 @@ export function openCollection<T extends Doc>(env: StoreEnv, name: string): Coll
     if (doc._id !== id) throw new TypeError('_id cannot change');
     rememberArrays(doc);
     const text = encodeDocument(doc);
-    statement(`UPDATE ${table} SET data = ? WHERE rowid = ?`).run(text, rowid);
+    statement(`UPDATE ${table} SET data = jsonb(?) WHERE rowid = ?`).run(text, rowid);
     return decodeDocument<T>(text);
   }
 
   type Row = { rowid: number; data: string };
   function findOneAndUpdate(filter: Filter, update: Update, upsert: boolean): T | null {
     const { sql, params } = where(filter);
-    const row = statement(`SELECT rowid, data FROM ${table} WHERE ${sql} LIMIT 1`).get(...params) as
-      Row | undefined;
+    const row = statement(`SELECT rowid, json(data) AS data FROM ${table} WHERE ${sql} LIMIT 1`).get(
+      ...params,
+    ) as Row | undefined;
     if (row) return rewrite(row.rowid, row.data, update);
     if (!upsert) return null;
     const seed = nest(equalityFields(filter)) as Doc;
@@ -149,7 +153,9 @@ export function openCollection<T extends Doc>(env: StoreEnv, name: string): Coll
 
   function updateMany(filter: Filter, update: Update): number {
     const { sql, params } = where(filter);
-    const rows = statement(`SELECT rowid, data FROM ${table} WHERE ${sql}`).all(...params) as Row[];
+    const rows = statement(`SELECT rowid, json(data) AS data FROM ${table} WHERE ${sql}`).all(
+      ...params,
+    ) as Row[];
     for (const row of rows) rewrite(row.rowid, row.data, update);
     return rows.length;
   }
@@ -188,7 +194,7 @@ export function openCollection<T extends Doc>(env: StoreEnv, name: string): Coll
     const paged = Boolean(options.limit || options.skip);
     const page = paged ? [options.limit || -1, options.skip ?? 0] : [];
     const texts = statement(
-      `SELECT data FROM ${table} WHERE ${sql}${compileSort(options.sort)}${paged ? ' LIMIT ? OFFSET ?' : ''}`,
+      `SELECT json(data) FROM ${table} WHERE ${sql}${compileSort(options.sort)}${paged ? ' LIMIT ? OFFSET ?' : ''}`,
     )
       .pluck()
       .all(...params, ...page) as string[];

@@ -48,7 +48,7 @@ export function importNedbDatafiles(db: BetterSqlite3.Database, dir: string): st
     const docs = readDatafile(file);
     db.transaction(() => {
       createTable(db, name);
-      const insert = db.prepare(`INSERT OR REPLACE INTO ${quote(name)} (_id, data) VALUES (?, ?)`);
+      const insert = db.prepare(`INSERT OR REPLACE INTO ${quote(name)} (_id, data) VALUES (?, jsonb(?))`);
       const addPath = db.prepare(
         `INSERT OR IGNORE INTO ${ARRAY_PATHS_TABLE} (collection, path) VALUES (?, ?)`,
       );

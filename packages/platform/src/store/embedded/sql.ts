@@ -71,7 +71,7 @@ class Builder {
   }
 
   private fallback(path: string, condition: unknown): string {
-    return `mmp_match(data, ${this.bind(JSON.stringify(encodeValue({ [path]: condition })))})`;
+    return `mmp_match(json(data), ${this.bind(JSON.stringify(encodeValue({ [path]: condition })))})`;
   }
 
   private field(path: string, condition: unknown): string {
