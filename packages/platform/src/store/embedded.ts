@@ -93,7 +93,7 @@ export async function openEmbeddedStore({ dir }: EmbeddedStoreOptions): Promise<
   const db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
   db.pragma('journal_mode = WAL');
   // Durable across a crash of the process; the last commits can be lost only with the
-  // machine's power, as with NeDB's appends before.
+  // machine's power, as with NeDB's appends (the engine before).
   db.pragma('synchronous = NORMAL');
   db.pragma(`cache_size = -${CACHE_KIB}`);
   db.pragma('temp_store = MEMORY');
