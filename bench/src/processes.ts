@@ -37,8 +37,11 @@ export function startChild<T>(
   });
 }
 
-/** Asks the child to clean up and exit; kills it if it does not within the time limit. */
-export function stopChild(child: ChildProcess): Promise<void> {
+/**
+ * Asks the child to clean up and exit (by IPC unless told how); kills it if it does not
+ * within the time limit.
+ */
+export function stopChild(child: ChildProcess, ask: () => unknown = () => child.send('stop')): Promise<void> {
   return new Promise((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) return resolve();
     const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
@@ -46,7 +49,7 @@ export function stopChild(child: ChildProcess): Promise<void> {
       clearTimeout(timer);
       resolve();
     });
-    child.send('stop');
+    ask();
   });
 }
 

@@ -1,6 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { SERVICE_NAMES } from '@mmp/protocol';
 import { createTestSystem, eventually, freePort, type TestSystem } from '@mmp/platform/testing';
 import { startChild, stopChild } from './processes.js';
 import { SYSTEM_ENV_VARIABLE } from './config.js';
@@ -24,22 +25,9 @@ export type SystemUnderTest = {
   stop(): Promise<void>;
 };
 
-/** In `pnpm start`'s order; the sandbox provider registers itself through the gateway. */
-export const SERVICES = [
-  'payments',
-  'links-checkout',
-  'customers',
-  'provider-router',
-  'provider-delivery',
-  'certification-runner',
-  'sandbox-provider',
-  'gateway',
-] as const;
-
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const UNLIMITED = String(1_000_000_000);
 const START_TIMEOUT_MS = 90_000;
-const STOP_TIMEOUT_MS = 30_000;
 
 /** Settings that make the numbers about the path: no logs, no rate limit, an instant sandbox. */
 export function benchEnv(sandboxPollMs: number): Record<string, string> {
@@ -74,18 +62,6 @@ export function buildServices(): void {
     stdio: 'inherit',
   });
   if (built.status !== 0) throw new Error(`the build failed (exit ${built.status})`);
-}
-
-function stopProcess(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
 }
 
 export type ProcessOptions = {
@@ -142,7 +118,7 @@ export async function startProcesses(options: ProcessOptions): Promise<ProcessSy
   const children = new Map<string, ChildProcess>();
   const output = new Map<string, string>();
   const opsPorts: Record<string, number> = {};
-  for (const name of SERVICES) {
+  for (const name of SERVICE_NAMES) {
     opsPorts[name] = await freePort();
     const child = spawn(process.execPath, [`services/${name}/dist/main.js`], {
       cwd: REPO_ROOT,
@@ -155,7 +131,7 @@ export async function startProcesses(options: ProcessOptions): Promise<ProcessSy
     children.set(name, child);
   }
   const stop = async () => {
-    await Promise.all([...children.values()].map(stopProcess));
+    await Promise.all([...children.values()].map((child) => stopChild(child, () => child.kill('SIGTERM'))));
     if (!options.reuse) await test.cleanup();
   };
   try {
