@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { describeStoreContract } from './contract.js';
 import { EMBEDDED_FILE, openEmbeddedStore } from './embedded.js';
 import { openStore } from './open.js';
-import type { Doc } from './port.js';
+import { DuplicateKeyError, type Doc } from './port.js';
 
 const dir = await mkdtemp(path.join(os.tmpdir(), 'mmp-store-'));
 afterAll(() => rm(dir, { recursive: true, force: true }));
@@ -74,6 +74,21 @@ describe('embedded store', () => {
     await sessions.insertOne({ _id: 'new', expiresAt: new Date(Date.now() + 60_000) });
     expect((await sessions.find({})).map((doc) => doc._id)).toEqual(['new']);
     await second.close();
+  });
+
+  it('commits concurrent writes together, a failing one undoing only itself', async () => {
+    const store = await openEmbeddedStore({ dir: path.join(dir, 'group') });
+    const orders = store.collection<Doc & { n: number }>('orders');
+    const writes = Array.from({ length: 20 }, (_, i) => orders.insertOne({ _id: String(i % 15), n: i }));
+    const outcomes = await Promise.allSettled(writes);
+    expect(outcomes.filter((o) => o.status === 'rejected')).toHaveLength(5);
+    expect(outcomes.find((o) => o.status === 'rejected')).toMatchObject({
+      reason: expect.any(DuplicateKeyError),
+    });
+    await store.close();
+    const again = await openEmbeddedStore({ dir: path.join(dir, 'group') });
+    expect(await again.collection('orders').count({})).toBe(15);
+    await again.close();
   });
 
   it('refuses collection names that are not plain file names', async () => {
