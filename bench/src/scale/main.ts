@@ -8,6 +8,7 @@ import { table, writeResults } from '../report.js';
 import { createPaymentScenario } from '../scenarios.js';
 import { createAccounts, type BenchAccounts } from '../setup.js';
 import { benchEnv, buildServices, startProcesses, type ProcessSystem } from '../systems.js';
+import { measurePortQueries } from './port-queries.js';
 import { readTemplates, seed, type Templates } from './seed.js';
 import { checkScale, formatScale, type Latency, type SizeResult } from './targets.js';
 
@@ -108,7 +109,7 @@ async function measureSize(
   queries: number,
   searchQueries: number,
   createSeconds: number,
-): Promise<Omit<SizeResult, 'size' | 'seedDocsPerSecond'>> {
+): Promise<Omit<SizeResult, 'size' | 'seedDocsPerSecond' | 'port'>> {
   await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
   const pids = system.servicePids;
   const idleRssBytes = Object.fromEntries(Object.entries(pids).map(([n, pid]) => [n, rssBytes(pid) ?? 0]));
@@ -172,12 +173,15 @@ async function main(): Promise<number> {
         print(`  ${done.toLocaleString('en')} payments`),
       );
       seeded = size;
-      print(`  seeded at ${rate} documents/s; starting the services`);
+      print(`  seeded at ${rate} documents/s; list and search at the store port`);
+      const port = await measurePortQueries(test.dataDir, accounts.projectId, size, queries, searchQueries);
+      print('  starting the services');
       const system = await start();
       try {
         results.push({
           size,
           seedDocsPerSecond: rate,
+          port,
           ...(await measureSize(size, system, accounts.testSecretKey, queries, searchQueries, createSeconds)),
         });
       } finally {

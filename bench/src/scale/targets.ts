@@ -1,4 +1,5 @@
 import { table } from '../report.js';
+import type { PortQueries } from './port-queries.js';
 
 /** What one data-set size measured; latencies in ms over sequential queries. */
 export type SizeResult = {
@@ -15,6 +16,8 @@ export type SizeResult = {
   deepPage: number;
   createPerSecond: number;
   createP99Ms: number;
+  /** The same list and search timed at the store port, in the bench's process. */
+  port: PortQueries;
 };
 export type Latency = { p50: number; p99: number; count: number; failed: number; failure?: string };
 
@@ -40,8 +43,10 @@ export function checkScale(results: SizeResult[]): ScaleCheck[] {
     });
     if (!reference || result === reference) continue;
     for (const [page, latency, base] of [
-      ['first page', result.listFirst, reference.listFirst],
-      ['deep page', result.listDeep, reference.listDeep],
+      ['API, first page', result.listFirst, reference.listFirst],
+      ['API, deep page', result.listDeep, reference.listDeep],
+      ['store port, first page', { ...result.port.listFirst, failed: 0 }, reference.port.listFirst],
+      ['store port, deep page', { ...result.port.listDeep, failed: 0 }, reference.port.listDeep],
     ] as const) {
       const limit = base.p99 * SCALE_TARGET.listSlowdown;
       checks.push({
@@ -68,6 +73,8 @@ export function formatScale(results: SizeResult[]): string {
     r.createPerSecond.toFixed(0),
     `${shown(r.listFirst)}/${shown(r.listDeep)}`,
     `${shown(r.searchFirst)}/${shown(r.searchDeep)}`,
+    `${r.port.listFirst.p99}/${r.port.listDeep.p99}`,
+    `${r.port.searchFirst.p99}/${r.port.searchDeep.p99}`,
   ]);
   return table(
     [
@@ -80,6 +87,8 @@ export function formatScale(results: SizeResult[]): string {
       'create/s',
       'list p99 first/deep',
       'search p99 first/deep',
+      'port list p99',
+      'port search p99',
     ],
     rows,
   );
