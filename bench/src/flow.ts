@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { BenchConfig } from './config.js';
 import { cpuBetween, snapshotCpu } from './proc.js';
 import { paymentBody } from './scenarios.js';
+import { percentile } from './stats.js';
 
 /**
  * The full flow, as a merchant and a shopper live it: the merchant creates a payment, the
@@ -97,11 +98,6 @@ async function startFlow(baseUrl: string, secretKey: string, sequence: number): 
     JSON.stringify({ paymentMethod: 'ORANGE_MONEY', phone: SUCCESS_NUMBER }),
   );
   return payment.token as string;
-}
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -6,6 +6,7 @@ import { measure } from '../load.js';
 import { peakRssBytes, rssBytes } from '../proc.js';
 import { table, writeResults } from '../report.js';
 import { createPaymentScenario } from '../scenarios.js';
+import { percentile } from '../stats.js';
 import { createAccounts, type BenchAccounts } from '../setup.js';
 import { benchEnv, buildServices, startProcesses, type ProcessSystem } from '../systems.js';
 import { measurePortQueries } from './port-queries.js';
@@ -30,9 +31,6 @@ function sizes(raw = '10000,100000,1000000'): number[] {
     throw new Error(`BENCH_SCALE_SIZES: bad list "${raw}"`);
   return list.sort((a, b) => a - b);
 }
-
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
 
 /**
  * `count` sequential GETs (one at a time: the latency of one query, not of a queue). A

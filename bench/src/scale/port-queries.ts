@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { openEmbeddedStore, type Doc, type Filter } from '@mmp/platform';
+import { percentile } from '../stats.js';
 
 /**
  * The payments list and search as the payments store module asks them (count, then one
@@ -25,8 +26,7 @@ async function time(count: number, query: () => Promise<unknown>): Promise<PortL
     times.push(performance.now() - started);
   }
   times.sort((a, b) => a - b);
-  const at = (p: number) =>
-    Math.round((times[Math.min(times.length - 1, Math.ceil((p / 100) * times.length) - 1)] ?? 0) * 100) / 100;
+  const at = (p: number) => Math.round(percentile(times, p) * 100) / 100;
   return { p50: at(50), p99: at(99) };
 }
 
