@@ -1,13 +1,27 @@
+import type { Mode } from './systems.js';
+
 /** Load settings of one run; every scenario uses the same ones so their numbers compare. */
 export type BenchConfig = {
   durationSeconds: number;
   warmupSeconds: number;
   connections: number;
-  /** Upper bound of requests per scenario, so a very fast target cannot run away. */
-  maxRequests: number;
   /** Payments created before the retrieve scenario, read round-robin. */
   retrieveTokens: number;
+  /** The system's shapes to measure, in this order. */
+  modes: Mode[];
+  /** Full flows started per second, at a fixed rate whatever the system's answers. */
+  flowRate: number;
+  flowSeconds: number;
+  /** How long after the last flow started its stragglers may still finish. */
+  flowGraceSeconds: number;
+  /** The sandbox provider's pause between two pulls of its orders (its own time, not the system's). */
+  sandboxPollMs: number;
+  /** Skip the build before the processes mode (when `pnpm build` just ran). */
+  skipBuild: boolean;
 };
+
+/** The in-process child reads the services' settings from this variable, as JSON. */
+export const SYSTEM_ENV_VARIABLE = 'BENCH_SYSTEM_ENV';
 
 function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1): number {
   const raw = env[name];
@@ -18,12 +32,26 @@ function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number,
   return value;
 }
 
+function modes(raw: string | undefined): Mode[] {
+  const list = (raw ?? 'in-process,processes').split(',').map((m) => m.trim());
+  for (const mode of list) {
+    if (mode !== 'in-process' && mode !== 'processes')
+      throw new Error(`BENCH_MODES takes in-process and/or processes, got "${mode}"`);
+  }
+  return list as Mode[];
+}
+
 export function readConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
   return {
     durationSeconds: positiveInteger(env, 'BENCH_DURATION_S', 10),
     warmupSeconds: positiveInteger(env, 'BENCH_WARMUP_S', 2, 0),
     connections: positiveInteger(env, 'BENCH_CONNECTIONS', 16),
-    maxRequests: positiveInteger(env, 'BENCH_MAX_REQUESTS', 200_000),
     retrieveTokens: positiveInteger(env, 'BENCH_RETRIEVE_TOKENS', 200),
+    modes: modes(env.BENCH_MODES),
+    flowRate: positiveInteger(env, 'BENCH_FLOW_RATE', 50),
+    flowSeconds: positiveInteger(env, 'BENCH_FLOW_S', 30),
+    flowGraceSeconds: positiveInteger(env, 'BENCH_FLOW_GRACE_S', 20),
+    sandboxPollMs: positiveInteger(env, 'BENCH_SANDBOX_POLL_MS', 50),
+    skipBuild: env.BENCH_SKIP_BUILD === '1',
   };
 }

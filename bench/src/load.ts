@@ -1,5 +1,6 @@
 import autocannon from 'autocannon';
 import type { BenchConfig } from './config.js';
+import { cpuBetween, snapshotCpu } from './proc.js';
 
 /** One kind of traffic: a URL and, per request, the exact method, path, headers and body. */
 export type Scenario = {
@@ -15,7 +16,8 @@ export type ScenarioResult = {
   measures: string;
   /** Every answered request, whatever its status. */
   requests: number;
-  /** 2xx answers per second: failures never count as throughput. */
+  successes: number;
+  /** 2xx answers per second of measured time: failures never count as throughput. */
   requestsPerSecond: number;
   /** Of 2xx answers only, in whole milliseconds (autocannon's resolution). */
   latencyMs: { p50: number; p90: number; p99: number; max: number; mean: number };
@@ -23,7 +25,12 @@ export type ScenarioResult = {
   timeouts: number;
   non2xx: number;
   statusCodes: Record<string, number>;
-  durationSeconds: number;
+  /** Measured from autocannon's own start and finish, not its whole-second duration. */
+  elapsedSeconds: number;
+  /** CPU time of every process of the system (services and nats-server) per 2xx answer. */
+  cpuMsPerRequest?: number;
+  /** CPU milliseconds each of those processes used during the measurement. */
+  cpuMsByProcess?: Record<string, number>;
 };
 
 function run(scenario: Scenario, config: BenchConfig, seconds: number): Promise<autocannon.Result> {
@@ -31,7 +38,6 @@ function run(scenario: Scenario, config: BenchConfig, seconds: number): Promise<
     url: scenario.url,
     connections: config.connections,
     duration: seconds,
-    maxOverallRequests: config.maxRequests,
     timeout: 10,
     // autocannon reuses a request's object between calls; a fresh one each time keeps bodies unique.
     requests: [{ setupRequest: (request) => ({ ...request, ...scenario.nextRequest() }) }],
@@ -44,16 +50,31 @@ function statusCodes(result: autocannon.Result): Record<string, number> {
   );
 }
 
-/** Warms the JIT and connection pools first, then measures; the warm-up numbers are dropped. */
-export async function measure(scenario: Scenario, config: BenchConfig): Promise<ScenarioResult> {
+const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
+
+/**
+ * Warms the JIT and connection pools first, then measures for the configured time, with no
+ * cap on requests; the warm-up numbers are dropped. `cpuPids` are the processes whose CPU
+ * time the operation costs (none for the baseline, which is its own yardstick).
+ */
+export async function measure(
+  scenario: Scenario,
+  config: BenchConfig,
+  cpuPids: Record<string, number> = {},
+): Promise<ScenarioResult> {
   if (config.warmupSeconds > 0) await run(scenario, config, config.warmupSeconds);
+  const before = snapshotCpu(cpuPids);
   const result = await run(scenario, config, config.durationSeconds);
-  const requests = result['1xx'] + result['2xx'] + result['3xx'] + result['4xx'] + result['5xx'];
+  const cpu = cpuBetween(before, snapshotCpu(cpuPids));
+  const elapsedSeconds = (result.finish.getTime() - result.start.getTime()) / 1000;
+  const successes = result['2xx'];
+  const cpuTotal = Object.values(cpu).reduce((sum, ms) => sum + ms, 0);
   return {
     name: scenario.name,
     measures: scenario.measures,
-    requests,
-    requestsPerSecond: Math.round((result['2xx'] / result.duration) * 10) / 10,
+    requests: result['1xx'] + result['2xx'] + result['3xx'] + result['4xx'] + result['5xx'],
+    successes,
+    requestsPerSecond: round(successes / elapsedSeconds, 1),
     latencyMs: {
       p50: result.latency.p50,
       p90: result.latency.p90,
@@ -65,6 +86,10 @@ export async function measure(scenario: Scenario, config: BenchConfig): Promise<
     timeouts: result.timeouts,
     non2xx: result.non2xx,
     statusCodes: statusCodes(result),
-    durationSeconds: result.duration,
+    elapsedSeconds: round(elapsedSeconds, 3),
+    ...(Object.keys(cpuPids).length > 0 && {
+      cpuMsPerRequest: successes > 0 ? round(cpuTotal / successes, 4) : undefined,
+      cpuMsByProcess: Object.fromEntries(Object.entries(cpu).map(([name, ms]) => [name, Math.round(ms)])),
+    }),
   };
 }

@@ -1,86 +1,169 @@
 import { fileURLToPath } from 'node:url';
 import type { BaselineReady } from './baseline.js';
-import { readConfig } from './config.js';
+import { readConfig, type BenchConfig } from './config.js';
+import { runFlow } from './flow.js';
 import { measure, type Scenario } from './load.js';
+import { natsServerPids, rssBytes } from './proc.js';
 import { startChild, stopChild } from './processes.js';
-import { formatTable, writeResults, type ScenarioOutcome } from './report.js';
+import {
+  baselineRate,
+  formatFlow,
+  formatMemory,
+  formatScenarios,
+  formatTargets,
+  isFailed,
+  writeResults,
+  type ScenarioFailure,
+  type ScenarioOutcome,
+} from './report.js';
 import {
   baselineScenario,
   createPaymentScenario,
   retrievePaymentScenario,
   settlementScenario,
 } from './scenarios.js';
-import { createPayments, probe } from './setup.js';
-import type { TargetReady } from './target.js';
+import { createAccounts, createPayments, probe } from './setup.js';
+import {
+  benchEnv,
+  buildServices,
+  startInProcess,
+  startProcesses,
+  type Mode,
+  type SystemUnderTest,
+} from './systems.js';
+import { checkTargets, type ModeResults, type ScenarioKey } from './targets.js';
+
+const MODE_TITLES: Record<Mode, string> = {
+  'in-process': 'in-process: every service in one process, as the end-to-end tests run them',
+  processes: 'processes: every service in its own process from its build, as `pnpm start` runs them',
+};
+/** Time for start-up work (index checks, registrations, first loop passes) to settle before RSS is read. */
+const IDLE_SETTLE_MS = 5_000;
+
+const print = (text: string) => process.stdout.write(`${text}\n`);
+const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /** Probes, then measures; a scenario whose route does not answer 2xx is reported as failed, not measured. */
-async function runScenario(name: string, build: () => Promise<Scenario>): Promise<ScenarioOutcome> {
-  const config = readConfig();
+async function runScenario(
+  config: BenchConfig,
+  name: string,
+  build: () => Promise<Scenario>,
+  cpuPids: Record<string, number> = {},
+): Promise<ScenarioOutcome> {
   try {
     const scenario = await build();
     await probe(scenario.url, scenario.nextRequest());
-    process.stdout.write(
-      `running ${scenario.name} (${config.warmupSeconds} s warm-up, ${config.durationSeconds} s measured)\n`,
+    print(
+      `running ${scenario.name} (${config.warmupSeconds} s warm-up, ${config.durationSeconds} s measured)`,
     );
-    return await measure(scenario, config);
+    return await measure(scenario, config, cpuPids);
   } catch (error) {
-    const failed = error instanceof Error ? error.message : String(error);
-    process.stdout.write(`skipped ${name}: ${failed}\n`);
-    return { name, failed };
+    print(`skipped ${name}: ${message(error)}`);
+    return { name, failed: message(error) };
+  }
+}
+
+type ModeRun = ModeResults & {
+  outcomes: ScenarioOutcome[];
+  flowOutcome: ScenarioFailure | undefined;
+  startMs?: Record<string, number>;
+};
+
+async function runMode(mode: Mode, config: BenchConfig): Promise<ModeRun> {
+  print(`\n== ${MODE_TITLES[mode]}`);
+  const env = benchEnv(config.sandboxPollMs);
+  const system: SystemUnderTest & { startMs?: Record<string, number> } =
+    mode === 'in-process' ? await startInProcess(env) : await startProcesses({ env });
+  try {
+    const { baseUrl } = system;
+    const accounts = await createAccounts(baseUrl, system.adminToken);
+    await new Promise((resolve) => setTimeout(resolve, IDLE_SETTLE_MS));
+    const idleRssBytes = Object.fromEntries(
+      Object.entries(system.servicePids).map(([name, pid]) => [name, rssBytes(pid) ?? 0]),
+    );
+    const nats = natsServerPids();
+    const cpuPids = {
+      ...system.servicePids,
+      ...Object.fromEntries(nats.map((pid) => [nats.length > 1 ? `nats-server ${pid}` : 'nats-server', pid])),
+    };
+    const key = accounts.testSecretKey;
+    const scenarios: Record<ScenarioKey, () => Promise<Scenario>> = {
+      create: async () => createPaymentScenario(baseUrl, key),
+      retrieve: async () =>
+        retrievePaymentScenario(baseUrl, key, await createPayments(baseUrl, key, config.retrieveTokens)),
+      settlement: async () => {
+        if ('error' in accounts.provider)
+          throw new Error(`creating the provider: ${accounts.provider.error}`);
+        return settlementScenario(baseUrl, accounts.provider.id, accounts.provider.signingSecret);
+      },
+    };
+    const results: ModeRun = {
+      mode,
+      scenarios: {},
+      idleRssBytes,
+      outcomes: [],
+      flowOutcome: undefined,
+      startMs: system.startMs,
+    };
+    for (const [name, build] of Object.entries(scenarios) as [ScenarioKey, () => Promise<Scenario>][]) {
+      const outcome = await runScenario(config, name, build, cpuPids);
+      results.outcomes.push(outcome);
+      if (!isFailed(outcome)) results.scenarios[name] = outcome;
+    }
+    print(`running the full flow (${config.flowRate}/s for ${config.flowSeconds} s)`);
+    try {
+      results.flow = await runFlow(baseUrl, key, config, cpuPids);
+    } catch (error) {
+      results.flowOutcome = { name: 'full flow', failed: message(error) };
+    }
+    return results;
+  } finally {
+    await system.stop();
   }
 }
 
 async function main(): Promise<number> {
   const config = readConfig();
   const startedAt = new Date();
-  process.stdout.write(`starting the system (${config.connections} connections per scenario)\n`);
-  const baseline = await startChild<BaselineReady>('./baseline.ts');
-  const target = await startChild<TargetReady>('./target.ts').catch(async (error: unknown) => {
-    await stopChild(baseline.child);
-    throw error;
-  });
-  const ready = { ...target.ready, baselineUrl: baseline.ready.url };
-  const outcomes: ScenarioOutcome[] = [];
-  try {
-    const { baseUrl, testSecretKey, provider } = ready;
-    outcomes.push(
-      await runScenario('baseline (before)', async () => baselineScenario(ready.baselineUrl, 'before')),
-    );
-    outcomes.push(
-      await runScenario('payment create', async () => createPaymentScenario(baseUrl, testSecretKey)),
-    );
-    outcomes.push(
-      await runScenario('payment retrieve', async () =>
-        retrievePaymentScenario(
-          baseUrl,
-          testSecretKey,
-          await createPayments(baseUrl, testSecretKey, config.retrieveTokens),
-        ),
-      ),
-    );
-    outcomes.push(
-      await runScenario('settlement ingest', async () => {
-        if ('error' in provider) throw new Error(`creating the provider: ${provider.error}`);
-        return settlementScenario(baseUrl, provider.id, provider.signingSecret);
-      }),
-    );
-    outcomes.push(
-      await runScenario('baseline (after)', async () => baselineScenario(ready.baselineUrl, 'after')),
-    );
-  } finally {
-    await Promise.all([stopChild(target.child), stopChild(baseline.child)]);
+  if (config.modes.includes('processes') && !config.skipBuild) {
+    print('building the services (as pnpm start does)');
+    buildServices();
   }
-  process.stdout.write(`\n${formatTable(outcomes)}\n\n`);
-  for (const outcome of outcomes)
-    if ('requests' in outcome) process.stdout.write(`${outcome.name}: ${outcome.measures}\n`);
-  const file = writeResults(
-    fileURLToPath(new URL('../results', import.meta.url)),
+  const baseline = await startChild<BaselineReady>('./baseline.ts');
+  const runs: ModeRun[] = [];
+  const baselines: ScenarioOutcome[] = [];
+  try {
+    const bare = async (when: 'before' | 'after') =>
+      baselines.push(
+        await runScenario(config, `baseline (${when})`, async () =>
+          baselineScenario(baseline.ready.url, when),
+        ),
+      );
+    await bare('before');
+    for (const mode of config.modes) runs.push(await runMode(mode, config));
+    await bare('after');
+  } finally {
+    await stopChild(baseline.child);
+  }
+  const rate = baselineRate(baselines);
+  print(`\n${formatScenarios(baselines, rate)}`);
+  print(`baseline mean: ${rate?.toFixed(0) ?? 'n/a'} 2xx/s (each share below is of this mean)`);
+  const checks = runs.flatMap((run) => checkTargets(run, rate));
+  for (const run of runs) {
+    print(`\n== ${MODE_TITLES[run.mode]}\n${formatScenarios(run.outcomes, rate)}`);
+    print(formatFlow(run.flow ?? run.flowOutcome ?? { name: 'full flow', failed: 'not run' }));
+    print(formatMemory(run.idleRssBytes, run.startMs));
+  }
+  print(`\n${formatTargets(checks)}`);
+  const file = writeResults(fileURLToPath(new URL('../results', import.meta.url)), 'bench', startedAt, {
     config,
-    outcomes,
-    startedAt,
-  );
-  process.stdout.write(`\nresults: ${file}\n`);
-  return outcomes.some((o) => 'failed' in o) ? 1 : 0;
+    baseline: { meanRequestsPerSecond: rate, runs: baselines },
+    modes: runs,
+    targets: checks,
+  });
+  print(`\nresults: ${file}`);
+  const failed = baselines.some(isFailed) || runs.some((r) => r.outcomes.some(isFailed) || r.flowOutcome);
+  return failed ? 1 : 0;
 }
 
 main().then(

@@ -9,11 +9,15 @@ const STOP_TIMEOUT_MS = 30_000;
 
 /**
  * Runs one side of the measurement in its own process (own event loop), with the same
- * Node flags as this one, and waits for its `ready` message.
+ * Node flags as this one and `env` added to its environment, and waits for its `ready` message.
  */
-export function startChild<T>(entry: string): Promise<{ child: ChildProcess; ready: T }> {
+export function startChild<T>(
+  entry: string,
+  env: Record<string, string> = {},
+): Promise<{ child: ChildProcess; ready: T }> {
   const child = fork(fileURLToPath(new URL(entry, import.meta.url)), [], {
     execArgv: process.execArgv,
+    env: { ...process.env, ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   return new Promise((resolve, reject) => {
@@ -33,8 +37,11 @@ export function startChild<T>(entry: string): Promise<{ child: ChildProcess; rea
   });
 }
 
-/** Asks the child to clean up and exit; kills it if it does not within the time limit. */
-export function stopChild(child: ChildProcess): Promise<void> {
+/**
+ * Asks the child to clean up and exit (by IPC unless told how); kills it if it does not
+ * within the time limit.
+ */
+export function stopChild(child: ChildProcess, ask: () => unknown = () => child.send('stop')): Promise<void> {
   return new Promise((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) return resolve();
     const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
@@ -42,7 +49,7 @@ export function stopChild(child: ChildProcess): Promise<void> {
       clearTimeout(timer);
       resolve();
     });
-    child.send('stop');
+    ask();
   });
 }
 

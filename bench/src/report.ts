@@ -1,14 +1,15 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import type { BenchConfig } from './config.js';
+import type { FlowResult } from './flow.js';
 import type { ScenarioResult } from './load.js';
+import type { TargetCheck } from './targets.js';
 
 export type ScenarioFailure = { name: string; failed: string };
 export type ScenarioOutcome = ScenarioResult | ScenarioFailure;
 
-function isFailed(outcome: ScenarioOutcome): outcome is ScenarioFailure {
-  return 'failed' in outcome;
+export function isFailed(outcome: object | undefined): outcome is ScenarioFailure {
+  return !!outcome && 'failed' in outcome;
 }
 
 /** autocannon measures whole milliseconds; 0 means under one. */
@@ -16,26 +17,26 @@ function milliseconds(value: number): string {
   return value === 0 ? '<1' : String(value);
 }
 
-function pad(text: string, width: number, right = false): string {
-  return right ? text.padStart(width) : text.padEnd(width);
+/** Columns padded to their widest cell; the first left-aligned, the others right-aligned. */
+export function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
-/**
- * The baseline's 2xx/s: the mean of its runs before and after the system's scenarios, so
- * that a machine getting busier or quieter during the run shows as a gap between the two.
- */
-export function baselineRate(outcomes: ScenarioOutcome[]): number | undefined {
-  const runs = outcomes.filter((o): o is ScenarioResult => !isFailed(o) && o.name.startsWith('baseline'));
-  return runs.length ? runs.reduce((sum, o) => sum + o.requestsPerSecond, 0) / runs.length : undefined;
+/** The baseline's 2xx/s: the mean of its runs before and after, so a changing machine shows as a gap. */
+export function baselineRate(runs: ScenarioOutcome[]): number | undefined {
+  const measured = runs.filter((o): o is ScenarioResult => !isFailed(o));
+  return measured.length
+    ? measured.reduce((sum, o) => sum + o.requestsPerSecond, 0) / measured.length
+    : undefined;
 }
 
-/** The table printed at the end: throughput, latency and failures, each next to the baseline. */
-export function formatTable(outcomes: ScenarioOutcome[]): string {
-  const baseline = baselineRate(outcomes);
-  const header = ['scenario', '2xx/s', 'p50 ms', 'p99 ms', 'errors', 'non-2xx', 'vs baseline'];
+export function formatScenarios(outcomes: ScenarioOutcome[], baseline: number | undefined): string {
   const rows = outcomes.map((o) =>
     isFailed(o)
-      ? [o.name, 'FAILED', '', '', '', '', '']
+      ? [o.name, 'FAILED', '', '', '', '', '', '']
       : [
           o.name,
           o.requestsPerSecond.toFixed(0),
@@ -43,38 +44,61 @@ export function formatTable(outcomes: ScenarioOutcome[]): string {
           milliseconds(o.latencyMs.p99),
           String(o.errors),
           String(o.non2xx),
-          baseline ? `${((o.requestsPerSecond / baseline) * 100).toFixed(1)} %` : 'n/a',
+          o.cpuMsPerRequest === undefined ? '' : o.cpuMsPerRequest.toFixed(3),
+          baseline ? `${((o.requestsPerSecond / baseline) * 100).toFixed(2)} %` : 'n/a',
         ],
   );
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => pad(c, widths[i]!, i > 0)).join('  ');
   const failures = outcomes.filter(isFailed).map((o) => `  ${o.name}: ${o.failed}`);
+  const header = ['scenario', '2xx/s', 'p50 ms', 'p99 ms', 'errors', 'non-2xx', 'CPU ms/req', 'vs baseline'];
+  return [table(header, rows), ...(failures.length ? ['failed:', ...failures] : [])].join('\n');
+}
+
+export function formatFlow(flow: FlowResult | ScenarioFailure): string {
+  if (isFailed(flow)) return `full flow: FAILED: ${flow.failed}`;
   return [
-    line(header),
-    widths.map((w) => '-'.repeat(w)).join('  '),
-    ...rows.map(line),
-    ...(failures.length ? ['', 'failed:', ...failures] : []),
+    `full flow at ${flow.ratePerSecond}/s (achieved ${flow.achievedRate}/s): ${flow.finished} of ${flow.started} finished, ` +
+      `${flow.failedCalls} failed, ${flow.unfinished} unfinished`,
+    `  latency ms: p50 ${flow.latencyMs.p50}  p90 ${flow.latencyMs.p90}  p99 ${flow.latencyMs.p99}  max ${flow.latencyMs.max}` +
+      `  (sandbox pull interval ${flow.sandboxPollMs} ms included)`,
+    `  CPU per flow: ${flow.cpuMsPerFlow?.toFixed(2) ?? 'n/a'} ms` +
+      (flow.firstFailure ? `\n  first failure: ${flow.firstFailure}` : ''),
   ].join('\n');
 }
 
-/** Writes the run to bench/results/<timestamp>.json (git-ignored) and returns the path. */
-export function writeResults(
-  directory: string,
-  config: BenchConfig,
-  outcomes: ScenarioOutcome[],
-  startedAt: Date,
-): string {
-  mkdirSync(directory, { recursive: true });
-  const file = join(directory, `${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
-  const machine = {
+export function formatMemory(idle: Record<string, number>, startMs?: Record<string, number>): string {
+  const rows = Object.entries(idle).map(([name, bytes]) => [
+    name,
+    `${(bytes / 1024 / 1024).toFixed(1)}`,
+    startMs?.[name] === undefined ? '' : String(startMs[name]),
+  ]);
+  const total = Object.values(idle).reduce((sum, b) => sum + b, 0);
+  rows.push(['total', `${(total / 1024 / 1024).toFixed(1)}`, '']);
+  return table(['process', 'idle RSS MB', 'start ms'], rows);
+}
+
+export function formatTargets(checks: TargetCheck[]): string {
+  const rows = checks.map((c) => [`${c.mode}: ${c.figure}`, c.measured, c.target, c.met ? 'met' : 'MISSED']);
+  const met = checks.filter((c) => c.met).length;
+  return `${table(['target', 'measured', 'target', ''], rows)}\n${met} of ${checks.length} targets met`;
+}
+
+export function machine() {
+  return {
     cpus: cpus().length,
     cpuModel: cpus()[0]?.model ?? 'unknown',
     node: process.version,
     platform: process.platform,
+    loadAverage: loadavg().map((l) => Math.round(l * 100) / 100),
   };
+}
+
+/** Writes the run to `<directory>/<prefix>-<timestamp>.json` (git-ignored) and returns the path. */
+export function writeResults(directory: string, prefix: string, startedAt: Date, content: object): string {
+  mkdirSync(directory, { recursive: true });
+  const file = join(directory, `${prefix}-${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
   writeFileSync(
     file,
-    `${JSON.stringify({ startedAt: startedAt.toISOString(), config, machine, scenarios: outcomes }, null, 2)}\n`,
+    `${JSON.stringify({ startedAt: startedAt.toISOString(), machine: machine(), ...content }, null, 2)}\n`,
   );
   return file;
 }

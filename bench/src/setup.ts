@@ -38,3 +38,43 @@ export async function probe(url: string, request: autocannon.Request): Promise<v
   if (!response.ok)
     throw new Error(`probe ${method} ${request.path}: ${response.status} ${text.slice(0, 300)}`);
 }
+
+async function admin<T>(baseUrl: string, adminToken: string, path: string, body: unknown): Promise<T> {
+  const response = await fetch(`${baseUrl}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`POST ${path}: ${response.status} ${text.slice(0, 300)}`);
+  return JSON.parse(text) as T;
+}
+
+export type BenchAccounts = {
+  projectId: string;
+  testSecretKey: string;
+  provider: { id: string; signingSecret: string } | { error: string };
+};
+
+/** A merchant project with its test secret key, and a provider that posts settlements. */
+export async function createAccounts(baseUrl: string, adminToken: string): Promise<BenchAccounts> {
+  const project = await admin<{ id: string; keys: { kind: string; livemode: boolean; key: string }[] }>(
+    baseUrl,
+    adminToken,
+    '/v1/admin/projects',
+    { name: 'bench', displayName: 'Bench Shop' },
+  );
+  const testSecretKey = project.keys.find((k) => k.kind === 'secret' && !k.livemode)?.key;
+  if (!testSecretKey) throw new Error('the new project has no test secret key');
+  const provider = await admin<{ id: string; signingSecret: string }>(
+    baseUrl,
+    adminToken,
+    '/v1/admin/providers',
+    {
+      name: 'Bench Provider',
+    },
+  )
+    .then(({ id, signingSecret }) => ({ id, signingSecret }))
+    .catch((error: unknown) => ({ error: String(error) }));
+  return { projectId: project.id, testSecretKey, provider };
+}

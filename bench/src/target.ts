@@ -1,36 +1,18 @@
 import { startSystem } from '@mmp/test-e2e/system';
+import { SYSTEM_ENV_VARIABLE } from './config.js';
 import { serveChild } from './processes.js';
 
-export type TargetReady = {
-  baseUrl: string;
-  testSecretKey: string;
-  provider: { id: string; signingSecret: string } | { error: string };
-};
-
-// Limits sized for a benchmark: the point is to measure the path, not the rate limiter.
-const UNLIMITED = String(1_000_000_000);
+export type TargetReady = { baseUrl: string; adminToken: string };
 
 /**
- * The measured side, in its own process so the load generator does not share its event
- * loop: the whole system (every service in-process, as in the end-to-end tests). Reports
- * where it listens and the keys to use.
+ * The in-process shape, in its own process so the load generator does not share its event
+ * loop: the whole system, every service in one process, as in the end-to-end tests.
  */
 serveChild<TargetReady>(async () => {
-  const system = await startSystem({
-    env: { LOG_LEVEL: 'silent', RATE_LIMIT_KEY_MAX: UNLIMITED, RATE_LIMIT_IP_MAX: UNLIMITED },
-  });
-  try {
-    const project = await system.createProject('Bench Shop');
-    const provider = await system
-      .admin<{ id: string; signingSecret: string }>('POST', '/v1/admin/providers', { name: 'Bench Provider' })
-      .then(({ id, signingSecret }) => ({ id, signingSecret }))
-      .catch((error: unknown) => ({ error: String(error) }));
-    return {
-      ready: { baseUrl: system.baseUrl, testSecretKey: project.testSecretKey, provider },
-      stop: () => system.stop(),
-    };
-  } catch (error) {
-    await system.stop();
-    throw error;
-  }
+  const env = JSON.parse(process.env[SYSTEM_ENV_VARIABLE] ?? '{}') as Record<string, string>;
+  const system = await startSystem({ env });
+  return {
+    ready: { baseUrl: system.baseUrl, adminToken: system.adminToken },
+    stop: () => system.stop(),
+  };
 });

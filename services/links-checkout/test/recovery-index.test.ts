@@ -37,7 +37,7 @@ function storedSession(i: number, status: string, recoverAt?: string) {
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'lc-recovery-index-'));
-  // Written as the datafile NeDB loads (one JSON document per line): fast to set up.
+  // Written as an NeDB datafile (one JSON document per line), which the store imports on open: fast to set up.
   const lines: string[] = [];
   for (let i = 0; i < HISTORY; i += 1) {
     lines.push(JSON.stringify(storedSession(i, ['success', 'failed', 'expired', 'cancelled'][i % 4]!)));
@@ -66,7 +66,7 @@ describe('the recovery query on the embedded store', () => {
 
   it('reads the due attempts, not the history', async () => {
     expect(await db.sessions.docsExamined(dueRecoveriesFilter(NOW))).toBe(DUE);
-    // The same question through the state: NeDB serves it from no index and reads everything.
+    // The same question through the state: no index serves it, so every session is read.
     const byState = {
       status: { $nin: ['success', 'failed', 'expired', 'cancelled'] },
       recoverAt: { $exists: true },

@@ -1,4 +1,4 @@
 export * from './port.js';
-export { openStore, type OpenStoreOptions } from './open.js';
-export { openEmbeddedStore, type EmbeddedStoreOptions } from './embedded.js';
-export { openMongoStore, type MongoStoreOptions } from './mongo.js';
+export { openStore, openEmbeddedStore, openMongoStore, type OpenStoreOptions } from './open.js';
+export type { EmbeddedStoreOptions } from './embedded.js';
+export type { MongoStoreOptions } from './mongo.js';

@@ -88,13 +88,13 @@ function openCollection<T extends Doc>(client: MongoClient, database: string, na
           return (await attempt()) as T | null;
         } catch (error) {
           // Two upserts can both miss and both insert; the loser retries once as an update,
-          // the retry MongoDB's documentation asks of applications (and NeDB's adapter makes).
+          // the retry MongoDB's documentation asks of applications.
           if (!options.upsert || !isDuplicateKey(error)) throw error;
           return (await attempt()) as T | null;
         }
       }),
-    // matchedCount, not modifiedCount: NeDB cannot tell a no-op update apart, and the port
-    // promises the same number from both adapters.
+    // matchedCount, not modifiedCount: the embedded store does not tell a no-op update
+    // apart, and the port promises the same number from both adapters.
     updateMany: (filter, update) =>
       run(
         async () =>
@@ -121,7 +121,7 @@ function openCollection<T extends Doc>(client: MongoClient, database: string, na
 }
 
 export async function openMongoStore({ url, database }: MongoStoreOptions): Promise<Store> {
-  // ignoreUndefined matches NeDB, which drops undefined fields instead of storing null.
+  // ignoreUndefined matches the embedded store, which drops undefined fields, not nulls them.
   const client = new MongoClient(url, { ignoreUndefined: true });
   await client.connect();
   const collections = new Map<string, Collection<Doc>>();

@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { openEmbeddedStore } from './embedded.js';
-import { openMongoStore } from './mongo.js';
+import type { EmbeddedStoreOptions } from './embedded.js';
+import type { MongoStoreOptions } from './mongo.js';
 import type { Store } from './port.js';
 
 export type OpenStoreOptions = {
@@ -11,6 +11,19 @@ export type OpenStoreOptions = {
   dataDir: string;
   service: string;
 };
+
+/*
+ * Each adapter is imported when first opened, not with the kit: a service on the embedded
+ * store never loads the MongoDB driver, and one on MongoDB never loads SQLite.
+ */
+
+export async function openEmbeddedStore(options: EmbeddedStoreOptions): Promise<Store> {
+  return (await import('./embedded.js')).openEmbeddedStore(options);
+}
+
+export async function openMongoStore(options: MongoStoreOptions): Promise<Store> {
+  return (await import('./mongo.js')).openMongoStore(options);
+}
 
 export function openStore({ mongoUrl, mongoDbPrefix, dataDir, service }: OpenStoreOptions): Promise<Store> {
   return mongoUrl

@@ -1,6 +1,6 @@
 /**
  * The store port: the small set of operations every service needs, implemented by the
- * MongoDB adapter (production) and the embedded NeDB adapter (one-command start).
+ * MongoDB adapter (production) and the embedded SQLite adapter (one-command start).
  * Status changes use `findOneAndUpdate` with a guard on the current state (compare-and-set),
  * never read-modify-write.
  */

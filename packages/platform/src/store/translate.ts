@@ -67,7 +67,7 @@ function checkCondition(field: string, condition: Plain): void {
       if (typeof value !== 'string') throw new TypeError(`filter on ${field}: $contains takes a string`);
     } else {
       checkDefined(field, value);
-      // Ordering against null means type-bracketing tricks in MongoDB and nothing in NeDB.
+      // Ordering against null means type-bracketing tricks in MongoDB: not portable.
       if (value === null && op !== '$eq' && op !== '$ne')
         throw new TypeError(`filter on ${field}: ${op} null is not portable`);
     }
@@ -127,7 +127,7 @@ function rewritePullValue(value: unknown, dialect: Dialect): unknown {
 /** Validates `update` and rewrites the sub-filters of `$pull`. */
 export function translateUpdate(update: Update, dialect: Dialect): Plain {
   const keys = Object.keys(update);
-  // An update without operators is a whole-document replacement in NeDB: never what was meant.
+  // An update without operators is a whole-document replacement in MongoDB: never what was meant.
   if (keys.length === 0) throw new TypeError('update has no operators');
   const out: Plain = {};
   for (const key of keys) {
@@ -135,7 +135,7 @@ export function translateUpdate(update: Update, dialect: Dialect): Plain {
     const fields = (update as Plain)[key];
     if (!isPlainObject(fields)) throw new TypeError(`${key} takes an object`);
     if (key === '$set') {
-      // MongoDB (ignoreUndefined) would leave the field alone where NeDB would erase it.
+      // MongoDB (ignoreUndefined) would leave the field alone: say which was meant.
       const unset = Object.entries(fields).find(([, value]) => value === undefined);
       if (unset) throw new TypeError(`$set of ${unset[0]} to undefined: use $unset`);
     }
@@ -159,7 +159,7 @@ export function indexFields(spec: IndexSpec): string[] {
   const fields = Object.keys(spec.fields);
   if (fields.length === 0) throw new TypeError('index needs at least one field');
   if (spec.expireAfterSeconds !== undefined) {
-    // NeDB reads the TTL date from a top-level field only.
+    // The embedded store sweeps on a top-level field only.
     if (fields.length !== 1 || fields[0]?.includes('.'))
       throw new TypeError('a TTL index takes exactly one top-level field');
   }

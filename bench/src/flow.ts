@@ -1,0 +1,176 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { BenchConfig } from './config.js';
+import { cpuBetween, snapshotCpu } from './proc.js';
+import { paymentBody } from './scenarios.js';
+import { percentile } from './stats.js';
+
+/**
+ * The full flow, as a merchant and a shopper live it: the merchant creates a payment, the
+ * shopper pays it on the hosted page's route with the sandbox's success number, the system
+ * routes the order, the sandbox provider pulls and acks it and posts a COMPLETED
+ * settlement, the payment completes and the merchant's webhook receiver gets
+ * `transaction.completed`. Flows start at a fixed rate whatever the answers (an open
+ * loop), so a slow system shows as latency and unfinished flows, not as a lower rate.
+ */
+
+/** The sandbox completes this Orange Money number at once. */
+const SUCCESS_NUMBER = '+237690000001';
+
+export type FlowResult = {
+  name: string;
+  measures: string;
+  ratePerSecond: number;
+  started: number;
+  finished: number;
+  /** Flows whose create or pay call did not answer 2xx. */
+  failedCalls: number;
+  /** Flows whose webhook had not arrived when the grace time ran out. */
+  unfinished: number;
+  /** Flows started per second of the measured arrival window. */
+  achievedRate: number;
+  /** From the create call to the webhook's arrival, finished flows only. */
+  latencyMs: { p50: number; p90: number; p99: number; max: number; mean: number };
+  cpuMsPerFlow?: number;
+  cpuMsByProcess: Record<string, number>;
+  sandboxPollMs: number;
+  firstFailure?: string;
+};
+
+type Receiver = { url: string; arrived(token: string): Promise<number>; close(): Promise<void> };
+
+/** The merchant's webhook receiver: answers 200 at once and notes when each payment completed. */
+async function startReceiver(): Promise<Receiver> {
+  const arrivals = new Map<string, number>();
+  const waiting = new Map<string, (at: number) => void>();
+  const server: Server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const at = performance.now();
+      response.writeHead(200).end();
+      const event = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+        type?: string;
+        data?: { token?: string };
+      };
+      const token = event.data?.token;
+      if (event.type !== 'transaction.completed' || !token) return;
+      arrivals.set(token, at);
+      waiting.get(token)?.(at);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`,
+    arrived: (token) =>
+      new Promise((resolve) => {
+        const at = arrivals.get(token);
+        if (at !== undefined) resolve(at);
+        else waiting.set(token, resolve);
+      }),
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        // The system's webhook sender keeps its connections alive.
+        server.closeAllConnections();
+      }),
+  };
+}
+
+async function post(url: string, body: string, key?: string): Promise<Record<string, unknown>> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(key && { authorization: `Bearer ${key}` }) },
+    body,
+  });
+  const text = await response.text();
+  if (!response.ok)
+    throw new Error(`POST ${new URL(url).pathname}: ${response.status} ${text.slice(0, 200)}`);
+  return JSON.parse(text) as Record<string, unknown>;
+}
+
+/** One flow: the two calls a merchant and a shopper make; resolves with the payment's token. */
+async function startFlow(baseUrl: string, secretKey: string, sequence: number): Promise<string> {
+  const payment = await post(`${baseUrl}/v1/payments`, paymentBody('flow', sequence), secretKey);
+  const session = new URL(payment.paymentUrl as string).pathname.split('/').pop() as string;
+  await post(
+    `${baseUrl}/v1/checkout/sessions/${session}/pay`,
+    JSON.stringify({ paymentMethod: 'ORANGE_MONEY', phone: SUCCESS_NUMBER }),
+  );
+  return payment.token as string;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Registers the merchant's endpoint, proves one flow end to end, then runs the fixed-rate load. */
+export async function runFlow(
+  baseUrl: string,
+  secretKey: string,
+  config: BenchConfig,
+  cpuPids: Record<string, number>,
+): Promise<FlowResult> {
+  const receiver = await startReceiver();
+  try {
+    await post(
+      `${baseUrl}/v1/webhook-endpoints`,
+      JSON.stringify({ url: receiver.url, enabledEvents: ['transaction.completed'] }),
+      secretKey,
+    );
+    const probe = await startFlow(baseUrl, secretKey, 0);
+    const probed = await Promise.race([receiver.arrived(probe), sleep(30_000).then(() => undefined)]);
+    if (probed === undefined) throw new Error('a first flow did not complete within 30 s');
+
+    const total = config.flowRate * config.flowSeconds;
+    const interval = 1000 / config.flowRate;
+    const latencies: number[] = [];
+    let failed = 0;
+    let firstFailure: string | undefined;
+    const flows: Promise<void>[] = [];
+    const before = snapshotCpu(cpuPids);
+    const t0 = performance.now();
+    for (let i = 1; i <= total; i += 1) {
+      const due = t0 + (i - 1) * interval;
+      const wait = due - performance.now();
+      if (wait > 1) await sleep(wait);
+      const startedAt = performance.now();
+      flows.push(
+        startFlow(baseUrl, secretKey, i).then(
+          async (token) => void latencies.push((await receiver.arrived(token)) - startedAt),
+          (error: unknown) => {
+            failed += 1;
+            firstFailure ??= String(error);
+          },
+        ),
+      );
+    }
+    const arrivalSeconds = (performance.now() - t0) / 1000;
+    await Promise.race([Promise.all(flows), sleep(config.flowGraceSeconds * 1000)]);
+    const cpu = cpuBetween(before, snapshotCpu(cpuPids));
+    const sorted = [...latencies].sort((a, b) => a - b);
+    const round = (ms: number) => Math.round(ms * 10) / 10;
+    const cpuTotal = Object.values(cpu).reduce((sum, ms) => sum + ms, 0);
+    return {
+      name: 'full flow: create, pay, order, ack, settle, COMPLETED, webhook',
+      measures: `${config.flowRate} flows/s for ${config.flowSeconds} s; latency from the create call to the merchant's webhook, including the sandbox's pull wait (up to ${config.sandboxPollMs} ms)`,
+      ratePerSecond: config.flowRate,
+      started: total,
+      finished: sorted.length,
+      failedCalls: failed,
+      unfinished: total - sorted.length - failed,
+      achievedRate: Math.round((total / arrivalSeconds) * 10) / 10,
+      latencyMs: {
+        p50: round(percentile(sorted, 50)),
+        p90: round(percentile(sorted, 90)),
+        p99: round(percentile(sorted, 99)),
+        max: round(sorted.at(-1) ?? 0),
+        mean: round(sorted.reduce((sum, ms) => sum + ms, 0) / (sorted.length || 1)),
+      },
+      ...(sorted.length > 0 && { cpuMsPerFlow: Math.round((cpuTotal / sorted.length) * 100) / 100 }),
+      cpuMsByProcess: Object.fromEntries(Object.entries(cpu).map(([name, ms]) => [name, Math.round(ms)])),
+      sandboxPollMs: config.sandboxPollMs,
+      ...(firstFailure && { firstFailure }),
+    };
+  } finally {
+    await receiver.close();
+  }
+}

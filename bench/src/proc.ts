@@ -1,0 +1,71 @@
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+
+/**
+ * What Linux's /proc says about the processes of the system under test: CPU time used so
+ * far (user + system) and resident memory. CPU per operation is the difference of the
+ * first over a scenario, summed over every process, divided by the requests it served.
+ */
+
+const CLOCK_TICKS_PER_SECOND =
+  Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+
+/** CPU time of `pid` in milliseconds, or undefined once it is gone. */
+export function cpuMs(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return (ticks * 1000) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return undefined;
+  }
+}
+
+function statusBytes(pid: number, field: string): number | undefined {
+  try {
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(
+      readFileSync(`/proc/${pid}/status`, 'utf8'),
+    );
+    return match ? Number(match[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Resident memory of `pid` in bytes (VmRSS), or undefined once it is gone. */
+export function rssBytes(pid: number): number | undefined {
+  return statusBytes(pid, 'VmRSS');
+}
+
+/** The most resident memory `pid` has had since it started (VmHWM). */
+export function peakRssBytes(pid: number): number | undefined {
+  return statusBytes(pid, 'VmHWM');
+}
+
+/** Every running nats-server: the system's broker is part of what each operation costs. */
+export function natsServerPids(): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'nats-server') pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
+export type CpuSnapshot = Record<string, number>;
+
+/** CPU milliseconds of each named process now. */
+export function snapshotCpu(pids: Record<string, number>): CpuSnapshot {
+  return Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuMs(pid) ?? 0]));
+}
+
+/** CPU milliseconds each process used between two snapshots. */
+export function cpuBetween(before: CpuSnapshot, after: CpuSnapshot): CpuSnapshot {
+  return Object.fromEntries(Object.entries(after).map(([name, ms]) => [name, ms - (before[name] ?? 0)]));
+}

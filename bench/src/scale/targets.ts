@@ -1,0 +1,95 @@
+import { table } from '../report.js';
+import type { PortQueries } from './port-queries.js';
+
+/** What one data-set size measured; latencies in ms over sequential queries. */
+export type SizeResult = {
+  size: number;
+  seedDocsPerSecond: number;
+  startMs: Record<string, number>;
+  idleRssBytes: Record<string, number>;
+  /** The most each service held over its run at this size (VmHWM). */
+  peakRssBytes: Record<string, number>;
+  listFirst: Latency;
+  listDeep: Latency;
+  searchFirst: Latency;
+  searchDeep: Latency;
+  deepPage: number;
+  createPerSecond: number;
+  createP99Ms: number;
+  /** The same list and search timed at the store port, in the bench's process. */
+  port: PortQueries;
+};
+export type Latency = { p50: number; p99: number; count: number; failed: number; failure?: string };
+
+export type ScaleCheck = { figure: string; measured: string; target: string; met: boolean };
+
+/** Issue 18: a million payments in under 1 GB per service, list p99 within 2x of its value at 10,000. */
+export const SCALE_TARGET = { maxRssBytes: 1024 ** 3, listSlowdown: 2, referenceSize: 10_000 };
+
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
+const STORE_SERVICES = ['payments', 'links-checkout', 'customers'];
+
+export function checkScale(results: SizeResult[]): ScaleCheck[] {
+  const reference = results.find((r) => r.size === SCALE_TARGET.referenceSize);
+  const checks: ScaleCheck[] = [];
+  for (const result of results) {
+    const label = result.size.toLocaleString('en');
+    const [name, peak] = Object.entries(result.peakRssBytes).sort(([, a], [, b]) => b - a)[0] ?? ['none', 0];
+    checks.push({
+      figure: `${label}: largest service RSS (${name})`,
+      measured: mb(peak),
+      target: `< ${mb(SCALE_TARGET.maxRssBytes)}`,
+      met: peak < SCALE_TARGET.maxRssBytes,
+    });
+    if (!reference || result === reference) continue;
+    for (const [page, latency, base] of [
+      ['API, first page', result.listFirst, reference.listFirst],
+      ['API, deep page', result.listDeep, reference.listDeep],
+      ['store port, first page', { ...result.port.listFirst, failed: 0 }, reference.port.listFirst],
+      ['store port, deep page', { ...result.port.listDeep, failed: 0 }, reference.port.listDeep],
+    ] as const) {
+      const limit = base.p99 * SCALE_TARGET.listSlowdown;
+      checks.push({
+        figure: `${label}: list p99, ${page}`,
+        measured: `${latency.p99} ms${latency.failed ? `, ${latency.failed} failed` : ''}`,
+        target: `<= ${limit.toFixed(1)} ms (2x ${base.p99})`,
+        met: latency.failed === 0 && latency.p99 <= limit,
+      });
+    }
+  }
+  return checks;
+}
+
+/** A p99, or how many answers failed when some did. */
+const shown = (latency: Latency) =>
+  latency.failed ? `${latency.p99} (${latency.failed}/${latency.count} failed)` : String(latency.p99);
+
+export function formatScale(results: SizeResult[]): string {
+  const rows = results.map((r) => [
+    r.size.toLocaleString('en'),
+    String(r.seedDocsPerSecond),
+    ...STORE_SERVICES.map((s) => `${mb(r.idleRssBytes[s] ?? 0)}/${mb(r.peakRssBytes[s] ?? 0)}`),
+    STORE_SERVICES.map((s) => r.startMs[s] ?? '?').join('/'),
+    r.createPerSecond.toFixed(0),
+    `${shown(r.listFirst)}/${shown(r.listDeep)}`,
+    `${shown(r.searchFirst)}/${shown(r.searchDeep)}`,
+    `${r.port.listFirst.p99}/${r.port.listDeep.p99}`,
+    `${r.port.searchFirst.p99}/${r.port.searchDeep.p99}`,
+  ]);
+  return table(
+    [
+      'payments',
+      'seed docs/s',
+      'payments RSS idle/peak',
+      'links-checkout RSS',
+      'customers RSS',
+      'start ms p/l/c',
+      'create/s',
+      'list p99 first/deep',
+      'search p99 first/deep',
+      'port list p99',
+      'port search p99',
+    ],
+    rows,
+  );
+}

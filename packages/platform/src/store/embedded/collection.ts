@@ -1,0 +1,279 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type BetterSqlite3 from 'better-sqlite3';
+import {
+  DuplicateKeyError,
+  type Collection,
+  type Doc,
+  type Filter,
+  type FindOptions,
+  type IndexSpec,
+  type Update,
+} from '../port.js';
+import { equalityFields, indexFields, translateFilter, translateUpdate, type Dialect } from '../translate.js';
+import { arrayPaths, decodeDocument, encodeDocument, sqlValue, TAG } from './codec.js';
+import { compileFilter, compileSort, fieldExpression, type Compiled } from './sql.js';
+import { applyUpdate, nest } from './update.js';
+
+/**
+ * One collection of the embedded store: a table `(_id, data)` whose `data` is the tagged
+ * JSON of codec.ts in SQLite's binary JSONB form (its fields are read without parsing text), with one SQLite expression index per declared index. Every operation
+ * is synchronous inside SQLite, so a findOneAndUpdate's read and write happen with nothing
+ * in between: the guard in its filter is a compare-and-set.
+ */
+
+/** Validation only: the SQL compiler reads the port's language as it is. */
+const asIs: Dialect = { condition: (condition) => condition, field: (field, value) => [{ [field]: value }] };
+
+/** Meta table of the paths that have held an array, per collection (see sql.ts). */
+export const ARRAY_PATHS_TABLE = '"$array_paths"';
+
+export type Ttl = { expression: string; seconds: number };
+
+export type CollectionHandle<T extends Doc> = Collection<T> & {
+  /** Removes the documents past their TTL; 0 when the collection has none. */
+  sweep(now?: Date): number;
+};
+
+function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+export function quote(identifier: string): string {
+  return `"${identifier}"`;
+}
+
+type Database = BetterSqlite3.Database;
+type Statement = BetterSqlite3.Statement;
+
+/** What the store shares with its collections. */
+export type StoreEnv = {
+  db: Database;
+  isClosed(): boolean;
+  /** Counts the rows SQLite hands to `mmp_examined(rowid)`, for docsExamined. */
+  examined: { count: number };
+  /**
+   * Runs a write at once, atomically (a savepoint), inside the store's current group
+   * commit, and resolves once that commit is done: see openEmbeddedStore.
+   */
+  write<R>(operation: () => R): Promise<R>;
+};
+
+export function createTable(db: Database, name: string): void {
+  db.exec(`CREATE TABLE IF NOT EXISTS ${quote(name)} (_id TEXT PRIMARY KEY NOT NULL, data BLOB NOT NULL)`);
+}
+
+export function openCollection<T extends Doc>(env: StoreEnv, name: string): CollectionHandle<T> {
+  const { db, isClosed } = env;
+  const table = quote(name);
+  createTable(db, name);
+  const arrays = new Set(
+    db.prepare(`SELECT path FROM ${ARRAY_PATHS_TABLE} WHERE collection = ?`).pluck().all(name) as string[],
+  );
+  const addArrayPath = db.prepare(
+    `INSERT OR IGNORE INTO ${ARRAY_PATHS_TABLE} (collection, path) VALUES (?, ?)`,
+  );
+  let ttl: Ttl | undefined;
+  const statements = new Map<string, Statement>();
+
+  function statement(sql: string): Statement {
+    let prepared = statements.get(sql);
+    if (!prepared) {
+      if (statements.size > 500) statements.clear();
+      prepared = db.prepare(sql);
+      statements.set(sql, prepared);
+    }
+    return prepared;
+  }
+
+  const context = {
+    crossesArray(path: string) {
+      if (arrays.size === 0) return false;
+      const segments = path.split('.');
+      for (let i = 1; i <= segments.length; i += 1)
+        if (arrays.has(segments.slice(0, i).join('.'))) return true;
+      return false;
+    },
+  };
+
+  /** The WHERE clause of `filter`, leaving out documents past their TTL. */
+  function where(filter: Filter): Compiled {
+    translateFilter(filter, asIs);
+    const compiled = compileFilter(filter, context);
+    if (!ttl) return compiled;
+    const x = ttl.expression;
+    return {
+      sql: `${compiled.sql} AND (${x} IS NULL OR ${x} < '${TAG.date}' OR ${x} >= ?)`,
+      params: [...compiled.params, sqlValue(new Date(Date.now() - ttl.seconds * 1000))],
+    };
+  }
+
+  function rememberArrays(doc: Doc): void {
+    for (const path of arrayPaths(doc)) {
+      if (arrays.has(path)) continue;
+      addArrayPath.run(name, path);
+      arrays.add(path);
+    }
+  }
+
+  function insert(doc: Doc): void {
+    rememberArrays(doc);
+    statement(`INSERT INTO ${table} (_id, data) VALUES (?, jsonb(?))`).run(
+      sqlValue(doc._id),
+      encodeDocument(doc),
+    );
+  }
+
+  /** Applies `update` to the stored row and returns the document as now stored. */
+  function rewrite(rowid: number, data: string, update: Update): T {
+    const doc = decodeDocument<Doc>(data);
+    const id = doc._id;
+    applyUpdate(doc, update);
+    if (doc._id !== id) throw new TypeError('_id cannot change');
+    rememberArrays(doc);
+    const text = encodeDocument(doc);
+    statement(`UPDATE ${table} SET data = jsonb(?) WHERE rowid = ?`).run(text, rowid);
+    return decodeDocument<T>(text);
+  }
+
+  type Row = { rowid: number; data: string };
+  function findOneAndUpdate(filter: Filter, update: Update, upsert: boolean): T | null {
+    const { sql, params } = where(filter);
+    const row = statement(`SELECT rowid, json(data) AS data FROM ${table} WHERE ${sql} LIMIT 1`).get(
+      ...params,
+    ) as Row | undefined;
+    if (row) return rewrite(row.rowid, row.data, update);
+    if (!upsert) return null;
+    const seed = nest(equalityFields(filter)) as Doc;
+    if (typeof seed._id !== 'string') seed._id = randomUUID();
+    applyUpdate(seed, update);
+    insert(seed);
+    return decodeDocument<T>(encodeDocument(seed));
+  }
+
+  function updateMany(filter: Filter, update: Update): number {
+    const { sql, params } = where(filter);
+    const rows = statement(`SELECT rowid, json(data) AS data FROM ${table} WHERE ${sql}`).all(
+      ...params,
+    ) as Row[];
+    for (const row of rows) rewrite(row.rowid, row.data, update);
+    return rows.length;
+  }
+
+  function storeError(error: unknown): unknown {
+    if (!isUniqueViolation(error)) return error;
+    const duplicate = new DuplicateKeyError(name);
+    duplicate.cause = error;
+    return duplicate;
+  }
+
+  async function read<R>(operation: () => R): Promise<R> {
+    if (isClosed()) throw new Error('store is closed');
+    try {
+      return operation();
+    } catch (error) {
+      throw storeError(error);
+    }
+  }
+
+  async function write<R>(operation: () => R): Promise<R> {
+    if (isClosed()) throw new Error('store is closed');
+    let committed: Promise<R>;
+    try {
+      committed = env.write(operation);
+    } catch (error) {
+      throw storeError(error);
+    }
+    return committed.catch((error: unknown) => {
+      throw storeError(error);
+    });
+  }
+
+  function find(filter: Filter, options: FindOptions = {}): T[] {
+    const { sql, params } = where(filter);
+    const paged = Boolean(options.limit || options.skip);
+    const page = paged ? [options.limit || -1, options.skip ?? 0] : [];
+    const texts = statement(
+      `SELECT json(data) FROM ${table} WHERE ${sql}${compileSort(options.sort)}${paged ? ' LIMIT ? OFFSET ?' : ''}`,
+    )
+      .pluck()
+      .all(...params, ...page) as string[];
+    return texts.map((text) => decodeDocument<T>(text));
+  }
+
+  function ensureIndex(spec: IndexSpec): void {
+    const fields = indexFields(spec);
+    const columns = fields.map((f) => `${fieldExpression(f)}${spec.fields[f] === -1 ? ' DESC' : ''}`);
+    const id = createHash('sha256')
+      .update(JSON.stringify([name, spec.fields, spec.unique ?? false]))
+      .digest('hex')
+      .slice(0, 16);
+    const unique = spec.unique ?? false;
+    // SQLite's unique indexes let any number of NULLs through, which is the sparse reading;
+    // MongoDB's plain unique index counts a missing field as one null value, so that one
+    // is enforced on the fields with null spelled out, beside the index queries use.
+    db.exec(
+      `CREATE ${unique && spec.sparse ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS "$ix_${id}" ON ${table} (${columns.join(', ')})`,
+    );
+    if (unique && !spec.sparse) {
+      const keys = fields.map((f) => `ifnull(${fieldExpression(f)}, 'null')`);
+      db.exec(`CREATE UNIQUE INDEX IF NOT EXISTS "$ux_${id}" ON ${table} (${keys.join(', ')})`);
+    }
+    if (spec.expireAfterSeconds !== undefined) {
+      ttl = { expression: fieldExpression(fields[0] as string), seconds: spec.expireAfterSeconds };
+      sweep();
+    }
+  }
+
+  function sweep(now = new Date()): number {
+    if (!ttl || isClosed()) return 0;
+    const x = ttl.expression;
+    const cutoff = sqlValue(new Date(now.getTime() - ttl.seconds * 1000));
+    return statement(`DELETE FROM ${table} WHERE ${x} >= '${TAG.date}' AND ${x} < ?`).run(cutoff).changes;
+  }
+
+  /** The rows SQLite visits: its plan says whether an index serves, a counter how many it yields. */
+  function docsExamined(filter: Filter): number {
+    const { sql, params } = where(filter);
+    const plan = db.prepare(`EXPLAIN QUERY PLAN SELECT data FROM ${table} WHERE ${sql}`).all(...params) as {
+      detail: string;
+    }[];
+    if (plan.some(({ detail }) => detail.startsWith('SCAN')))
+      return db.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number;
+    env.examined.count = 0;
+    db.prepare(`SELECT count(*) FROM ${table} WHERE mmp_examined(rowid) AND ${sql}`).get(...params);
+    return env.examined.count;
+  }
+
+  return {
+    name,
+    insertOne: (doc) => write(() => insert(doc)),
+    findOne: (filter) => read(() => find(filter, { limit: 1 })[0] ?? null),
+    find: (filter, options) => read(() => find(filter, options)),
+    count: (filter) =>
+      read(() => {
+        const { sql, params } = where(filter);
+        return statement(`SELECT count(*) FROM ${table} WHERE ${sql}`)
+          .pluck()
+          .get(...params) as number;
+      }),
+    findOneAndUpdate: (filter, update, options = {}) =>
+      write(() => {
+        translateUpdate(update, asIs);
+        return findOneAndUpdate(filter, update, options.upsert ?? false);
+      }),
+    updateMany: (filter, update) =>
+      write(() => {
+        translateUpdate(update, asIs);
+        return updateMany(filter, update);
+      }),
+    deleteMany: (filter) =>
+      write(() => {
+        const { sql, params } = where(filter);
+        return statement(`DELETE FROM ${table} WHERE ${sql}`).run(...params).changes;
+      }),
+    docsExamined: (filter) => read(() => docsExamined(filter)),
+    ensureIndex: (spec) => write(() => ensureIndex(spec)),
+    sweep,
+  };
+}

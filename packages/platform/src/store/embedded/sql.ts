@@ -1,0 +1,165 @@
+import type { Filter, Sort } from '../port.js';
+import { isOperatorObject } from '../translate.js';
+import { encodeValue, sqlValue, TAG, tagEnd } from './codec.js';
+
+/**
+ * Compiles the port's filter language to a SQLite WHERE clause over the tagged JSON of
+ * codec.ts. Every condition on a plain path becomes a comparison of `data ->> '$."path"'`,
+ * the very expression the collection's indexes are built on, so SQLite answers it from an
+ * index where one exists. A condition SQL cannot state exactly (a path that has held an
+ * array, a sub-document operand) is handed to the JavaScript matcher through `mmp_match`.
+ */
+
+export type Compiled = { sql: string; params: unknown[] };
+
+export type FilterContext = {
+  /** True when `path` or a path above it has held an array in this collection. */
+  crossesArray(path: string): boolean;
+};
+
+/** The SQL expression of a document field; `_id` is its own column. */
+export function fieldExpression(path: string): string {
+  if (path === '_id') return '_id';
+  const segments = path.split('.');
+  for (const segment of segments) {
+    if (segment === '' || /["'\\]/.test(segment)) throw new TypeError(`unsupported field name ${path}`);
+  }
+  return `(data ->> '$.${segments.map((s) => `"${s}"`).join('.')}')`;
+}
+
+function jsonPath(path: string): string {
+  return `'$.${path
+    .split('.')
+    .map((s) => `"${s}"`)
+    .join('.')}'`;
+}
+
+const isScalar = (value: unknown) =>
+  value === null || value instanceof Date || (typeof value !== 'object' && typeof value !== 'function');
+
+/** The tag range of a value's type, or null for numbers (below every text in SQLite). */
+function tagOf(value: unknown): string | null | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? null : undefined;
+  if (typeof value === 'string') return TAG.string;
+  if (value instanceof Date) return TAG.date;
+  if (typeof value === 'boolean') return TAG.boolean;
+  return undefined;
+}
+
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+class Builder {
+  readonly params: unknown[] = [];
+  constructor(private readonly context: FilterContext) {}
+
+  bind(value: unknown): string {
+    this.params.push(value);
+    return '?';
+  }
+
+  filter(filter: Filter): string {
+    const parts: string[] = [];
+    for (const [key, value] of Object.entries(filter)) {
+      if (key === '$or' || key === '$and') {
+        const subs = (value as Filter[]).map((sub) => this.filter(sub));
+        parts.push(`(${subs.join(key === '$or' ? ' OR ' : ' AND ')})`);
+      } else parts.push(this.field(key, value));
+    }
+    return parts.length === 0 ? '1' : parts.length === 1 ? (parts[0] as string) : `(${parts.join(' AND ')})`;
+  }
+
+  private fallback(path: string, condition: unknown): string {
+    return `mmp_match(json(data), ${this.bind(JSON.stringify(encodeValue({ [path]: condition })))})`;
+  }
+
+  private field(path: string, condition: unknown): string {
+    const x = fieldExpression(path);
+    if (path !== '_id' && this.context.crossesArray(path)) return this.fallback(path, condition);
+    if (!isOperatorObject(condition)) {
+      return isScalar(condition) ? this.equality(x, condition) : this.fallback(path, condition);
+    }
+    const parts: string[] = [];
+    for (const [op, operand] of Object.entries(condition)) {
+      const sql = this.operator(path, x, op, operand);
+      if (sql === undefined) return this.fallback(path, condition);
+      parts.push(sql);
+    }
+    return parts.length === 1 ? (parts[0] as string) : `(${parts.join(' AND ')})`;
+  }
+
+  private equality(x: string, value: unknown): string {
+    return value === null ? `${x} IS NULL` : `${x} = ${this.bind(sqlValue(value))}`;
+  }
+
+  private membership(x: string, values: unknown[]): string {
+    const others = values.filter((v) => v !== null);
+    const list = `${x} IN (${others.map((v) => this.bind(sqlValue(v))).join(', ')})`;
+    if (others.length === values.length) return others.length === 0 ? '0' : list;
+    return others.length === 0 ? `${x} IS NULL` : `(${x} IS NULL OR ${list})`;
+  }
+
+  /** undefined: not expressible here, the caller falls back to the matcher. */
+  private operator(path: string, x: string, op: string, operand: unknown): string | undefined {
+    switch (op) {
+      case '$eq':
+        return isScalar(operand) ? this.equality(x, operand) : undefined;
+      case '$ne':
+        if (!isScalar(operand)) return undefined;
+        return operand === null ? `${x} IS NOT NULL` : `${x} IS NOT ${this.bind(sqlValue(operand))}`;
+      case '$in':
+        return (operand as unknown[]).every(isScalar) ? this.membership(x, operand as unknown[]) : undefined;
+      case '$nin':
+        // NOT of $in, two-valued: a missing field (NULL) is "not in" unless null is listed.
+        return (operand as unknown[]).every(isScalar)
+          ? `NOT ifnull(${this.membership(x, operand as unknown[])}, 0)`
+          : undefined;
+      case '$gt':
+      case '$gte':
+      case '$lt':
+      case '$lte':
+        return this.range(x, op, operand);
+      case '$exists':
+        if (path === '_id') return operand ? '1' : '0';
+        return `json_type(data, ${jsonPath(path)}) IS ${operand ? 'NOT ' : ''}NULL`;
+      case '$contains':
+        return this.contains(x, operand as string);
+      default:
+        return undefined;
+    }
+  }
+
+  private range(x: string, op: string, operand: unknown): string | undefined {
+    const tag = tagOf(operand);
+    if (tag === undefined) return undefined;
+    const sign = { $gt: '>', $gte: '>=', $lt: '<', $lte: '<=' }[op] as string;
+    const bound = `${x} ${sign} ${this.bind(sqlValue(operand))}`;
+    const upward = op === '$gt' || op === '$gte';
+    // Numbers sort below every text: "above n" stops before the first text.
+    if (tag === null) return upward ? `(${bound} AND ${x} < '')` : bound;
+    return upward ? `(${bound} AND ${x} < '${tagEnd(tag)}')` : `(${bound} AND ${x} >= '${tag}')`;
+  }
+
+  private contains(x: string, text: string): string {
+    // SQLite's LIKE folds ASCII letters only, which is exactly how a non-unicode JavaScript
+    // /i regex treats an ASCII needle; any other needle goes to JavaScript.
+    if (/^[\x20-\x7e]*$/.test(text))
+      return `${x} LIKE ${this.bind(`${TAG.string}%${escapeLike(text)}%`)} ESCAPE '\\'`;
+    return `mmp_contains(${x}, ${this.bind(text)})`;
+  }
+}
+
+export function compileFilter(filter: Filter, context: FilterContext): Compiled {
+  const builder = new Builder(context);
+  const sql = builder.filter(filter);
+  return { sql, params: builder.params };
+}
+
+export function compileSort(sort: Sort | undefined): string {
+  if (!sort || Object.keys(sort).length === 0) return '';
+  const keys = Object.entries(sort).map(
+    ([path, dir]) => `${fieldExpression(path)} ${dir === -1 ? 'DESC' : 'ASC'}`,
+  );
+  return ` ORDER BY ${keys.join(', ')}`;
+}
