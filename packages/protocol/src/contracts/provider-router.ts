@@ -34,7 +34,8 @@ export const providerPortalApi = {
     actors: railActors,
     responses: { 201: RailView.extend({ secret: z.string().optional() }) },
     errors: ['validation_error', 'resource_not_found'],
-    summary: 'Create a rail in PENDING; a webhook rail gets its whsec_ secret, returned this once',
+    summary:
+      'Create a rail in PENDING; a webhook endpoint must be a public address (422 naming endpoint otherwise); a webhook rail gets its whsec_ secret, returned this once',
   }),
   listRails: defineHttpOperation({
     service: 'provider-router',
@@ -57,9 +58,9 @@ export const providerPortalApi = {
     name: 'rails.test',
     actors: railActors,
     responses: { 200: RailView },
-    errors: ['resource_not_found'],
+    errors: ['resource_not_found', 'invalid_state'],
     summary:
-      'Test a rail: a signed health.check with a fresh nonce (5 s); HTTP 200 echoing the nonce makes a PENDING rail TESTED, anything else leaves it PENDING with the reason',
+      'Test a rail: a signed health.check with a fresh nonce (5 s) to its public HTTPS endpoint; HTTP 200 echoing the nonce makes a PENDING rail TESTED, anything else (a private address included) leaves it PENDING with the reason',
   }),
   activateRail: defineHttpOperation({
     service: 'provider-router',
@@ -102,7 +103,7 @@ export const settlementsApi = {
       'invalid_request',
     ],
     summary:
-      'Receive a SettlementEvent (x-service-signature: hex HMAC-SHA256 of the exact body with the signing secret): 200, 403 signature, 422 every invalid field, 409 duplicate idempotency_key; a body without protocol_version goes through the provider mapping',
+      'Receive a SettlementEvent (x-service-signature: hex HMAC-SHA256 of the exact body with the signing secret): 200, 403 signature, 422 every invalid field (settled_at before its order or in the future included), 409 duplicate idempotency_key; a body without protocol_version goes through the provider mapping; a second outcome for an order is kept for reconciliation, never applied',
   }),
 };
 
@@ -144,7 +145,7 @@ export const providersAdminApi = {
     name: 'reconciliation.report',
     actors: ['admin'],
     responses: { 200: ReconciliationReport },
-    errors: ['validation_error', 'resource_not_found'],
+    errors: ['invalid_request', 'resource_not_found'],
     summary: 'Orders against settlements of one provider, environment and day',
   }),
 };
