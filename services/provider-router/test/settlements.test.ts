@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { hexHmac, type OrderCreatedData } from '@mmp/protocol';
+import { ReconciliationReport, hexHmac, providersAdminApi } from '@mmp/protocol';
 import { openRouterDb } from '../src/store/db.js';
-import { ADMIN, SERVICE, paymentSnapshot, startRouter } from './harness.js';
+import { ADMIN, paymentSnapshot, startRouter } from './harness.js';
 
-const h = await startRouter({ ORDER_TTL_SECONDS: '1' });
+const h = await startRouter({ ORDER_TTL_SECONDS: '1', SETTLEMENT_CLOCK_SKEW_SECONDS: '60' });
 const db = openRouterDb(h.running.context.store);
 const provider = await h.createProvider('Settling Co');
 await h.activeRail(provider.id, { countries: ['SN'] });
@@ -11,9 +11,11 @@ await h.activeRail(provider.id, { countries: ['SN'] });
 async function order(overrides: Parameters<typeof paymentSnapshot>[0] = {}) {
   const payment = paymentSnapshot(overrides);
   await h.initiate(payment, { network: 'ORANGE_MONEY', phone: '+221770000001', country: 'SN' });
-  const [created] = await h.waitFor('order.created', payment.id);
-  return { payment, order: created!.data as OrderCreatedData };
+  return { payment, order: await h.orderOf(payment.id) };
 }
+
+const reconcile = (query: Record<string, string>) =>
+  h.call(providersAdminApi.reconciliation, { query }, ADMIN);
 
 let sequence = 0;
 function event(orderKey: string, overrides: Record<string, unknown> = {}) {
@@ -26,7 +28,7 @@ function event(orderKey: string, overrides: Record<string, unknown> = {}) {
     currency: 'XAF',
     status: 'COMPLETED',
     network: 'ORANGE_MONEY',
-    settled_at: '2025-01-31T12:00:00+01:00',
+    settled_at: new Date().toISOString(),
     ...overrides,
   };
 }
@@ -34,7 +36,8 @@ function event(orderKey: string, overrides: Record<string, unknown> = {}) {
 describe('settlement responses', () => {
   it('200: a valid COMPLETED event is stored with its raw body and emitted as settlement.received', async () => {
     const { payment, order: o } = await order();
-    const raw = JSON.stringify(event(o.orderKey), null, 2);
+    const body = event(o.orderKey);
+    const raw = JSON.stringify(body, null, 2);
     const reply = await h.settle(provider.id, provider.signingSecret, undefined, { raw });
     expect(reply).toMatchObject({
       status: 200,
@@ -50,15 +53,14 @@ describe('settlement responses', () => {
       amount: 5000,
       currency: 'XAF',
       network: 'ORANGE_MONEY',
-      settledAt: '2025-01-31T12:00:00+01:00',
+      settledAt: body.settled_at,
       failureCode: null,
     });
     const stored = await db.settlements.findOne({
       _id: (reply.body as { settlementId: string }).settlementId,
     });
     expect(stored!.rawBody).toBe(raw);
-    const status = await h.call('orders.status', { body: { paymentId: payment.id } }, SERVICE);
-    expect((status.body as { settlement: unknown }).settlement).toEqual(received!.data);
+    expect((await h.status(payment.id)).settlement).toEqual(received!.data);
   });
 
   it('accepts "5000.00" and correlates by transaction_ref when the key is the provider\'s own', async () => {
@@ -200,6 +202,147 @@ describe('settlement responses', () => {
   });
 });
 
+describe('one outcome per order', () => {
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it('keeps a second final settlement with a new key for reconciliation and never applies it', async () => {
+    const { payment, order: o } = await order();
+    const first = await h.settle(
+      provider.id,
+      provider.signingSecret,
+      event(o.orderKey, { status: 'FAILED' }),
+    );
+    const [applied] = await h.waitFor('settlement.received', payment.id);
+    // The provider changes its mind under its own key, correlated by our transaction_ref.
+    const second = await h.settle(
+      provider.id,
+      provider.signingSecret,
+      event('prov-second-1', { transaction_ref: payment.token, status: 'COMPLETED' }),
+    );
+    expect(second.body).toMatchObject({
+      received: true,
+      matched: true,
+      orderKey: o.orderKey,
+      status: 'COMPLETED',
+    });
+    await sleep(300);
+    expect(h.events('settlement.received', payment.id)).toEqual([applied]);
+    expect((await h.status(payment.id)).settlement).toMatchObject({ status: 'FAILED' });
+    const stored = await db.settlements.findOne({ idempotencyKey: 'prov-second-1' });
+    expect(stored).toMatchObject({
+      orderKey: o.orderKey,
+      secondOutcome: {
+        appliedSettlementId: (first.body as { settlementId: string }).settlementId,
+        appliedStatus: 'FAILED',
+      },
+    });
+    expect(stored!.outcomeOf).toBeUndefined();
+
+    const date = new Date().toISOString().slice(0, 10);
+    const report = ReconciliationReport.parse(
+      (await reconcile({ providerId: provider.id, date, livemode: 'false' })).body,
+    );
+    expect(report.secondOutcome).toContainEqual(
+      expect.objectContaining({
+        settlementId: stored!._id,
+        orderKey: o.orderKey,
+        idempotencyKey: 'prov-second-1',
+        status: 'COMPLETED',
+        appliedStatus: 'FAILED',
+      }),
+    );
+  });
+
+  it('applies exactly one of two different settlements racing for the same order', async () => {
+    const { payment, order: o } = await order();
+    const replies = await Promise.all([
+      h.settle(provider.id, provider.signingSecret, event(o.orderKey, { status: 'COMPLETED' })),
+      h.settle(
+        provider.id,
+        provider.signingSecret,
+        event('prov-race-1', { transaction_ref: payment.token, status: 'FAILED' }),
+      ),
+    ]);
+    expect(replies.map((reply) => reply.status)).toEqual([200, 200]);
+    await h.waitFor('settlement.received', payment.id);
+    await sleep(300);
+    expect(h.events('settlement.received', payment.id)).toHaveLength(1);
+    const stored = await db.settlements.find({ orderKey: o.orderKey });
+    expect(stored.filter((settlement) => settlement.outcomeOf === o.orderKey)).toHaveLength(1);
+    expect(stored.filter((settlement) => settlement.secondOutcome)).toHaveLength(1);
+  });
+
+  it('lets a PENDING settlement precede the outcome', async () => {
+    const { payment, order: o } = await order();
+    await h.settle(
+      provider.id,
+      provider.signingSecret,
+      event('prov-pending-1', { transaction_ref: payment.token, status: 'PENDING' }),
+    );
+    await h.settle(provider.id, provider.signingSecret, event(o.orderKey));
+    const [received] = await h.waitFor('settlement.received', payment.id);
+    expect(received!.data).toMatchObject({ status: 'COMPLETED' });
+  });
+});
+
+describe('settled_at', () => {
+  const minutes = (n: number) => n * 60_000;
+
+  it('422 naming settled_at when it lies before the order was created, beyond the clock skew', async () => {
+    const { payment, order: o } = await order();
+    const created = await db.orders.findOne({ _id: o.orderKey });
+    const before = new Date(Date.parse(created!.createdAt) - minutes(5)).toISOString();
+    const error = await h.settleFailure(
+      provider.id,
+      provider.signingSecret,
+      event(o.orderKey, { settled_at: before }),
+    );
+    expect(error).toMatchObject({ status: 422, code: 'validation_error', fields: [{ field: 'settled_at' }] });
+    expect(error.fields![0]!.message).toContain('before the order was created');
+    expect(await db.settlements.findOne({ idempotencyKey: o.orderKey })).toBeNull();
+    // Within the skew (60 s here) it is taken: the provider's clock may lag ours a little.
+    const lagging = new Date(Date.parse(created!.createdAt) - 30_000).toISOString();
+    expect(
+      await h.settle(provider.id, provider.signingSecret, event(o.orderKey, { settled_at: lagging })),
+    ).toMatchObject({
+      status: 200,
+    });
+    await h.waitFor('settlement.received', payment.id);
+  });
+
+  it('422 naming settled_at when it lies in the future beyond the clock skew, matched or not', async () => {
+    const { order: o } = await order();
+    const future = new Date(Date.now() + minutes(10)).toISOString();
+    for (const key of [o.orderKey, 'pexec_nothing00000000000000000']) {
+      const error = await h.settleFailure(
+        provider.id,
+        provider.signingSecret,
+        event(key, { settled_at: future, transaction_ref: `future-${key}` }),
+      );
+      expect(error).toMatchObject({ status: 422, fields: [{ field: 'settled_at' }] });
+      expect(error.fields![0]!.message).toContain('in the future');
+    }
+    const soon = new Date(Date.now() + 30_000).toISOString();
+    expect(
+      await h.settle(provider.id, provider.signingSecret, event(o.orderKey, { settled_at: soon })),
+    ).toMatchObject({
+      status: 200,
+    });
+  });
+
+  it('takes an old settled_at for a settlement that matches no order (nothing to compare it with)', async () => {
+    const reply = await h.settle(
+      provider.id,
+      provider.signingSecret,
+      event('pexec_oldstray000000000000000', {
+        transaction_ref: 'old-stray',
+        settled_at: '2025-01-31T12:00:00Z',
+      }),
+    );
+    expect(reply.body).toMatchObject({ matched: false });
+  });
+});
+
 describe('proprietary payloads', () => {
   const mapping = {
     fields: {
@@ -218,7 +361,7 @@ describe('proprietary payloads', () => {
 
   it('validates the mapping itself', async () => {
     const error = await h.failure(
-      'providers.set-mapping',
+      providersAdminApi.setMapping,
       { params: { providerId: provider.id }, body: { fields: { amount: 'a..b' }, statusMap: { X: 'DONE' } } },
       ADMIN,
     );
@@ -237,15 +380,14 @@ describe('proprietary payloads', () => {
   it('a proprietary payload and its protocol-v1 twin produce the same outcome', async () => {
     const mapped = await h.createProvider('Legacy Co');
     await h.activeRail(mapped.id, { countries: ['CI'] });
-    await h.call('providers.set-mapping', { params: { providerId: mapped.id }, body: mapping }, ADMIN);
-    const got = await h.call('providers.get-mapping', { params: { providerId: mapped.id } }, ADMIN);
+    await h.call(providersAdminApi.setMapping, { params: { providerId: mapped.id }, body: mapping }, ADMIN);
+    const got = await h.call(providersAdminApi.getMapping, { params: { providerId: mapped.id } }, ADMIN);
     expect((got.body as { mapping: unknown }).mapping).toMatchObject(mapping);
 
     const outcome = async (send: (orderKey: string, token: string) => Promise<unknown>) => {
       const payment = paymentSnapshot();
       await h.initiate(payment, { network: 'ORANGE_MONEY', phone: '+2250700000001', country: 'CI' });
-      const [created] = await h.waitFor('order.created', payment.id);
-      const orderKey = (created!.data as OrderCreatedData).orderKey;
+      const { orderKey } = await h.orderOf(payment.id);
       const reply = (await send(orderKey, payment.token)) as { body: Record<string, unknown> };
       const [received] = await h.waitFor('settlement.received', payment.id);
       const {
@@ -257,21 +399,18 @@ describe('proprietary payloads', () => {
       const { settlementId: _r, orderKey: _k, ...replyRest } = reply.body;
       return { event: rest, reply: replyRest };
     };
+    const at = new Date().toISOString();
     const proprietary = await outcome((orderKey) =>
       h.settle(mapped.id, mapped.signingSecret, {
         ref: { order: orderKey, txn: 'LEG-1' },
         money: { value: 500000, ccy: 'XAF' },
         state: 'FAIL',
-        at: '2025-02-01T08:00:00Z',
+        at,
         error: 'insufficient_balance',
       }),
     );
     const v1 = await outcome((orderKey) =>
-      h.settle(
-        mapped.id,
-        mapped.signingSecret,
-        event(orderKey, { status: 'FAILED', settled_at: '2025-02-01T08:00:00Z' }),
-      ),
+      h.settle(mapped.id, mapped.signingSecret, event(orderKey, { status: 'FAILED', settled_at: at })),
     );
     expect(proprietary.reply).toEqual(v1.reply);
     expect({ ...proprietary.event, failureCode: null }).toEqual(v1.event);
@@ -280,7 +419,7 @@ describe('proprietary payloads', () => {
 
   it('422 names the SettlementEvent field and where it was read from', async () => {
     const mapped = await h.createProvider('Legacy Two');
-    await h.call('providers.set-mapping', { params: { providerId: mapped.id }, body: mapping }, ADMIN);
+    await h.call(providersAdminApi.setMapping, { params: { providerId: mapped.id }, body: mapping }, ADMIN);
     const error = await h.settleFailure(mapped.id, mapped.signingSecret, {
       ref: { order: 'k', txn: 't' },
       money: { value: 500050, ccy: 'XAF' },
@@ -300,8 +439,7 @@ describe('reconciliation', () => {
     const route = async () => {
       const payment = paymentSnapshot();
       await h.initiate(payment, { network: 'MTN_MOMO', phone: '+237670000001', country: 'CM' });
-      const [created] = await h.waitFor('order.created', payment.id);
-      const o = created!.data as OrderCreatedData;
+      const o = await h.orderOf(payment.id);
       await h.deliver('delivery.accepted', {
         orderKey: o.orderKey,
         paymentId: payment.id,
@@ -327,14 +465,9 @@ describe('reconciliation', () => {
     await sign(event(late.orderKey));
 
     const date = new Date().toISOString().slice(0, 10);
-    const reply = await h.call(
-      'reconcile',
-      { query: { providerId: recon.id, date, livemode: 'false' } },
-      ADMIN,
+    const report = ReconciliationReport.parse(
+      (await reconcile({ providerId: recon.id, date, livemode: 'false' })).body,
     );
-    const report = reply.body as Record<string, { orderKey?: string; fields?: unknown }[]> & {
-      summary: Record<string, number>;
-    };
     expect(report.summary).toEqual({
       orders: 4,
       matched: 2,
@@ -342,44 +475,42 @@ describe('reconciliation', () => {
       orderWithoutSettlement: 2,
       amountMismatch: 1,
       completedAfterExpiry: 1,
+      secondOutcome: 0,
     });
-    expect(report.matched!.map((m) => m.orderKey).sort()).toEqual([settled.orderKey, late.orderKey].sort());
-    expect(report.orderWithoutSettlement!.map((m) => m.orderKey).sort()).toEqual(
+    expect(report.matched.map((m) => m.orderKey).sort()).toEqual([settled.orderKey, late.orderKey].sort());
+    expect(report.orderWithoutSettlement.map((m) => m.orderKey).sort()).toEqual(
       [unsettled.orderKey, mismatched.orderKey].sort(),
     );
-    expect(report.amountMismatch![0]).toMatchObject({
+    expect(report.amountMismatch[0]).toMatchObject({
       orderKey: mismatched.orderKey,
       fields: [{ field: 'amount' }],
     });
-    expect(report.completedAfterExpiry![0]).toMatchObject({ orderKey: late.orderKey });
+    expect(report.completedAfterExpiry[0]).toMatchObject({ orderKey: late.orderKey });
 
-    const live = await h.call(
-      'reconcile',
-      { query: { providerId: recon.id, date, livemode: 'true' } },
-      ADMIN,
-    );
-    expect((live.body as { summary: Record<string, number> }).summary).toMatchObject({
+    const live = await reconcile({ providerId: recon.id, date, livemode: 'true' });
+    expect(ReconciliationReport.parse(live.body).summary).toMatchObject({
       orders: 0,
       settledWithoutOrder: 1,
     });
   });
 
   it('refuses a bad query and non-admin callers', async () => {
+    const { reconciliation } = providersAdminApi;
     const error = await h.failure(
-      'reconcile',
+      reconciliation,
       { query: { providerId: provider.id, date: '2025-13-45' } },
       ADMIN,
     );
     expect(error).toMatchObject({ status: 400, code: 'invalid_request', fields: [{ field: 'date' }] });
     expect(
       await h.failure(
-        'reconcile',
+        reconciliation,
         { query: { providerId: provider.id, date: '2025-01-01' } },
         { kind: 'provider', providerId: provider.id },
       ),
     ).toMatchObject({ status: 403 });
     expect(
-      await h.failure('reconcile', { query: { providerId: 'prv_none', date: '2025-01-01' } }, ADMIN),
+      await h.failure(reconciliation, { query: { providerId: 'prv_none', date: '2025-01-01' } }, ADMIN),
     ).toMatchObject({ status: 404 });
   });
 });
