@@ -13,28 +13,16 @@ import { TEST_NATS_URL, createTestBus, eventually, type TestSystem } from '@mmp/
 import {
   DELIVERY_EVENTS,
   appError,
-  isAppError,
   newEvent,
   newPaymentOrderKey,
   deliveryOperations,
   pullApi,
   routerEvents,
   routerQueries,
-  type AppError,
   type OrderCreatedData,
 } from '@mmp/protocol';
 
 export type Rail = { endpoint: string; secret: string };
-
-/** Resolves to the AppError `promise` rejects with; fails the test when it resolves. */
-export async function failure(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(
-    () => new Error('the call succeeded'),
-    (reason: unknown) => reason,
-  );
-  if (!isAppError(error)) throw error;
-  return error;
-}
 
 /** A payment.execute body as provider-router builds it. */
 export function executeBody(orderKey: string, msisdn = '+237690000001') {

@@ -74,7 +74,13 @@ export function providerRouter(options: { resolve?: Resolve } = {}): ServiceDefi
           },
         },
       };
-      kit.consume({ durable: 'provider-router', events: ROUTER_EVENTS, handle: routerEventHandler(deps) });
+      kit.consume({
+        durable: 'provider-router',
+        events: ROUTER_EVENTS,
+        handle: routerEventHandler(deps),
+        // Each event once, by id, whatever JetStream redelivers.
+        dedupe: true,
+      });
 
       const portal = portalHandlers(deps);
       const admin = adminHandlers(deps);

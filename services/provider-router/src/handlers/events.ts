@@ -1,4 +1,4 @@
-import { createIdempotentConsumer, type ReceivedEvent } from '@mmp/platform';
+import type { ReceivedEvent } from '@mmp/platform';
 import { DELIVERY_EVENTS, paymentEvents } from '@mmp/protocol';
 import type { RouterDeps } from '../use-cases/deps.js';
 import { applyDeliveryOutcome } from '../use-cases/delivery-outcome.js';
@@ -7,13 +7,9 @@ import { routePayment } from '../use-cases/route-payment.js';
 /** What provider-router consumes: payment.initiated routes a payment, delivery.* moves its order. */
 export const ROUTER_EVENTS = [paymentEvents.initiated, ...DELIVERY_EVENTS] as const;
 
-/** Each event is handled once, by id, whatever JetStream redelivers. */
 export function routerEventHandler(deps: RouterDeps) {
-  const once = createIdempotentConsumer(deps.db.processed, 'provider-router');
   return async (event: ReceivedEvent<(typeof ROUTER_EVENTS)[number]>) => {
-    await once.once(event.id, async () => {
-      if (event.type === 'payment.initiated') await routePayment(deps, event.data);
-      else await applyDeliveryOutcome(deps, event.type, event.data, event.id);
-    });
+    if (event.type === 'payment.initiated') await routePayment(deps, event.data);
+    else await applyDeliveryOutcome(deps, event.type, event.data, event.id);
   };
 }

@@ -1,10 +1,8 @@
-import type { Doc, Store } from '@mmp/platform';
+import type { Store } from '@mmp/platform';
 import type { Provider } from '../domain/provider.js';
 import type { Rail } from '../domain/rail.js';
 import type { Order } from '../domain/order.js';
 import type { Settlement, SettlementMismatch } from '../domain/reconciliation.js';
-
-type ProcessedEvent = Doc & { consumer: string; eventId: string; processedAt: Date };
 
 /** provider-router's collections; the only place that names them. */
 export function openRouterDb(store: Store) {
@@ -14,7 +12,6 @@ export function openRouterDb(store: Store) {
     orders: store.collection<Order>('orders'),
     settlements: store.collection<Settlement>('settlements'),
     mismatches: store.collection<SettlementMismatch>('settlement_mismatches'),
-    processed: store.collection<ProcessedEvent>('processed_events'),
   };
 }
 export type RouterDb = ReturnType<typeof openRouterDb>;
