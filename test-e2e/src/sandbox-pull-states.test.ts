@@ -99,17 +99,25 @@ async function orderOf(paymentId: string) {
   });
 }
 
+/**
+ * The sandbox's own client and key fetch the order, as its worker does, once it is there:
+ * it is DELIVERED, fetched once; nothing acks it.
+ */
+async function fetchedBySandbox(orderKey: string): Promise<PullClient> {
+  const { client } = await sandboxClient();
+  const fetched = await eventually(async () =>
+    (await client.pending()).find((entry) => entry.idempotency_key === orderKey),
+  );
+  expect(fetched).toMatchObject({ status: 'DELIVERED', delivery_count: 1 });
+  return client;
+}
+
 describe('the sandbox provider as the pull client', () => {
   it('an order it fetched is DELIVERED and comes back on every fetch until its ack, which completes the payment', async () => {
     const { payment, orderKey } = await whileSandboxDown(async () => {
       const payment = await pay('+237690000001');
       const { orderKey } = await orderOf(payment.id);
-      // The sandbox's own client and key fetch the order as its worker does; nothing acks it.
-      const { client } = await sandboxClient();
-      const fetched = await eventually(async () =>
-        (await client.pending()).find((entry) => entry.idempotency_key === orderKey),
-      );
-      expect(fetched).toMatchObject({ status: 'DELIVERED', delivery_count: 1 });
+      const client = await fetchedBySandbox(orderKey);
       const read = await client.get(orderKey);
       expect(read).toMatchObject({ status: 'DELIVERED', delivery_count: 1 });
       expect(read).not.toHaveProperty('ack');
@@ -133,11 +141,7 @@ describe('the sandbox provider as the pull client', () => {
     await whileSandboxDown(async () => {
       const payment = await pay('+237690000001');
       const { orderKey } = await orderOf(payment.id);
-      const { client } = await sandboxClient();
-      const fetched = await eventually(async () =>
-        (await client.pending()).find((entry) => entry.idempotency_key === orderKey),
-      );
-      expect(fetched).toMatchObject({ status: 'DELIVERED', delivery_count: 1 });
+      const client = await fetchedBySandbox(orderKey);
 
       await eventually(async () => (await payment.status()) === 'FAILED', 20_000);
       expect(await orderOf(payment.id)).toMatchObject({ status: 'FAILED', failureCode: 'provider_timeout' });

@@ -20,14 +20,16 @@ const publish = createEventPublisher(nc, naming, {
   types: new Set(Object.values(routerEvents).map((event) => event.type)),
 });
 const outbox = createOutbox({ publish, log, collections: [db.orders] });
+const box = createSecretBox('a-test-key-that-seals-nothing-here');
+const http = createOutboundHttp({ allowLoopback: true });
 
 /** provider-router's use-cases over the running service's own store, with `outbox` replaceable. */
 function routerDeps(writes: Outbox): RouterDeps {
   return {
     db,
     outbox: writes,
-    box: createSecretBox('a-test-key-that-seals-nothing-here'),
-    http: createOutboundHttp({ allowLoopback: true }),
+    box,
+    http,
     log,
     now: () => Date.now(),
     config: {
