@@ -1,31 +1,16 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  connectNats,
-  consumeEvents,
-  createEventPublisher,
-  createLogger,
-  openStore,
-  startService,
-  type EventConsumer,
-  type NatsConnection,
-  type ReceivedEvent,
-} from '@mmp/platform';
-import { createTestSystem, eventually, freePort } from '@mmp/platform/testing';
-import {
-  newEventId,
-  newPaymentOrderKey,
-  type DeliveryOutcomeData,
-  type OrderCreatedData,
-} from '@mmp/protocol';
+import { openStore, startService, type RunningService } from '@mmp/platform';
+import { createTestBus, createTestSystem, eventually, freePort, startTcpProxy } from '@mmp/platform/testing';
+import { sandboxOperations } from '@mmp/protocol';
 import { createPullClient, paymentAck } from '@mmp/provider-kit';
 import { sandboxProviderService } from '@mmp/sandbox-provider';
 import { startExampleAdapter } from '@mmp/provider-kit/example';
 import { startSystem, type RunningSystem } from './support/system.js';
 import { api } from './support/http.js';
+import { providerBus, type ProviderBus } from './support/provider-bus.js';
 import { failure } from './support/service-errors.js';
 
 /**
@@ -34,73 +19,27 @@ import { failure } from './support/service-errors.js';
  * its registration across restarts and never executes a repeated key twice.
  */
 let system: RunningSystem;
-let nc: NatsConnection;
-let observer: EventConsumer;
-const outcomes: ReceivedEvent[] = [];
-let publish: ReturnType<typeof createEventPublisher>;
+let bus: ProviderBus;
 
 beforeAll(async () => {
   system = await startSystem();
-  const log = createLogger({ service: 'test', level: 'silent' });
-  nc = await connectNats({ url: system.system.env.NATS_URL!, name: 'test', log });
-  publish = createEventPublisher(nc, system.system.naming);
-  observer = await consumeEvents({
-    nc,
-    naming: system.system.naming,
-    durable: 'pull-test-observer',
-    types: ['delivery.*'],
-    log,
-    handle: async (event) => {
-      outcomes.push(event);
-    },
-  });
+  bus = await providerBus(system, 'pull-e2e');
 }, 60_000);
 
 afterAll(async () => {
-  await observer?.stop();
-  await nc?.drain();
+  await bus?.close();
   await system?.stop();
 });
 
-const outcomesOf = (orderKey: string) =>
-  outcomes
-    .filter((event) => (event.data as DeliveryOutcomeData).orderKey === orderKey)
-    .map((event) => ({ type: event.type, ...(event.data as DeliveryOutcomeData) }));
+/** Where a sandbox stands (asked on its own bus, as the gateway asks it). */
+function statusOf(sandbox: RunningService) {
+  return createTestBus(sandbox.context.nc, sandbox.context.naming).request(sandboxOperations.status, {});
+}
 
-/** What provider-router announces when it hands an order to a pull rail. */
-async function announceOrder(
-  providerId: string,
-  options: {
-    msisdn?: string;
-    orderKey?: string;
-    railId?: string;
-    ttlMs?: number;
-    transport?: 'pull' | 'webhook';
-  } = {},
-) {
-  const orderKey = options.orderKey ?? newPaymentOrderKey();
-  const data: OrderCreatedData = {
-    orderKey,
-    paymentId: `pmt_${orderKey.slice(6)}`,
-    railId: options.railId ?? 'rail_pull',
-    providerId,
-    transport: options.transport ?? 'pull',
-    payload: {
-      protocol_version: '1',
-      type: 'payment.execute',
-      idempotency_key: orderKey,
-      amount: '5000',
-      currency: 'XAF',
-      network: 'ORANGE_MONEY',
-      country: 'CM',
-      payee: { msisdn: options.msisdn ?? '+237690000001' },
-      transaction_ref: `pay_${orderKey.slice(6)}`,
-      timestamp: Math.floor(Date.now() / 1000),
-    },
-    expiresAt: new Date(Date.now() + (options.ttlMs ?? 15 * 60_000)).toISOString(),
-  };
-  await publish({ id: newEventId(), type: 'order.created', occurredAt: new Date().toISOString(), data });
-  return data;
+/** A sandbox's registration, once it has one. */
+async function registered(sandbox: RunningService) {
+  const status = await statusOf(sandbox);
+  return status.registered ? status : undefined;
 }
 
 async function newProvider(name: string) {
@@ -113,7 +52,7 @@ describe('pull routes over HTTP with the provider kit', () => {
   it('walks the order state table', async () => {
     const provider = await newProvider('puller');
     const client = createPullClient({ baseUrl: `${system.baseUrl}/v1`, apiKey: provider.apiKey });
-    const order = await announceOrder(provider.id);
+    const order = await bus.announceOrder(provider.id);
     const pending = await eventually(
       async () => (await client.get(order.orderKey).catch(() => null)) ?? undefined,
     );
@@ -162,8 +101,8 @@ describe('pull routes over HTTP with the provider kit', () => {
     ).toMatchObject({ status: 409, code: 'invalid_state' });
     expect(await client.get(order.orderKey)).toMatchObject({ status: 'acked', ack });
     expect((await client.pending()).map((entry) => entry.idempotency_key)).not.toContain(order.orderKey);
-    await eventually(async () => outcomesOf(order.orderKey).length === 1);
-    expect(outcomesOf(order.orderKey)[0]).toMatchObject({
+    await eventually(async () => bus.outcomesOf(order.orderKey).length === 1);
+    expect(bus.outcomesOf(order.orderKey)[0]).toMatchObject({
       type: 'delivery.accepted',
       classification: 'ACCEPTED',
     });
@@ -183,9 +122,9 @@ describe('pull routes over HTTP with the provider kit', () => {
   it('expired orders answer 410; bad queries 400; a missing key 401', async () => {
     const provider = await newProvider('late');
     const client = createPullClient({ baseUrl: `${system.baseUrl}/v1`, apiKey: provider.apiKey });
-    const order = await announceOrder(provider.id, { ttlMs: 300 });
+    const order = await bus.announceOrder(provider.id, { ttlMs: 300 });
     await eventually(
-      async () => outcomesOf(order.orderKey).some((outcome) => outcome.type === 'delivery.expired'),
+      async () => bus.outcomesOf(order.orderKey).some((outcome) => outcome.type === 'delivery.expired'),
       15_000,
     );
     expect(await client.get(order.orderKey)).toMatchObject({ status: 'expired' });
@@ -215,31 +154,23 @@ describe('the sandbox provider as a real pull client', () => {
       SANDBOX_POLL_MS: '100',
       SANDBOX_DELAY_MS: '100',
     };
-    const status = async (running: Awaited<ReturnType<typeof startService>>) => {
-      const reply = await running.context.services.command<{
-        registered: boolean;
-        providerId?: string;
-        railId?: string;
-      }>('sandbox-provider', 'status', {});
-      return reply.registered ? reply : undefined;
-    };
     try {
       const providers = async () =>
         (await system.admin<{ data: { id: string }[] }>('GET', '/v1/admin/providers')).data.length;
       let sandbox = await startService(sandboxProviderService, env);
-      const first = await eventually(() => status(sandbox), 15_000);
-      const registered = await providers();
+      const first = await eventually(() => registered(sandbox), 15_000);
+      const providersAfterFirst = await providers();
       await sandbox.stop();
       sandbox = await startService(sandboxProviderService, env);
-      const second = await eventually(() => status(sandbox), 15_000);
+      const second = await eventually(() => registered(sandbox), 15_000);
       expect(second).toEqual(first);
-      expect(await providers()).toBe(registered);
+      expect(await providers()).toBe(providersAfterFirst);
 
-      const order = await announceOrder(first.providerId!, { railId: first.railId! });
-      await eventually(async () => outcomesOf(order.orderKey).length === 1, 15_000);
-      await announceOrder(first.providerId!, { orderKey: order.orderKey, railId: 'rail_failover' });
-      await eventually(async () => outcomesOf(order.orderKey).length === 2, 15_000);
-      expect(outcomesOf(order.orderKey).map((outcome) => [outcome.type, outcome.railId])).toEqual([
+      const order = await bus.announceOrder(first.providerId!, { railId: first.railId! });
+      await eventually(async () => bus.outcomesOf(order.orderKey).length === 1, 15_000);
+      await bus.announceOrder(first.providerId!, { orderKey: order.orderKey, railId: 'rail_failover' });
+      await eventually(async () => bus.outcomesOf(order.orderKey).length === 2, 15_000);
+      expect(bus.outcomesOf(order.orderKey).map((outcome) => [outcome.type, outcome.railId])).toEqual([
         ['delivery.accepted', first.railId],
         ['delivery.accepted', 'rail_failover'],
       ]);
@@ -265,26 +196,23 @@ describe('the sandbox provider as a real pull client', () => {
 describe('the sandbox provider before the gateway is up', () => {
   it('keeps retrying its registration until the gateway answers', async () => {
     const own = createTestSystem('sbxlate');
-    const port = await freePort();
-    const gatewayPort = Number(new URL(system.baseUrl).port);
+    // The gateway "starts" late: a TCP relay to it, refusing connections until restored.
+    const relay = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(system.baseUrl).port) });
+    relay.cut();
     const sandbox = await startService(sandboxProviderService, {
       ...own.env,
-      GATEWAY_URL: `http://127.0.0.1:${port}`,
+      GATEWAY_URL: `http://127.0.0.1:${relay.port}`,
       ADMIN_TOKEN: system.adminToken,
       SANDBOX_POLL_MS: '100',
     });
-    const status = () =>
-      sandbox.context.services.command<{ registered: boolean }>('sandbox-provider', 'status', {});
-    // The gateway "starts" late: a plain TCP relay to it opens on the sandbox's port.
-    const relay = createServer((socket) => socket.pipe(connect(gatewayPort, '127.0.0.1')).pipe(socket));
     try {
       await new Promise((resolve) => setTimeout(resolve, 1200));
-      expect(await status()).toEqual({ registered: false });
-      await new Promise<void>((resolve) => relay.listen(port, '127.0.0.1', resolve));
-      await eventually(async () => (await status()).registered, 20_000);
+      expect(await statusOf(sandbox)).toEqual({ registered: false });
+      relay.restore();
+      await eventually(() => registered(sandbox), 20_000);
     } finally {
       await sandbox.stop();
-      relay.close();
+      await relay.close();
       await own.cleanup();
     }
   });
@@ -318,9 +246,9 @@ describe('a webhook rail served by the provider kit example adapter', () => {
     try {
       const tested = await portal('POST', `/v1/provider/rails/${rail.body.id}/test`);
       expect(tested.body).toMatchObject({ status: 'TESTED', lastTest: { ok: true, httpStatus: 200 } });
-      const order = await announceOrder(provider.id, { railId: rail.body.id, transport: 'webhook' });
-      await eventually(async () => outcomesOf(order.orderKey).length === 1);
-      expect(outcomesOf(order.orderKey)[0]).toMatchObject({
+      const order = await bus.announceOrder(provider.id, { railId: rail.body.id, transport: 'webhook' });
+      await eventually(async () => bus.outcomesOf(order.orderKey).length === 1);
+      expect(bus.outcomesOf(order.orderKey)[0]).toMatchObject({
         type: 'delivery.accepted',
         railId: rail.body.id,
         attempts: 1,

@@ -1,35 +1,33 @@
-import { freePort, makeTestCertificate } from '@mmp/platform/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hexHmac } from '@mmp/protocol';
-import { startSystem, type ChildService, type RunningSystem } from './support/system.js';
-import { api } from './support/http.js';
 import {
   answerOrders,
+  freePort,
+  makeTestCertificate,
   signedWith,
-  startHttpsProvider,
-  type HttpsProvider,
-} from './support/https-provider.js';
+  startProviderEndpoint,
+  type ProviderEndpoint,
+} from '@mmp/platform/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hexHmac } from '@mmp/protocol';
+import type { RunningSystem } from './support/system.js';
+import { api } from './support/http.js';
+import { startWithTrustedProviders } from './support/routing-harness.js';
 
 /**
  * Issue 5's rail state rows through the real path: the provider calls the gateway over
- * HTTP, provider-router asks provider-delivery (its own process, trusting this run's
- * self-signed certificate through NODE_EXTRA_CA_CERTS) to send a signed health.check to a
- * real HTTPS endpoint. The development flag for http:// on loopback is off, as in
- * production. Also the settlement webhook's answer to a signed body that is not JSON.
+ * HTTP, and provider-router (its own process, trusting this run's self-signed certificate
+ * through NODE_EXTRA_CA_CERTS) sends a signed health.check to a real HTTPS endpoint. The
+ * endpoint is on loopback, so the development switch is on (it opens loopback only). Also
+ * the settlement webhook's answer to a signed body that is not JSON.
  */
 const certificate = makeTestCertificate();
 let system: RunningSystem;
-let delivery: ChildService;
-let endpoint: HttpsProvider;
+let endpoint: ProviderEndpoint;
 let provider: { id: string; apiKey: string; signingSecret: string };
 let portal: ReturnType<typeof api>;
 
 beforeAll(async () => {
-  const env = { ALLOW_HTTP_LOOPBACK_ENDPOINTS: 'false', PROBE_TIMEOUT_MS: '5000' };
-  system = await startSystem({ external: ['provider-delivery', 'sandbox-provider'], env });
-  delivery = system.spawnService('provider-delivery', { NODE_EXTRA_CA_CERTS: certificate.certPath });
-  await delivery.waitReady();
-  endpoint = await startHttpsProvider(certificate);
+  system = await startWithTrustedProviders(certificate, { RAIL_TEST_TIMEOUT_MS: '5000' });
+  endpoint = await startProviderEndpoint(certificate);
   endpoint.on('/ok', answerOrders('ACCEPTED'));
   endpoint.on('/wrong-nonce', () => ({ status: 200, body: { type: 'health.ack', nonce: 'f'.repeat(32) } }));
   endpoint.on('/missing-nonce', () => ({ status: 200, body: { type: 'health.ack' } }));
@@ -51,21 +49,22 @@ type RailView = {
   lastTest: { ok: boolean; reason: string; httpStatus: number | null } | null;
 };
 
+const RAIL = {
+  transport: 'webhook',
+  networks: ['ORANGE_MONEY'],
+  countries: ['CM'],
+  currencies: ['XAF'],
+  environment: 'sandbox',
+};
+
 async function railAt(url: string) {
-  const created = await portal<RailView>('POST', '/v1/provider/rails', {
-    transport: 'webhook',
-    endpoint: url,
-    networks: ['ORANGE_MONEY'],
-    countries: ['CM'],
-    currencies: ['XAF'],
-    environment: 'sandbox',
-  });
+  const created = await portal<RailView>('POST', '/v1/provider/rails', { ...RAIL, endpoint: url });
   expect(created.status).toBe(201);
   expect(created.body.status).toBe('PENDING');
   return created.body;
 }
 
-describe('rail test over HTTPS through provider-router and provider-delivery', () => {
+describe('rail test over HTTPS through provider-router', () => {
   it('PENDING + 200 health.ack echoing the fresh nonce -> TESTED, then activation', async () => {
     const rail = await railAt(endpoint.url('/ok'));
     const before = endpoint.calls.length;
@@ -100,22 +99,40 @@ describe('rail test over HTTPS through provider-router and provider-delivery', (
     const rail = await railAt(`https://127.0.0.1:${await freePort()}/mmp`);
     const tested = await portal<RailView>('POST', `/v1/provider/rails/${rail.id}/test`);
     expect(tested.body).toMatchObject({ status: 'PENDING', lastTest: { ok: false, httpStatus: null } });
-    expect(tested.body.lastTest!.reason).toMatch(/^unreachable: .*ECONNREFUSED/);
+    expect(tested.body.lastTest!.reason).toBe('unreachable: connection refused');
     await expectShownAndRefused(rail.id, tested.body.lastTest!.reason);
   });
 
-  it('PENDING + a non-HTTPS endpoint (even on loopback, the flag being off) -> PENDING, nothing sent', async () => {
-    const plain = endpoint.url('/ok').replace('https://', 'http://');
-    const rail = await railAt(plain);
+  it('PENDING + a non-HTTPS endpoint -> PENDING, nothing sent', async () => {
+    const rail = await railAt('http://rail.example/mmp');
     const before = endpoint.calls.length;
     const tested = await portal<RailView>('POST', `/v1/provider/rails/${rail.id}/test`);
-    const reason = `the endpoint must use https:// (got http://127.0.0.1:${endpoint.port})`;
+    const reason = 'the endpoint must use https://';
     expect(tested.body).toMatchObject({
       status: 'PENDING',
       lastTest: { ok: false, httpStatus: null, reason },
     });
     expect(endpoint.calls.length).toBe(before);
     await expectShownAndRefused(rail.id, reason);
+  });
+
+  it('a private or link-local endpoint is refused at creation, naming endpoint', async () => {
+    for (const url of [
+      'https://10.0.0.7/mmp',
+      'https://169.254.169.254/latest/meta-data',
+      'https://[fd00::1]/mmp',
+    ]) {
+      const created = await portal<{ error: { code: string; errors: { field: string; message: string }[] } }>(
+        'POST',
+        '/v1/provider/rails',
+        { ...RAIL, endpoint: url },
+      );
+      expect(created.status, url).toBe(422);
+      expect(created.body.error).toMatchObject({
+        code: 'validation_error',
+        errors: [{ field: 'endpoint', message: 'the endpoint must be a public address' }],
+      });
+    }
   });
 });
 

@@ -1,7 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '@mmp/platform/testing';
+import { answerOrders, eventually } from '@mmp/platform/testing';
 import { api } from './support/http.js';
-import { answerOrders } from './support/https-provider.js';
 import { routingHarness, type Provider, type RailRoute } from './support/routing-harness.js';
 
 /**

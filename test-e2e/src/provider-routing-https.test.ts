@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { eventually } from '@mmp/platform/testing';
+import { answerOrders, eventually, failOrders, signedWith } from '@mmp/platform/testing';
 import { pushSettlement } from '@mmp/provider-kit';
-import { answerOrders, failOrders, signedWith } from './support/https-provider.js';
 import { routingHarness } from './support/routing-harness.js';
 
 /**

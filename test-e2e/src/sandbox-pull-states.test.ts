@@ -1,16 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  connectNats,
-  createLogger,
-  createSecretBox,
-  createServiceClient,
-  type NatsConnection,
-  type ServiceClient,
-} from '@mmp/platform';
+import { createSecretBox } from '@mmp/platform';
 import { eventually } from '@mmp/platform/testing';
+import { routerQueries, sandboxOperations } from '@mmp/protocol';
 import { createPullClient, type OrderAck, type PullClient } from '@mmp/provider-kit';
 import { startSystem, type ChildService, type ProjectKeys, type RunningSystem } from './support/system.js';
 import { api } from './support/http.js';
+import { providerBus, type ProviderBus } from './support/provider-bus.js';
 import { payOnHostedPage } from './support/shopper.js';
 import { failure } from './support/service-errors.js';
 
@@ -30,8 +25,7 @@ const ORDER_TTL_SECONDS = 6;
 let system: RunningSystem;
 let sandbox: ChildService;
 let project: ProjectKeys;
-let nc: NatsConnection;
-let services: ServiceClient;
+let bus: ProviderBus;
 
 beforeAll(async () => {
   system = await startSystem({
@@ -39,22 +33,12 @@ beforeAll(async () => {
     env: { ORDER_TTL_SECONDS: String(ORDER_TTL_SECONDS), ORDER_EXPIRY_INTERVAL_MS: '200' },
   });
   project = await system.createProject('Sandbox Pull Shop');
-  nc = await connectNats({
-    url: system.system.env.NATS_URL!,
-    name: 'sandbox-pull-e2e',
-    log: createLogger({ service: 'test', level: 'silent' }),
-  });
-  services = createServiceClient({
-    nc,
-    naming: system.system.naming,
-    caller: 'sandbox-pull-e2e',
-    defaultTimeoutMs: 3000,
-  });
+  bus = await providerBus(system, 'sandbox-pull-e2e');
   sandbox = await startSandbox();
 }, 60_000);
 
 afterAll(async () => {
-  await nc?.drain();
+  await bus?.close();
   await system?.stop();
 });
 
@@ -62,8 +46,7 @@ async function startSandbox(): Promise<ChildService> {
   const child = system.spawnService('sandbox-provider');
   await child.waitReady();
   await eventually(
-    async () =>
-      (await services.command<{ registered: boolean }>('sandbox-provider', 'status', {})).registered,
+    async () => (await bus.as('gateway').request(sandboxOperations.status, {})).registered,
     20_000,
   );
   return child;
@@ -111,11 +94,22 @@ async function pay(phone: string) {
 /** provider-router's order of a payment, once it exists. */
 async function orderOf(paymentId: string) {
   return eventually(async () => {
-    const { order } = await services.command<{
-      order: { orderKey: string; status: string; failureCode: string | null } | null;
-    }>('provider-router', 'orders.status', { paymentId });
+    const { order } = await bus.as('payments').request(routerQueries.orderStatus, { paymentId });
     return order ?? undefined;
   });
+}
+
+/**
+ * The sandbox's own client and key fetch the order, as its worker does, once it is there:
+ * it is DELIVERED, fetched once; nothing acks it.
+ */
+async function fetchedBySandbox(orderKey: string): Promise<PullClient> {
+  const { client } = await sandboxClient();
+  const fetched = await eventually(async () =>
+    (await client.pending()).find((entry) => entry.idempotency_key === orderKey),
+  );
+  expect(fetched).toMatchObject({ status: 'DELIVERED', delivery_count: 1 });
+  return client;
 }
 
 describe('the sandbox provider as the pull client', () => {
@@ -123,12 +117,7 @@ describe('the sandbox provider as the pull client', () => {
     const { payment, orderKey } = await whileSandboxDown(async () => {
       const payment = await pay('+237690000001');
       const { orderKey } = await orderOf(payment.id);
-      // The sandbox's own client and key fetch the order as its worker does; nothing acks it.
-      const { client } = await sandboxClient();
-      const fetched = await eventually(async () =>
-        (await client.pending()).find((entry) => entry.idempotency_key === orderKey),
-      );
-      expect(fetched).toMatchObject({ status: 'DELIVERED', delivery_count: 1 });
+      const client = await fetchedBySandbox(orderKey);
       const read = await client.get(orderKey);
       expect(read).toMatchObject({ status: 'DELIVERED', delivery_count: 1 });
       expect(read).not.toHaveProperty('ack');
@@ -152,11 +141,7 @@ describe('the sandbox provider as the pull client', () => {
     await whileSandboxDown(async () => {
       const payment = await pay('+237690000001');
       const { orderKey } = await orderOf(payment.id);
-      const { client } = await sandboxClient();
-      const fetched = await eventually(async () =>
-        (await client.pending()).find((entry) => entry.idempotency_key === orderKey),
-      );
-      expect(fetched).toMatchObject({ status: 'DELIVERED', delivery_count: 1 });
+      const client = await fetchedBySandbox(orderKey);
 
       await eventually(async () => (await payment.status()) === 'FAILED', 20_000);
       expect(await orderOf(payment.id)).toMatchObject({ status: 'FAILED', failureCode: 'provider_timeout' });

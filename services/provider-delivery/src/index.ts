@@ -1,1 +1,1 @@
-export { providerDeliveryService } from './service.js';
+export { providerDelivery, providerDeliveryService } from './service.js';

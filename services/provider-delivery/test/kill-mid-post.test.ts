@@ -1,7 +1,14 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestSystem, eventually, spawnServiceProcess, type ChildService } from '@mmp/platform/testing';
-import { ackWith, startProviderEndpoint } from './provider-endpoint.js';
+import {
+  answerOrders,
+  createTestSystem,
+  eventually,
+  spawnServiceProcess,
+  startProviderEndpoint,
+  type ChildService,
+  type ProviderEndpoint,
+} from '@mmp/platform/testing';
 import { connectBus, type Bus, type Rail } from './support.js';
 
 /**
@@ -24,7 +31,7 @@ const env = {
   ORDER_EXPIRY_INTERVAL_MS: '200',
   OPS_PORT: '0',
 };
-let endpoint: Awaited<ReturnType<typeof startProviderEndpoint>>;
+let endpoint: ProviderEndpoint;
 let bus: Bus;
 let child: ChildService | undefined;
 
@@ -41,13 +48,9 @@ async function startDelivery(): Promise<ChildService> {
 }
 
 beforeAll(async () => {
-  endpoint = await startProviderEndpoint({
-    secret,
-    behaviours: {
-      '/hold-first': (request, n) => (n === 1 ? 'silence' : ackWith('ACCEPTED')(request, n)),
-      '/hold-always': () => 'silence',
-    },
-  });
+  endpoint = await startProviderEndpoint();
+  endpoint.on('/hold-first', (call, n) => (n === 1 ? 'silence' : answerOrders('ACCEPTED')(call, n)));
+  endpoint.on('/hold-always', () => 'silence');
   rails.set('rail_hold', { endpoint: endpoint.url('/hold-first'), secret });
   rails.set('rail_silent', { endpoint: endpoint.url('/hold-always'), secret });
   bus = await connectBus(system, rails);
@@ -64,7 +67,7 @@ describe('provider-delivery killed with SIGKILL during the POST', () => {
   it('leaves the attempt visible as in flight, then records it INTERRUPTED and delivers the same key once more', async () => {
     child = await startDelivery();
     const data = await bus.publishOrder({ railId: 'rail_hold' });
-    await eventually(async () => endpoint.requestsTo('/hold-first').length === 1, 10_000, 20);
+    await eventually(async () => endpoint.callsTo('/hold-first').length === 1, 10_000, 20);
     await child.kill('SIGKILL');
     child = await startDelivery();
 
@@ -78,11 +81,8 @@ describe('provider-delivery killed with SIGKILL during the POST', () => {
     expect(bus.outcomesOf(data.orderKey)).toEqual([
       expect.objectContaining({ type: 'delivery.accepted', attempts: 2 }),
     ]);
-    const requests = endpoint.requestsTo('/hold-first');
-    expect(requests.map((request) => JSON.parse(request.body).idempotency_key)).toEqual([
-      data.orderKey,
-      data.orderKey,
-    ]);
+    const requests = endpoint.callsTo('/hold-first');
+    expect(requests.map((call) => call.body.idempotency_key)).toEqual([data.orderKey, data.orderKey]);
     const { deliveries } = await bus.deliveries(data.orderKey);
     expect(deliveries).toMatchObject([{ status: 'ACKED', outcome: 'ACCEPTED' }]);
     expect(deliveries[0]!.attempts).toEqual([
@@ -101,7 +101,7 @@ describe('provider-delivery killed with SIGKILL during the POST', () => {
       railId: 'rail_silent',
       expiresAt: new Date(Date.now() + 2_000).toISOString(),
     });
-    await eventually(async () => endpoint.requestsTo('/hold-always').length === 1, 10_000, 20);
+    await eventually(async () => endpoint.callsTo('/hold-always').length === 1, 10_000, 20);
     await child.kill('SIGKILL');
     child = await startDelivery();
 

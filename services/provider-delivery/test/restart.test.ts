@@ -1,8 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type RunningService } from '@mmp/platform';
-import { createTestSystem, eventually } from '@mmp/platform/testing';
+import {
+  answerOrders,
+  createTestSystem,
+  eventually,
+  startProviderEndpoint,
+  type ProviderEndpoint,
+} from '@mmp/platform/testing';
 import { providerDeliveryService } from '../src/service.js';
-import { ackWith, startProviderEndpoint } from './provider-endpoint.js';
 import { connectBus, type Bus, type Rail } from './support.js';
 
 const secret = 'whsec_restart0123456789abcdefghijklm';
@@ -14,19 +19,15 @@ const env = {
   DELIVERY_BACKOFF_MS: '1500',
 };
 const rails = new Map<string, Rail>();
-let endpoint: Awaited<ReturnType<typeof startProviderEndpoint>>;
+let endpoint: ProviderEndpoint;
 let bus: Bus;
 let service: RunningService | undefined;
 
 beforeAll(async () => {
-  endpoint = await startProviderEndpoint({
-    secret,
-    behaviours: {
-      '/flaky': (request, n) => (n === 1 ? { status: 503, body: '' } : ackWith('ACCEPTED')(request, n)),
-      '/silent': () => 'silence',
-      '/ok': ackWith('ACCEPTED'),
-    },
-  });
+  endpoint = await startProviderEndpoint();
+  endpoint.on('/flaky', (call, n) => (n === 1 ? { status: 503 } : answerOrders('ACCEPTED')(call, n)));
+  endpoint.on('/silent', () => 'silence');
+  endpoint.on('/ok', answerOrders('ACCEPTED'));
   rails.set('rail_flaky', { endpoint: endpoint.url('/flaky'), secret });
   rails.set('rail_silent', { endpoint: endpoint.url('/silent'), secret });
   rails.set('rail_ok', { endpoint: endpoint.url('/ok'), secret });
@@ -43,12 +44,12 @@ describe('a restart of provider-delivery in the middle of retries', () => {
   it('loses no order and never delivers again after acceptance', async () => {
     service = await startService(providerDeliveryService, env);
     const data = await bus.publishOrder({ railId: 'rail_flaky' });
-    await eventually(async () => endpoint.requestsTo('/flaky').length === 1);
+    await eventually(async () => endpoint.callsTo('/flaky').length === 1);
     // Stopped during the backoff: the retry lives in JetStream (nak with delay), not here.
     await service.stop();
     service = undefined;
     await new Promise((resolve) => setTimeout(resolve, 1800));
-    expect(endpoint.requestsTo('/flaky')).toHaveLength(1);
+    expect(endpoint.callsTo('/flaky')).toHaveLength(1);
     expect(bus.outcomesOf(data.orderKey)).toEqual([]);
 
     service = await startService(providerDeliveryService, env);
@@ -56,14 +57,14 @@ describe('a restart of provider-delivery in the middle of retries', () => {
     expect(bus.outcomesOf(data.orderKey)).toEqual([
       expect.objectContaining({ type: 'delivery.accepted', attempts: 2 }),
     ]);
-    expect(endpoint.requestsTo('/flaky')).toHaveLength(2);
+    expect(endpoint.callsTo('/flaky')).toHaveLength(2);
 
     // Stopped after acceptance, started again, and the same order announced once more.
     await service.stop();
     service = await startService(providerDeliveryService, env);
     await bus.publishOrder({ railId: 'rail_flaky', orderKey: data.orderKey, expiresAt: data.expiresAt });
     await new Promise((resolve) => setTimeout(resolve, 800));
-    expect(endpoint.requestsTo('/flaky')).toHaveLength(2);
+    expect(endpoint.callsTo('/flaky')).toHaveLength(2);
     expect(bus.outcomesOf(data.orderKey)).toHaveLength(1);
     const { deliveries } = await bus.deliveries(data.orderKey);
     expect(deliveries).toHaveLength(1);
@@ -100,9 +101,7 @@ describe('a restart of provider-delivery in the middle of retries', () => {
   it('a silent provider does not hold up another provider’s orders', async () => {
     service ??= await startService(providerDeliveryService, env);
     const slow = await bus.publishOrder({ railId: 'rail_silent' });
-    await eventually(async () =>
-      endpoint.requestsTo('/silent').some((request) => request.body.includes(slow.orderKey)),
-    );
+    await eventually(async () => endpoint.orders('/silent', slow.orderKey).length > 0);
     const quick = await bus.publishOrder({ railId: 'rail_ok' });
     await eventually(async () => bus.outcomesOf(quick.orderKey).length === 1, 900);
     expect(bus.outcomesOf(slow.orderKey)).toEqual([]);
@@ -114,9 +113,7 @@ describe('a restart of provider-delivery in the middle of retries', () => {
     const calls = bus.credentialCalls();
     const data = await bus.publishOrder({ railId: 'rail_ok' });
     await eventually(async () => bus.credentialCalls() > calls);
-    expect(endpoint.requestsTo('/ok').filter((request) => request.body.includes(data.orderKey))).toHaveLength(
-      0,
-    );
+    expect(endpoint.orders('/ok', data.orderKey)).toHaveLength(0);
     bus.setRouterAway(false);
     await eventually(async () => bus.outcomesOf(data.orderKey).length === 1, 10_000);
     expect(bus.outcomesOf(data.orderKey)[0]).toMatchObject({ type: 'delivery.accepted', attempts: 1 });

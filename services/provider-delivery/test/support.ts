@@ -3,72 +3,89 @@ import {
   consumeEvents,
   createEventPublisher,
   createLogger,
-  createServiceClient,
+  operation,
   provisionEventsStream,
   serveOperations,
   type NatsConnection,
   type ReceivedEvent,
 } from '@mmp/platform';
-import { TEST_NATS_URL, type TestSystem } from '@mmp/platform/testing';
+import { TEST_NATS_URL, createTestBus, eventually, type TestSystem } from '@mmp/platform/testing';
 import {
+  DELIVERY_EVENTS,
   appError,
-  newEventId,
+  newEvent,
   newPaymentOrderKey,
-  type DeliveryOutcomeData,
+  deliveryOperations,
+  pullApi,
+  routerEvents,
+  routerQueries,
   type OrderCreatedData,
 } from '@mmp/protocol';
 
 export type Rail = { endpoint: string; secret: string };
 
+/** A payment.execute body as provider-router builds it. */
+export function executeBody(orderKey: string, msisdn = '+237690000001') {
+  return {
+    protocol_version: '1',
+    type: 'payment.execute',
+    idempotency_key: orderKey,
+    amount: '5000',
+    currency: 'XAF',
+    network: 'ORANGE_MONEY',
+    country: 'CM',
+    payee: { msisdn },
+    transaction_ref: `pay_${orderKey.slice(6)}`,
+    timestamp: Math.floor(Date.now() / 1000),
+  };
+}
+
 /**
- * The test's side of the bus: publishes order.created, records every delivery.* event,
- * stands in for provider-router's `rails.credentials`, and calls provider-delivery's
- * operations as a provider would through the gateway.
+ * The test's side of the bus: publishes order.created as provider-router does, records
+ * every delivery.* event, stands in for provider-router's `rails.credentials` (answering
+ * from `rails`), and calls provider-delivery's operations as the gateway forwards them.
  */
 export async function connectBus(system: TestSystem, rails: Map<string, Rail>) {
   const log = createLogger({ service: 'test', level: 'silent' });
   const nc: NatsConnection = await connectNats({ url: TEST_NATS_URL, name: 'test', log });
-  await provisionEventsStream(nc, system.naming);
-  const publish = createEventPublisher(nc, system.naming);
-  const outcomes: ReceivedEvent[] = [];
+  const { naming } = system;
+  await provisionEventsStream(nc, naming);
+  const publish = createEventPublisher(nc, naming, {
+    service: 'provider-router',
+    types: new Set([routerEvents.orderCreated.type]),
+  });
+  const outcomes: ReceivedEvent<(typeof DELIVERY_EVENTS)[number]>[] = [];
   const observer = await consumeEvents({
     nc,
-    naming: system.naming,
+    naming,
+    service: 'provider-router',
     durable: 'test-observer',
-    types: ['delivery.*'],
+    events: DELIVERY_EVENTS,
     log,
-    handle: async (event) => {
-      outcomes.push(event);
-    },
+    handle: async (event) => void outcomes.push(event),
   });
   let credentialCalls = 0;
   let routerAway = false;
   const standIn = await serveOperations({
     nc,
-    naming: system.naming,
+    naming,
     service: 'provider-router',
     version: '0.0.1',
     log,
-    operations: {
-      'rails.credentials': async (request) => {
+    operations: [
+      operation(routerQueries.railCredentials, async ({ railId }) => {
         credentialCalls += 1;
         if (routerAway)
           throw appError('service_unavailable', 'The provider-router service is temporarily unavailable.');
-        const { railId } = request.body as { railId: string };
         const rail = rails.get(railId);
-        if (!rail) throw appError('resource_not_found', 'No such rail.');
-        return { status: 200, body: { railId, providerId: 'prv_test', transport: 'webhook', ...rail } };
-      },
-    },
+        if (!rail) throw appError('resource_not_found', 'Rail not found.');
+        return { railId, providerId: 'prv_test', transport: 'webhook' as const, ...rail };
+      }),
+    ],
   });
-  const client = createServiceClient({
-    nc,
-    naming: system.naming,
-    caller: 'gateway',
-    defaultTimeoutMs: 5000,
-  });
+  const client = createTestBus(nc, naming);
 
-  return {
+  const bus = {
     nc,
     outcomes,
     credentialCalls: () => credentialCalls,
@@ -88,69 +105,38 @@ export async function connectBus(system: TestSystem, rails: Map<string, Rail>) {
         expiresAt: new Date(Date.now() + 15 * 60_000).toISOString(),
         ...overrides,
       };
-      await publish({
-        id: newEventId(),
-        type: 'order.created',
-        occurredAt: new Date().toISOString(),
-        projectId: 'prj_1',
-        livemode: false,
-        data,
-      });
+      const meta = { occurredAt: new Date().toISOString(), projectId: 'prj_1', livemode: false };
+      await publish(newEvent(routerEvents.orderCreated, data, meta));
       return data;
     },
-    outcomesOf(orderKey: string): (DeliveryOutcomeData & { type: string })[] {
+    outcomesOf(orderKey: string) {
       return outcomes
-        .filter((event) => (event.data as DeliveryOutcomeData).orderKey === orderKey)
-        .map((event) => ({ type: event.type, ...(event.data as DeliveryOutcomeData) }));
+        .filter((event) => event.data.orderKey === orderKey)
+        .map((event) => ({ type: event.type, ...event.data }));
     },
-    /** Calls an operation as the gateway forwards a provider's HTTP request. */
+    /** Resolves once `count` outcomes of the order arrived, then returns them. */
+    async settled(orderKey: string, count = 1, timeoutMs = 15_000) {
+      await eventually(async () => bus.outcomesOf(orderKey).length >= count, timeoutMs, 20);
+      return bus.outcomesOf(orderKey);
+    },
+    /** Calls the pull operations as the gateway forwards a provider's HTTP request. */
     asProvider(providerId: string) {
-      const actor = { kind: 'provider' as const, providerId };
+      const options = { actor: { kind: 'provider' as const, providerId } };
+      const params = (key: string) => ({ idempotencyKey: key });
       return {
-        pull: (query: Record<string, string> = {}) =>
-          client.call('provider-delivery', 'orders.pull', { query }, { actor }),
-        get: (key: string) =>
-          client.call('provider-delivery', 'orders.get', { params: { idempotencyKey: key } }, { actor }),
+        pull: (query: Record<string, string> = {}) => client.request(pullApi.pull, { query }, options),
+        get: (key: string) => client.request(pullApi.get, { params: params(key) }, options),
         ack: (key: string, body: unknown) =>
-          client.call(
-            'provider-delivery',
-            'orders.ack',
-            { params: { idempotencyKey: key }, body },
-            { actor },
-          ),
+          client.request(pullApi.ack, { params: params(key), body }, options),
       };
     },
-    deliveries: (orderKey: string) =>
-      client.command<{ deliveries: DeliveryRecord[] }>('provider-delivery', 'deliveries.get', { orderKey }),
-    probe: (body: { railId: string; endpoint: string; secret: string }) =>
-      client.command<ProbeReply>('provider-delivery', 'probe', body, { timeoutMs: 10_000 }),
+    deliveries: (orderKey: string) => client.request(deliveryOperations.deliveries, { orderKey }),
     async close() {
       await observer.stop();
       await standIn.stop();
       await nc.drain();
     },
   };
+  return bus;
 }
 export type Bus = Awaited<ReturnType<typeof connectBus>>;
-export type DeliveryRecord = {
-  railId: string;
-  status: string;
-  outcome: string | null;
-  attempts: Record<string, unknown>[];
-};
-export type ProbeReply = { ok: boolean; httpStatus: number | null; reason: string | null; latencyMs: number };
-
-export function executeBody(orderKey: string, msisdn = '+237690000001') {
-  return {
-    protocol_version: '1',
-    type: 'payment.execute',
-    idempotency_key: orderKey,
-    amount: '5000',
-    currency: 'XAF',
-    network: 'ORANGE_MONEY',
-    country: 'CM',
-    payee: { msisdn },
-    transaction_ref: `pay_${orderKey.slice(6)}`,
-    timestamp: Math.floor(Date.now() / 1000),
-  };
-}

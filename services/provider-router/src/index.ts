@@ -1,1 +1,1 @@
-export { providerRouterService } from './service.js';
+export { providerRouter, providerRouterService } from './service.js';

@@ -1,20 +1,26 @@
 import { z } from 'zod';
-import { ProviderEndpointEnv } from '@mmp/protocol';
+import {
+  ProviderEndpointEnv,
+  providerPortalApi,
+  providersAdminApi,
+  routerQueries,
+  settlementsApi,
+} from '@mmp/protocol';
 import {
   BaseEnv,
-  createOutbox,
+  createOutboundHttp,
   createSecretBox,
-  type Collection,
-  type Doc,
+  operation,
+  type Resolve,
   type ServiceDefinition,
 } from '@mmp/platform';
 import { ensureIndexes, openRouterDb } from './store/db.js';
-import { providerOperations } from './handlers/providers.js';
-import { railOperations } from './handlers/rails.js';
-import { settlementOperations } from './handlers/settlements.js';
-import { queryOperations } from './handlers/queries.js';
-import { startRoutingConsumer } from './handlers/consumer.js';
-import type { RouterDeps } from './handlers/deps.js';
+import type { RouterDeps } from './use-cases/deps.js';
+import { adminHandlers, createProviderHandler } from './handlers/admin.js';
+import { ROUTER_EVENTS, routerEventHandler } from './handlers/events.js';
+import { internalHandlers } from './handlers/internal.js';
+import { portalHandlers } from './handlers/portal.js';
+import { settlementHandler } from './handlers/settlements.js';
 
 export const Env = BaseEnv.extend(ProviderEndpointEnv.shape).extend({
   /** Seals signing and webhook secrets at rest (AES-256-GCM). */
@@ -26,54 +32,80 @@ export const Env = BaseEnv.extend(ProviderEndpointEnv.shape).extend({
   BREAKER_WINDOW_MS: z.coerce.number().int().positive().default(60_000),
   /** How long an open breaker skips its rail before letting one trial order through. */
   BREAKER_COOLDOWN_MS: z.coerce.number().int().positive().default(30_000),
-  /** How long a rail test waits for provider-delivery's probe (which itself gives the provider 5 s). */
-  RAIL_TEST_TIMEOUT_MS: z.coerce.number().int().positive().default(8_000),
+  /** How long a rail's endpoint has to answer its test's health.check (specification: about 5 s). */
+  RAIL_TEST_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
+  /** Clock difference allowed between a settlement's settled_at and this service's clock. */
+  SETTLEMENT_CLOCK_SKEW_SECONDS: z.coerce.number().int().nonnegative().default(300),
 });
 export type Env = typeof Env;
 
-export const providerRouterService: ServiceDefinition<Env> = {
-  name: 'provider-router',
-  env: Env,
-  async start({ env, log, nc, naming, store, publish, services, metrics }) {
-    const db = openRouterDb(store);
-    await ensureIndexes(db);
-    const outbox = createOutbox({
-      publish,
-      log,
-      metrics,
-      collections: [db.orders, db.settlements] as unknown as Collection<Doc>[],
-    });
-    const deps: RouterDeps = {
-      db,
-      outbox,
-      box: createSecretBox(env.SERVICE_SECRET_KEY),
-      services,
-      log,
-      now: () => Date.now(),
-      config: {
-        orderTtlSeconds: env.ORDER_TTL_SECONDS,
-        allowHttpLoopback: env.ALLOW_HTTP_LOOPBACK_ENDPOINTS,
-        probeTimeoutMs: env.RAIL_TEST_TIMEOUT_MS,
-        breaker: {
-          threshold: env.BREAKER_FAILURES,
-          windowMs: env.BREAKER_WINDOW_MS,
-          cooldownMs: env.BREAKER_COOLDOWN_MS,
+/**
+ * provider-router: providers, rails (and their tests), routing and failover, settlements
+ * and reconciliation. `resolve` is for tests only: the names rail endpoints resolve to,
+ * instead of the outside DNS.
+ */
+export function providerRouter(options: { resolve?: Resolve } = {}): ServiceDefinition<Env> {
+  return {
+    name: 'provider-router',
+    env: Env,
+    async setup(kit) {
+      const { env } = kit;
+      const db = openRouterDb(kit.store);
+      await ensureIndexes(db);
+      const allowLoopback = env.ALLOW_HTTP_LOOPBACK_ENDPOINTS;
+      const http = createOutboundHttp({ allowLoopback, resolve: options.resolve });
+      kit.onStop(() => http.close());
+      const deps: RouterDeps = {
+        db,
+        outbox: kit.outbox([db.orders, db.settlements]),
+        box: createSecretBox(env.SERVICE_SECRET_KEY),
+        http,
+        log: kit.log,
+        now: () => Date.now(),
+        config: {
+          orderTtlSeconds: env.ORDER_TTL_SECONDS,
+          allowLoopback,
+          railTestTimeoutMs: env.RAIL_TEST_TIMEOUT_MS,
+          settlementSkewMs: env.SETTLEMENT_CLOCK_SKEW_SECONDS * 1000,
+          breaker: {
+            threshold: env.BREAKER_FAILURES,
+            windowMs: env.BREAKER_WINDOW_MS,
+            cooldownMs: env.BREAKER_COOLDOWN_MS,
+          },
         },
-      },
-    };
-    outbox.start();
-    const consumer = await startRoutingConsumer(deps, { nc, naming });
-    return {
-      operations: {
-        ...providerOperations(deps),
-        ...railOperations(deps),
-        ...settlementOperations(deps),
-        ...queryOperations(deps),
-      },
-      async stop() {
-        await consumer.stop();
-        await outbox.stop();
-      },
-    };
-  },
-};
+      };
+      kit.consume({
+        durable: 'provider-router',
+        events: ROUTER_EVENTS,
+        handle: routerEventHandler(deps),
+        // Each event once, by id, whatever JetStream redelivers.
+        dedupe: true,
+      });
+
+      const portal = portalHandlers(deps);
+      const admin = adminHandlers(deps);
+      const internal = internalHandlers(deps);
+      kit.serve(
+        operation(providerPortalApi.profile, portal.profile),
+        operation(providerPortalApi.createRail, portal.createRail),
+        operation(providerPortalApi.listRails, portal.listRails),
+        operation(providerPortalApi.getRail, portal.getRail),
+        operation(providerPortalApi.testRail, portal.testRail),
+        operation(providerPortalApi.activateRail, portal.activateRail),
+        operation(providerPortalApi.rollRailSecret, portal.rollRailSecret),
+        operation(providerPortalApi.protocolSchema, portal.protocolSchema),
+        operation(settlementsApi.ingest, settlementHandler(deps)),
+        operation(providersAdminApi.list, admin.list),
+        operation(providersAdminApi.getMapping, admin.getMapping),
+        operation(providersAdminApi.setMapping, admin.setMapping),
+        operation(providersAdminApi.rollSigningSecret, admin.rollSigningSecret),
+        operation(providersAdminApi.reconciliation, admin.reconciliation),
+        operation(routerQueries.createProvider, createProviderHandler(deps)),
+        operation(routerQueries.orderStatus, internal.orderStatus),
+        operation(routerQueries.railCredentials, internal.railCredentials),
+      );
+    },
+  };
+}
+
+export const providerRouterService = providerRouter();

@@ -2,131 +2,182 @@ import { afterAll } from 'vitest';
 import {
   consumeEvents,
   createEventPublisher,
-  createServiceClient,
-  serveOperations,
   startService,
-  type Operation,
+  type BusClient,
+  type Resolve,
   type ReceivedEvent,
 } from '@mmp/platform';
-import { createTestSystem, eventually, samplePaymentSnapshot } from '@mmp/platform/testing';
-import { hexHmac, newEventId, type Actor, type PaymentSnapshot } from '@mmp/protocol';
-import { providerRouterService } from '../src/service.js';
+import {
+  answerOrders,
+  createTestBus,
+  createTestSystem,
+  eventually,
+  samplePaymentSnapshot,
+  startProviderEndpoint,
+} from '@mmp/platform/testing';
+import {
+  DELIVERY_EVENTS,
+  OrderCreatedData,
+  hexHmac,
+  isAppError,
+  newEvent,
+  paymentEvents,
+  providerPortalApi,
+  routerEvents,
+  routerQueries,
+  settlementsApi,
+  type Actor,
+  type AppError,
+  type DeliveryOutcomeData,
+  type EventContract,
+  type Network,
+  type OperationContract,
+  type PaymentSnapshot,
+  type ServiceName,
+} from '@mmp/protocol';
+import type { z } from 'zod';
+import { providerRouter } from '../src/service.js';
 
 export const ADMIN: Actor = { kind: 'admin' };
-export const SERVICE: Actor = { kind: 'service', service: 'test' };
 export const providerActor = (providerId: string): Actor => ({ kind: 'provider', providerId });
 
+const ROUTER_EVENTS: readonly EventContract[] = Object.values(routerEvents);
+
+/** Resolves to the AppError `promise` rejects with; fails the test when it resolves. */
+export async function failureOf(promise: Promise<unknown>): Promise<AppError> {
+  const error = await promise.then(
+    () => new Error('the call succeeded'),
+    (reason: unknown) => reason,
+  );
+  if (!isAppError(error)) throw error;
+  return error;
+}
+
 /**
- * One provider-router on its own NATS prefix, a client calling it as any actor, an event
- * publisher standing in for payments and provider-delivery, and a recorder of what it emits.
+ * One provider-router on its own NATS prefix; a bus calling it as each contract's caller
+ * would; publishers standing in for payments and provider-delivery; a recorder of what it
+ * emits; and a provider's endpoint on loopback (the development switch is on unless
+ * `extraEnv` turns it off) whose `/mmp` answers health checks.
  */
-export async function startRouter(extraEnv: Record<string, string> = {}) {
+export async function startRouter(
+  extraEnv: Record<string, string> = {},
+  options: { resolve?: Resolve } = {},
+) {
   const system = createTestSystem('prouter');
-  const running = await startService(providerRouterService, {
+  const running = await startService(providerRouter(options), {
     ...system.env,
     ALLOW_HTTP_LOOPBACK_ENDPOINTS: 'true',
+    RAIL_TEST_TIMEOUT_MS: '1000',
     ...extraEnv,
   });
   const { nc, naming, log } = running.context;
-  const client = createServiceClient({ nc, naming, caller: 'test', defaultTimeoutMs: 10_000 });
-  const publish = createEventPublisher(nc, naming);
+  const endpoint = await startProviderEndpoint();
+  endpoint.on('/mmp', answerOrders('ACCEPTED'));
+  const buses = new Map<ServiceName, BusClient>();
+  const busOf = (caller: ServiceName) =>
+    buses.get(caller) ?? buses.set(caller, createTestBus(nc, naming, caller)).get(caller)!;
+  const publishAs = (service: ServiceName, events: readonly EventContract[]) =>
+    createEventPublisher(nc, naming, { service, types: new Set(events.map((event) => event.type)) });
+  const asPayments = publishAs('payments', [paymentEvents.initiated]);
+  const asDelivery = publishAs('provider-delivery', DELIVERY_EVENTS);
   const seen: ReceivedEvent[] = [];
-  const observer = await consumeEvents({
-    nc,
-    naming,
-    durable: 'observer',
-    types: ['order.created', 'execution.*', 'settlement.received', 'routing.decided'],
-    log,
-    handle: async (event) => {
-      seen.push(event);
-    },
-  });
-  let probeOperations: Record<string, Operation> = {};
-  const probeStandIn = await serveOperations({
-    nc,
-    naming,
-    service: 'provider-delivery',
-    version: '0.0.1',
-    log,
-    operations: { probe: (request, context) => probeOperations.probe!(request, context) },
-  });
+  // A consumer is admitted only for contracts naming it: one observer per consuming service.
+  const observers = await Promise.all(
+    (['payments', 'provider-delivery'] as const).map((service) =>
+      consumeEvents({
+        nc,
+        naming,
+        service,
+        log,
+        durable: `observer-${service}`,
+        events: ROUTER_EVENTS.filter((event) => event.consumers.includes(service)),
+        handle: async (event) => void seen.push(event),
+      }),
+    ),
+  );
 
   const harness = {
     system,
     running,
-    client,
+    endpoint,
     seen,
-    /** What the stand-in provider-delivery answers to svc.provider-delivery.probe. */
-    onProbe(probe: Operation) {
-      probeOperations = { probe };
+    /** Calls an operation as its contract's first caller would, for `actor`. */
+    async call<C extends OperationContract>(contract: C, request: z.input<C['request']>, actor: Actor) {
+      return busOf(contract.callers[0]!).request(contract, request, { actor, timeoutMs: 10_000 });
     },
-    async call(operation: string, request: Parameters<typeof client.call>[2], actor: Actor) {
-      return client.call('provider-router', operation, request, { actor });
+    failure<C extends OperationContract>(contract: C, request: z.input<C['request']>, actor: Actor) {
+      return failureOf(harness.call(contract, request, actor));
     },
-    /** Resolves to the AppError an operation throws. */
-    async failure(operation: string, request: Parameters<typeof client.call>[2], actor: Actor) {
-      try {
-        await client.call('provider-router', operation, request, { actor });
-      } catch (error) {
-        return error as {
-          code: string;
-          status: number;
-          message: string;
-          fields?: { field: string; message: string }[];
-        };
-      }
-      throw new Error(`${operation} did not fail`);
+    /** A webhook rail's declaration at the endpoint's `/mmp`, in CM, XAF. */
+    webhookRail(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+      return {
+        transport: 'webhook',
+        endpoint: endpoint.url('/mmp'),
+        networks: ['ORANGE_MONEY', 'MTN_MOMO'],
+        countries: ['CM'],
+        currencies: ['XAF'],
+        environment: 'sandbox',
+        priority: 10,
+        ...overrides,
+      };
     },
     async createProvider(name = 'Acme Mobile') {
-      const reply = await harness.call('providers.create', { body: { name } }, ADMIN);
-      return reply.body as { id: string; name: string; signingSecret: string };
+      return harness.call(routerQueries.createProvider, { name }, ADMIN);
     },
     async createRail(providerId: string, body: Record<string, unknown>) {
-      const reply = await harness.call('rails.create', { body }, providerActor(providerId));
+      const reply = await harness.call(providerPortalApi.createRail, { body }, providerActor(providerId));
       return reply.body as { id: string; status: string; secret?: string; [key: string]: unknown };
     },
-    /** A webhook rail made ACTIVE through a passing probe. */
-    async activeRail(providerId: string, body: Record<string, unknown> = {}) {
-      harness.onProbe(async () => ({
-        status: 200,
-        body: { ok: true, httpStatus: 200, reason: null, latencyMs: 3 },
-      }));
-      const rail = await harness.createRail(providerId, { ...webhookRail(), ...body });
-      await harness.call('rails.test', { params: { railId: rail.id } }, providerActor(providerId));
-      await harness.call('rails.activate', { params: { railId: rail.id } }, providerActor(providerId));
+    /** A webhook rail made ACTIVE through a passing test. */
+    async activeRail(providerId: string, overrides: Record<string, unknown> = {}) {
+      const rail = await harness.createRail(providerId, harness.webhookRail(overrides));
+      const params = { railId: rail.id };
+      await harness.call(providerPortalApi.testRail, { params }, providerActor(providerId));
+      await harness.call(providerPortalApi.activateRail, { params }, providerActor(providerId));
       return rail;
     },
     async initiate(
       payment: PaymentSnapshot,
-      execution = { network: 'ORANGE_MONEY', phone: '+237690000001', country: 'CM' },
-    ) {
-      const id = newEventId();
-      await publish({
-        id,
-        type: 'payment.initiated',
-        occurredAt: new Date().toISOString(),
-        projectId: payment.projectId,
-        livemode: payment.livemode,
-        data: { payment, execution },
-      });
-      return id;
-    },
-    async deliver(
-      type: string,
-      data: {
-        orderKey: string;
-        paymentId: string;
-        railId: string;
-        classification: string;
-        reason?: string | null;
+      execution: { network: Network; phone: string; country: string } = {
+        network: 'ORANGE_MONEY',
+        phone: '+237690000001',
+        country: 'CM',
       },
     ) {
-      await publish({
-        id: newEventId(),
-        type,
-        occurredAt: new Date().toISOString(),
-        data: { reason: null, attempts: 1, ...data },
-      });
+      const event = newEvent(
+        paymentEvents.initiated,
+        { payment, execution },
+        { occurredAt: new Date().toISOString(), projectId: payment.projectId, livemode: payment.livemode },
+      );
+      await asPayments(event);
+      return event.id;
+    },
+    /** A payment initiated in `country` (each test routes in its own, so rails of other tests never serve it). */
+    async routed(
+      country: string,
+      overrides: Partial<PaymentSnapshot> = {},
+      network: Network = 'ORANGE_MONEY',
+    ) {
+      const payment = paymentSnapshot(overrides);
+      await harness.initiate(payment, { network, phone: '+237690000001', country });
+      return payment;
+    },
+    /** The `count`-th order.created of a payment (a failover announces the order again). */
+    async orderOf(paymentId: string, count = 1) {
+      const events = await harness.waitFor('order.created', paymentId, count);
+      return OrderCreatedData.parse(events[count - 1]!.data);
+    },
+    async status(paymentId: string) {
+      return harness.call(routerQueries.orderStatus, { paymentId }, { kind: 'service', service: 'payments' });
+    },
+    async deliver(
+      type: (typeof DELIVERY_EVENTS)[number]['type'],
+      data: Omit<DeliveryOutcomeData, 'reason' | 'attempts'> & { reason?: string | null },
+    ) {
+      const contract = DELIVERY_EVENTS.find((event) => event.type === type)!;
+      await asDelivery(
+        newEvent(contract, { reason: null, attempts: 1, ...data }, { occurredAt: new Date().toISOString() }),
+      );
     },
     events(type: string, paymentId: string) {
       return seen.filter(
@@ -146,58 +197,32 @@ export async function startRouter(extraEnv: Record<string, string> = {}) {
       options: { raw?: string; signature?: string } = {},
     ) {
       const rawBody = options.raw ?? JSON.stringify(body);
+      const headers = { 'x-service-signature': options.signature ?? hexHmac(secret, rawBody) };
       return harness.call(
-        'settlements.ingest',
-        {
-          params: { providerId },
-          rawBody,
-          body,
-          headers: { 'x-service-signature': options.signature ?? hexHmac(secret, rawBody) },
-        },
+        settlementsApi.ingest,
+        { params: { providerId }, rawBody, body, headers },
         { kind: 'public' },
       );
     },
-    async settleFailure(
+    settleFailure(
       providerId: string,
       secret: string,
       body: unknown,
       options: { raw?: string; signature?: string } = {},
     ) {
-      try {
-        await harness.settle(providerId, secret, body, options);
-      } catch (error) {
-        return error as {
-          code: string;
-          status: number;
-          message: string;
-          fields?: { field: string; message: string }[];
-        };
-      }
-      throw new Error('settlement was accepted');
+      return failureOf(harness.settle(providerId, secret, body, options));
     },
   };
 
   afterAll(async () => {
-    await probeStandIn.stop().catch(() => undefined);
-    await observer.stop();
+    for (const observer of observers) await observer.stop();
+    await endpoint.close();
     await running.stop();
     await system.cleanup();
   });
   return harness;
 }
 export type Harness = Awaited<ReturnType<typeof startRouter>>;
-
-export function webhookRail(): Record<string, unknown> {
-  return {
-    transport: 'webhook',
-    endpoint: 'https://provider.example/mmp',
-    networks: ['ORANGE_MONEY', 'MTN_MOMO'],
-    countries: ['CM'],
-    currencies: ['XAF'],
-    environment: 'sandbox',
-    priority: 10,
-  };
-}
 
 export function paymentSnapshot(overrides: Partial<PaymentSnapshot> = {}): PaymentSnapshot {
   return samplePaymentSnapshot({

@@ -1,27 +1,42 @@
 import { describe, expect, it } from 'vitest';
-import { createOutbox, createSecretBox, type Collection, type Doc, type Outbox } from '@mmp/platform';
-import { newEventId, type OrderCreatedData } from '@mmp/protocol';
-import { applyDeliveryOutcome } from '../src/handlers/outcomes.js';
-import type { RouterDeps } from '../src/handlers/deps.js';
+import {
+  createEventPublisher,
+  createOutbox,
+  createOutboundHttp,
+  createSecretBox,
+  type Outbox,
+} from '@mmp/platform';
+import { newEventId, routerEvents } from '@mmp/protocol';
+import { applyDeliveryOutcome } from '../src/use-cases/delivery-outcome.js';
+import type { RouterDeps } from '../src/use-cases/deps.js';
 import { openRouterDb } from '../src/store/db.js';
-import { paymentSnapshot, startRouter } from './harness.js';
+import { startRouter } from './harness.js';
 
 const h = await startRouter({ BREAKER_FAILURES: '3', BREAKER_WINDOW_MS: '60000' });
+const { store, log, nc, naming } = h.running.context;
+const db = openRouterDb(store);
+const publish = createEventPublisher(nc, naming, {
+  service: 'provider-router',
+  types: new Set(Object.values(routerEvents).map((event) => event.type)),
+});
+const outbox = createOutbox({ publish, log, collections: [db.orders] });
+const box = createSecretBox('a-test-key-that-seals-nothing-here');
+const http = createOutboundHttp({ allowLoopback: true });
 
-/** provider-router's handlers over the running service's own store, with `outbox` replaceable. */
-function routerDeps(outbox: Outbox): RouterDeps {
-  const { store, log, services } = h.running.context;
+/** provider-router's use-cases over the running service's own store, with `outbox` replaceable. */
+function routerDeps(writes: Outbox): RouterDeps {
   return {
-    db: openRouterDb(store),
-    outbox,
-    box: createSecretBox('a-test-key-that-seals-nothing-here'),
-    services,
+    db,
+    outbox: writes,
+    box,
+    http,
     log,
     now: () => Date.now(),
     config: {
       orderTtlSeconds: 600,
-      allowHttpLoopback: true,
-      probeTimeoutMs: 1000,
+      allowLoopback: true,
+      railTestTimeoutMs: 1000,
+      settlementSkewMs: 300_000,
       breaker: { threshold: 3, windowMs: 60_000, cooldownMs: 60_000 },
     },
   };
@@ -32,14 +47,10 @@ describe('a delivery outcome redelivered after a crash', () => {
     const provider = await h.createProvider();
     const first = await h.activeRail(provider.id, { countries: ['TD'], priority: 1 });
     await h.activeRail(provider.id, { countries: ['TD'], priority: 2 });
-    const payment = paymentSnapshot();
-    await h.initiate(payment, { network: 'ORANGE_MONEY', phone: '+237690000001', country: 'TD' });
-    const order = (await h.waitFor('order.created', payment.id))[0]!.data as OrderCreatedData;
+    const payment = await h.routed('TD');
+    const order = await h.orderOf(payment.id);
     expect(order.railId).toBe(first.id);
 
-    const { store, publish, log } = h.running.context;
-    const db = openRouterDb(store);
-    const outbox = createOutbox({ publish, log, collections: [db.orders] as unknown as Collection<Doc>[] });
     // The process dies after the breaker learned of the failure, before the order moved.
     const crashing: Outbox = {
       ...outbox,

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { RoutingDecisionData, type OrderCreatedData } from '@mmp/protocol';
-import { SERVICE, paymentSnapshot, startRouter, webhookRail } from './harness.js';
+import {
+  RoutingDecisionData,
+  type Network,
+  type OrderCreatedData,
+  type PaymentSnapshot,
+} from '@mmp/protocol';
+import { startRouter } from './harness.js';
 
 const COOLDOWN_MS = 400;
 const h = await startRouter({
@@ -11,6 +16,7 @@ const h = await startRouter({
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const { routed, orderOf } = h;
 
 /** Each test routes in its own country, so rails of other tests are never eligible. */
 async function railsIn(country: string, priorities: number[]) {
@@ -21,37 +27,26 @@ async function railsIn(country: string, priorities: number[]) {
   return { provider, rails };
 }
 
-async function routed(
-  country: string,
-  overrides: Parameters<typeof paymentSnapshot>[0] = {},
-  network = 'ORANGE_MONEY',
-) {
-  const payment = paymentSnapshot(overrides);
-  await h.initiate(payment, { network, phone: '+237690000001', country });
-  return payment;
-}
-
-async function orderOf(paymentId: string, count = 1) {
-  const events = await h.waitFor('order.created', paymentId, count);
-  return events[count - 1]!.data as OrderCreatedData;
-}
-
 /** The routing.decided events of a payment, validated against the bus contract. */
 async function routingDecisions(paymentId: string, count = 1) {
   const events = await h.waitFor('routing.decided', paymentId, count);
   return events.map((event) => RoutingDecisionData.parse(event.data));
 }
 
-async function status(paymentId: string) {
-  const reply = await h.call('orders.status', { body: { paymentId } }, SERVICE);
-  return reply.body as {
-    order: {
-      orderKey: string;
-      status: string;
-      railId: string;
-      decisions: { action: string; reason: string }[];
-    } | null;
-  };
+/** A delivery outcome of the order's current rail. */
+function outcome(
+  type: Parameters<typeof h.deliver>[0],
+  order: OrderCreatedData,
+  classification: Parameters<typeof h.deliver>[1]['classification'],
+  reason: string | null = null,
+) {
+  return h.deliver(type, {
+    orderKey: order.orderKey,
+    paymentId: order.paymentId,
+    railId: order.railId,
+    classification,
+    reason,
+  });
 }
 
 describe('routing a payment', () => {
@@ -82,7 +77,7 @@ describe('routing a payment', () => {
     const expiresIn = Date.parse(order.expiresAt) - before;
     expect(expiresIn).toBeGreaterThan(590_000);
     expect(expiresIn).toBeLessThan(610_000);
-    const { order: stored } = await status(payment.id);
+    const { order: stored } = await h.status(payment.id);
     expect(stored).toMatchObject({ orderKey: order.orderKey, status: 'ROUTED', railId: rails[1]!.id });
     expect(stored!.decisions[0]!.reason).toContain('priority 5');
     expect(await routingDecisions(payment.id)).toEqual([
@@ -108,10 +103,10 @@ describe('routing a payment', () => {
     await sleep(300);
     expect(h.events('order.created', payment.id)).toHaveLength(1);
     expect(h.events('routing.decided', payment.id)).toHaveLength(1);
-    expect((await status(payment.id)).order!.orderKey).toBe(first.orderKey);
+    expect((await h.status(payment.id)).order!.orderKey).toBe(first.orderKey);
   });
 
-  it.each([
+  it.each<[string, Partial<PaymentSnapshot>, Network]>([
     ['another environment', { livemode: true }, 'ORANGE_MONEY'],
     ['another network', {}, 'WAVE'],
     ['another currency', { currency: 'XOF' }, 'ORANGE_MONEY'],
@@ -120,7 +115,7 @@ describe('routing a payment', () => {
     const payment = await routed('BJ', overrides, network);
     const [failed] = await h.waitFor('execution.failed', payment.id);
     expect(failed!.data).toMatchObject({ paymentId: payment.id, code: 'provider_unavailable', railId: null });
-    expect((failed!.data as { reason: string }).reason).toContain('no ACTIVE rail');
+    expect(failed!.data).toMatchObject({ reason: expect.stringContaining('no ACTIVE rail') });
     expect(h.events('order.created', payment.id)).toHaveLength(0);
     const [decided] = await routingDecisions(payment.id);
     expect(decided).toMatchObject({ decision: 'no_rail', railId: null, providerId: null, skipped: [] });
@@ -130,7 +125,7 @@ describe('routing a payment', () => {
 
   it('ignores rails that are not ACTIVE', async () => {
     const provider = await h.createProvider();
-    await h.createRail(provider.id, { ...webhookRail(), countries: ['TG'] });
+    await h.createRail(provider.id, h.webhookRail({ countries: ['TG'] }));
     const payment = await routed('TG');
     const [failed] = await h.waitFor('execution.failed', payment.id);
     expect(failed!.data).toMatchObject({ code: 'provider_unavailable' });
@@ -142,12 +137,7 @@ describe('delivery outcomes', () => {
     await railsIn('ML', [1]);
     const payment = await routed('ML');
     const order = await orderOf(payment.id);
-    await h.deliver('delivery.accepted', {
-      orderKey: order.orderKey,
-      paymentId: payment.id,
-      railId: order.railId,
-      classification: 'ACCEPTED',
-    });
+    await outcome('delivery.accepted', order, 'ACCEPTED');
     const [accepted] = await h.waitFor('execution.accepted', payment.id);
     expect(accepted!.data).toMatchObject({
       paymentId: payment.id,
@@ -155,20 +145,14 @@ describe('delivery outcomes', () => {
       railId: order.railId,
       code: null,
     });
-    expect((await status(payment.id)).order!.status).toBe('ACCEPTED');
+    expect((await h.status(payment.id)).order!.status).toBe('ACCEPTED');
   });
 
   it('a REJECTED ack with a payer error code fails the payment with that code, without failover', async () => {
     await railsIn('BF', [1, 2]);
     const payment = await routed('BF');
     const order = await orderOf(payment.id);
-    await h.deliver('delivery.rejected', {
-      orderKey: order.orderKey,
-      paymentId: payment.id,
-      railId: order.railId,
-      classification: 'REJECTED',
-      reason: 'insufficient_balance',
-    });
+    await outcome('delivery.rejected', order, 'REJECTED', 'insufficient_balance');
     const [failed] = await h.waitFor('execution.failed', payment.id);
     expect(failed!.data).toMatchObject({ code: 'insufficient_balance', orderKey: order.orderKey });
     expect(h.events('order.created', payment.id)).toHaveLength(1);
@@ -181,33 +165,16 @@ describe('delivery outcomes', () => {
     const payment = await routed('NE');
     const first = await orderOf(payment.id);
     expect(first.railId).toBe(rails[0]!.id);
-    await h.deliver('delivery.failed', {
-      orderKey: first.orderKey,
-      paymentId: payment.id,
-      railId: first.railId,
-      classification: 'HTTP_ERROR',
-      reason: 'HTTP 500',
-    });
+    await outcome('delivery.failed', first, 'HTTP_ERROR', 'HTTP 500');
     const second = await orderOf(payment.id, 2);
     expect(second).toMatchObject({ orderKey: first.orderKey, railId: rails[1]!.id, payload: first.payload });
     // A late outcome of the first rail changes nothing.
-    await h.deliver('delivery.accepted', {
-      orderKey: first.orderKey,
-      paymentId: payment.id,
-      railId: first.railId,
-      classification: 'ACCEPTED',
-    });
-    await h.deliver('delivery.failed', {
-      orderKey: first.orderKey,
-      paymentId: payment.id,
-      railId: second.railId,
-      classification: 'TIMEOUT',
-      reason: 'no answer in 10 s',
-    });
+    await outcome('delivery.accepted', first, 'ACCEPTED');
+    await outcome('delivery.failed', second, 'TIMEOUT', 'no answer in 10 s');
     const [failed] = await h.waitFor('execution.failed', payment.id);
     expect(failed!.data).toMatchObject({ code: 'provider_timeout', railId: rails[1]!.id });
     expect(h.events('execution.accepted', payment.id)).toHaveLength(0);
-    const decisions = (await status(payment.id)).order!.decisions.map((d) => d.action);
+    const decisions = (await h.status(payment.id)).order!.decisions.map((d) => d.action);
     expect(decisions).toEqual(['routed', 'failover', 'no_rail']);
     const routing = await routingDecisions(payment.id, 3);
     expect(routing.map(({ decision, railId }) => [decision, railId])).toEqual([
@@ -229,13 +196,7 @@ describe('delivery outcomes', () => {
     await railsIn('GN', [1]);
     const payment = await routed('GN');
     const order = await orderOf(payment.id);
-    await h.deliver('delivery.rejected', {
-      orderKey: order.orderKey,
-      paymentId: payment.id,
-      railId: order.railId,
-      classification: 'REJECTED',
-      reason: 'maintenance window',
-    });
+    await outcome('delivery.rejected', order, 'REJECTED', 'maintenance window');
     const [failed] = await h.waitFor('execution.failed', payment.id);
     expect(failed!.data).toMatchObject({ code: 'provider_unavailable' });
   });
@@ -244,12 +205,7 @@ describe('delivery outcomes', () => {
     await railsIn('CG', [1, 2]);
     const payment = await routed('CG');
     const order = await orderOf(payment.id);
-    await h.deliver('delivery.expired', {
-      orderKey: order.orderKey,
-      paymentId: payment.id,
-      railId: order.railId,
-      classification: 'EXPIRED',
-    });
+    await outcome('delivery.expired', order, 'EXPIRED');
     const [failed] = await h.waitFor('execution.failed', payment.id);
     expect(failed!.data).toMatchObject({ code: 'provider_timeout' });
     expect(h.events('order.created', payment.id)).toHaveLength(1);
@@ -260,21 +216,9 @@ describe('circuit breaker', () => {
   it('opens after repeated failures, lets one trial through when half-open, reopens on failure and closes on success', async () => {
     const { rails } = await railsIn('CF', [1, 2]);
     const [a, b] = [rails[0]!.id, rails[1]!.id];
-    const fail = async (order: OrderCreatedData) =>
-      h.deliver('delivery.failed', {
-        orderKey: order.orderKey,
-        paymentId: order.paymentId,
-        railId: order.railId,
-        classification: 'UNREACHABLE',
-        reason: 'ECONNREFUSED',
-      });
-    const accept = async (order: OrderCreatedData) =>
-      h.deliver('delivery.accepted', {
-        orderKey: order.orderKey,
-        paymentId: order.paymentId,
-        railId: order.railId,
-        classification: 'ACCEPTED',
-      });
+    const fail = (order: OrderCreatedData) =>
+      outcome('delivery.failed', order, 'UNREACHABLE', 'ECONNREFUSED');
+    const accept = (order: OrderCreatedData) => outcome('delivery.accepted', order, 'ACCEPTED');
     const route = async () => orderOf((await routed('CF')).id);
 
     for (let i = 0; i < 2; i += 1) {
@@ -286,7 +230,7 @@ describe('circuit breaker', () => {
     // Open: A is skipped, and the decision says why.
     const whileOpen = await route();
     expect(whileOpen.railId).toBe(b);
-    expect((await status(whileOpen.paymentId)).order!.decisions[0]!.reason).toContain(
+    expect((await h.status(whileOpen.paymentId)).order!.decisions[0]!.reason).toContain(
       `${a} circuit breaker open`,
     );
     expect(await routingDecisions(whileOpen.paymentId)).toMatchObject([

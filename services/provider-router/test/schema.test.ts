@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { SettlementEvent } from '@mmp/protocol';
+import { SettlementEvent, providerPortalApi } from '@mmp/protocol';
 import { ADMIN, providerActor, startRouter } from './harness.js';
 
 const h = await startRouter();
@@ -58,7 +58,7 @@ function corpus(): [string, unknown][] {
 describe('protocol-v1 JSON Schema', () => {
   it('is served to providers as draft 2020-12 covering the eight fields', async () => {
     const provider = await h.createProvider();
-    const reply = await h.call('schema', {}, providerActor(provider.id));
+    const reply = await h.call(providerPortalApi.protocolSchema, {}, providerActor(provider.id));
     const schema = reply.body as {
       $schema: string;
       properties: Record<string, unknown>;
@@ -69,11 +69,13 @@ describe('protocol-v1 JSON Schema', () => {
     expect(Object.keys(schema.properties).sort()).toEqual(Object.keys(valid).sort());
     expect(schema.required.sort()).toEqual(Object.keys(valid).sort());
     expect(schema.additionalProperties).toBe(false);
-    expect(await h.failure('schema', {}, { kind: 'public' })).toMatchObject({ status: 403 });
+    expect(await h.failure(providerPortalApi.protocolSchema, {}, { kind: 'public' })).toMatchObject({
+      status: 403,
+    });
   });
 
   it('agrees with the zod validation on a corpus of valid and invalid events', async () => {
-    const reply = await h.call('schema', {}, ADMIN);
+    const reply = await h.call(providerPortalApi.protocolSchema, {}, ADMIN);
     const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
     const validate = ajv.compile(reply.body as object);
     const disagreements = corpus()

@@ -1,40 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { hexHmac, type OrderCreatedData } from '@mmp/protocol';
-import { openRouterDb } from '../src/store/db.js';
-import { ADMIN, SERVICE, paymentSnapshot, startRouter } from './harness.js';
+import { ReconciliationReport, hexHmac, providersAdminApi } from '@mmp/protocol';
+import { ADMIN, paymentSnapshot } from './harness.js';
+import { startSettling } from './settling.js';
 
-const h = await startRouter({ ORDER_TTL_SECONDS: '1' });
-const db = openRouterDb(h.running.context.store);
-const provider = await h.createProvider('Settling Co');
-await h.activeRail(provider.id, { countries: ['SN'] });
-
-async function order(overrides: Parameters<typeof paymentSnapshot>[0] = {}) {
-  const payment = paymentSnapshot(overrides);
-  await h.initiate(payment, { network: 'ORANGE_MONEY', phone: '+221770000001', country: 'SN' });
-  const [created] = await h.waitFor('order.created', payment.id);
-  return { payment, order: created!.data as OrderCreatedData };
-}
-
-let sequence = 0;
-function event(orderKey: string, overrides: Record<string, unknown> = {}) {
-  sequence += 1;
-  return {
-    protocol_version: '1',
-    idempotency_key: orderKey,
-    transaction_ref: `OM-${sequence}`,
-    amount: '5000',
-    currency: 'XAF',
-    status: 'COMPLETED',
-    network: 'ORANGE_MONEY',
-    settled_at: '2025-01-31T12:00:00+01:00',
-    ...overrides,
-  };
-}
+const { h, db, provider, order, event, reconcile } = await startSettling();
 
 describe('settlement responses', () => {
   it('200: a valid COMPLETED event is stored with its raw body and emitted as settlement.received', async () => {
     const { payment, order: o } = await order();
-    const raw = JSON.stringify(event(o.orderKey), null, 2);
+    const body = event(o.orderKey);
+    const raw = JSON.stringify(body, null, 2);
     const reply = await h.settle(provider.id, provider.signingSecret, undefined, { raw });
     expect(reply).toMatchObject({
       status: 200,
@@ -50,15 +25,14 @@ describe('settlement responses', () => {
       amount: 5000,
       currency: 'XAF',
       network: 'ORANGE_MONEY',
-      settledAt: '2025-01-31T12:00:00+01:00',
+      settledAt: body.settled_at,
       failureCode: null,
     });
     const stored = await db.settlements.findOne({
       _id: (reply.body as { settlementId: string }).settlementId,
     });
     expect(stored!.rawBody).toBe(raw);
-    const status = await h.call('orders.status', { body: { paymentId: payment.id } }, SERVICE);
-    expect((status.body as { settlement: unknown }).settlement).toEqual(received!.data);
+    expect((await h.status(payment.id)).settlement).toEqual(received!.data);
   });
 
   it('accepts "5000.00" and correlates by transaction_ref when the key is the provider\'s own', async () => {
@@ -218,7 +192,7 @@ describe('proprietary payloads', () => {
 
   it('validates the mapping itself', async () => {
     const error = await h.failure(
-      'providers.set-mapping',
+      providersAdminApi.setMapping,
       { params: { providerId: provider.id }, body: { fields: { amount: 'a..b' }, statusMap: { X: 'DONE' } } },
       ADMIN,
     );
@@ -237,15 +211,14 @@ describe('proprietary payloads', () => {
   it('a proprietary payload and its protocol-v1 twin produce the same outcome', async () => {
     const mapped = await h.createProvider('Legacy Co');
     await h.activeRail(mapped.id, { countries: ['CI'] });
-    await h.call('providers.set-mapping', { params: { providerId: mapped.id }, body: mapping }, ADMIN);
-    const got = await h.call('providers.get-mapping', { params: { providerId: mapped.id } }, ADMIN);
+    await h.call(providersAdminApi.setMapping, { params: { providerId: mapped.id }, body: mapping }, ADMIN);
+    const got = await h.call(providersAdminApi.getMapping, { params: { providerId: mapped.id } }, ADMIN);
     expect((got.body as { mapping: unknown }).mapping).toMatchObject(mapping);
 
     const outcome = async (send: (orderKey: string, token: string) => Promise<unknown>) => {
       const payment = paymentSnapshot();
       await h.initiate(payment, { network: 'ORANGE_MONEY', phone: '+2250700000001', country: 'CI' });
-      const [created] = await h.waitFor('order.created', payment.id);
-      const orderKey = (created!.data as OrderCreatedData).orderKey;
+      const { orderKey } = await h.orderOf(payment.id);
       const reply = (await send(orderKey, payment.token)) as { body: Record<string, unknown> };
       const [received] = await h.waitFor('settlement.received', payment.id);
       const {
@@ -257,21 +230,18 @@ describe('proprietary payloads', () => {
       const { settlementId: _r, orderKey: _k, ...replyRest } = reply.body;
       return { event: rest, reply: replyRest };
     };
+    const at = new Date().toISOString();
     const proprietary = await outcome((orderKey) =>
       h.settle(mapped.id, mapped.signingSecret, {
         ref: { order: orderKey, txn: 'LEG-1' },
         money: { value: 500000, ccy: 'XAF' },
         state: 'FAIL',
-        at: '2025-02-01T08:00:00Z',
+        at,
         error: 'insufficient_balance',
       }),
     );
     const v1 = await outcome((orderKey) =>
-      h.settle(
-        mapped.id,
-        mapped.signingSecret,
-        event(orderKey, { status: 'FAILED', settled_at: '2025-02-01T08:00:00Z' }),
-      ),
+      h.settle(mapped.id, mapped.signingSecret, event(orderKey, { status: 'FAILED', settled_at: at })),
     );
     expect(proprietary.reply).toEqual(v1.reply);
     expect({ ...proprietary.event, failureCode: null }).toEqual(v1.event);
@@ -280,7 +250,7 @@ describe('proprietary payloads', () => {
 
   it('422 names the SettlementEvent field and where it was read from', async () => {
     const mapped = await h.createProvider('Legacy Two');
-    await h.call('providers.set-mapping', { params: { providerId: mapped.id }, body: mapping }, ADMIN);
+    await h.call(providersAdminApi.setMapping, { params: { providerId: mapped.id }, body: mapping }, ADMIN);
     const error = await h.settleFailure(mapped.id, mapped.signingSecret, {
       ref: { order: 'k', txn: 't' },
       money: { value: 500050, ccy: 'XAF' },
@@ -300,8 +270,7 @@ describe('reconciliation', () => {
     const route = async () => {
       const payment = paymentSnapshot();
       await h.initiate(payment, { network: 'MTN_MOMO', phone: '+237670000001', country: 'CM' });
-      const [created] = await h.waitFor('order.created', payment.id);
-      const o = created!.data as OrderCreatedData;
+      const o = await h.orderOf(payment.id);
       await h.deliver('delivery.accepted', {
         orderKey: o.orderKey,
         paymentId: payment.id,
@@ -327,14 +296,9 @@ describe('reconciliation', () => {
     await sign(event(late.orderKey));
 
     const date = new Date().toISOString().slice(0, 10);
-    const reply = await h.call(
-      'reconcile',
-      { query: { providerId: recon.id, date, livemode: 'false' } },
-      ADMIN,
+    const report = ReconciliationReport.parse(
+      (await reconcile({ providerId: recon.id, date, livemode: 'false' })).body,
     );
-    const report = reply.body as Record<string, { orderKey?: string; fields?: unknown }[]> & {
-      summary: Record<string, number>;
-    };
     expect(report.summary).toEqual({
       orders: 4,
       matched: 2,
@@ -342,44 +306,42 @@ describe('reconciliation', () => {
       orderWithoutSettlement: 2,
       amountMismatch: 1,
       completedAfterExpiry: 1,
+      secondOutcome: 0,
     });
-    expect(report.matched!.map((m) => m.orderKey).sort()).toEqual([settled.orderKey, late.orderKey].sort());
-    expect(report.orderWithoutSettlement!.map((m) => m.orderKey).sort()).toEqual(
+    expect(report.matched.map((m) => m.orderKey).sort()).toEqual([settled.orderKey, late.orderKey].sort());
+    expect(report.orderWithoutSettlement.map((m) => m.orderKey).sort()).toEqual(
       [unsettled.orderKey, mismatched.orderKey].sort(),
     );
-    expect(report.amountMismatch![0]).toMatchObject({
+    expect(report.amountMismatch[0]).toMatchObject({
       orderKey: mismatched.orderKey,
       fields: [{ field: 'amount' }],
     });
-    expect(report.completedAfterExpiry![0]).toMatchObject({ orderKey: late.orderKey });
+    expect(report.completedAfterExpiry[0]).toMatchObject({ orderKey: late.orderKey });
 
-    const live = await h.call(
-      'reconcile',
-      { query: { providerId: recon.id, date, livemode: 'true' } },
-      ADMIN,
-    );
-    expect((live.body as { summary: Record<string, number> }).summary).toMatchObject({
+    const live = await reconcile({ providerId: recon.id, date, livemode: 'true' });
+    expect(ReconciliationReport.parse(live.body).summary).toMatchObject({
       orders: 0,
       settledWithoutOrder: 1,
     });
   });
 
   it('refuses a bad query and non-admin callers', async () => {
+    const { reconciliation } = providersAdminApi;
     const error = await h.failure(
-      'reconcile',
+      reconciliation,
       { query: { providerId: provider.id, date: '2025-13-45' } },
       ADMIN,
     );
     expect(error).toMatchObject({ status: 400, code: 'invalid_request', fields: [{ field: 'date' }] });
     expect(
       await h.failure(
-        'reconcile',
+        reconciliation,
         { query: { providerId: provider.id, date: '2025-01-01' } },
         { kind: 'provider', providerId: provider.id },
       ),
     ).toMatchObject({ status: 403 });
     expect(
-      await h.failure('reconcile', { query: { providerId: 'prv_none', date: '2025-01-01' } }, ADMIN),
+      await h.failure(reconciliation, { query: { providerId: 'prv_none', date: '2025-01-01' } }, ADMIN),
     ).toMatchObject({ status: 404 });
   });
 });

@@ -1,8 +1,9 @@
-import { BaseEnv, createSecretBox, startLoop, type ServiceDefinition } from '@mmp/platform';
+import { BaseEnv, createSecretBox, operation, type ServiceDefinition } from '@mmp/platform';
+import { sandboxOperations, type SandboxStatus } from '@mmp/protocol';
 import { createPullClient } from '@mmp/provider-kit';
 import { z } from 'zod';
-import { registerWithRetry, type Credentials } from './handlers/registration.js';
-import { workOnce } from './handlers/worker.js';
+import { registerWithRetry, type Credentials } from './use-cases/registration.js';
+import { workOnce, type WorkerDeps } from './use-cases/worker.js';
 import { openSandboxStore } from './store/sandbox.js';
 
 export const Env = BaseEnv.extend({
@@ -29,57 +30,53 @@ export type Env = typeof Env;
 export const sandboxProviderService: ServiceDefinition<Env> = {
   name: 'sandbox-provider',
   env: Env,
-  async start({ env, log, store, metrics }) {
-    const sandboxStore = await openSandboxStore(store);
+  async setup(kit) {
+    const { env, log } = kit;
+    const store = await openSandboxStore(kit.store);
     // The kit's calls take the gateway's URL with or without /v1.
     const baseUrl = env.GATEWAY_URL;
-    const aborted = new AbortController();
     let credentials: Credentials | null = null;
-    let worker: { stop(): Promise<void> } | undefined;
-    const registering = registerWithRetry(
-      {
-        store: sandboxStore,
-        box: createSecretBox(env.SERVICE_SECRET_KEY),
-        baseUrl,
-        adminToken: env.ADMIN_TOKEN,
-        log,
-      },
-      aborted.signal,
-    ).then((registered) => {
-      if (!registered || aborted.signal.aborted) return;
-      credentials = registered;
-      const deps = {
-        executions: sandboxStore.executions,
-        pull: createPullClient({ baseUrl, apiKey: registered.apiKey }),
-        credentials: registered,
-        baseUrl,
-        delayMs: env.SANDBOX_DELAY_MS,
-        log,
-      };
-      worker = startLoop({
-        name: 'sandbox_worker',
-        intervalMs: env.SANDBOX_POLL_MS,
-        log,
-        metrics,
-        pass: () => workOnce(deps),
-      });
+    let worker: WorkerDeps | null = null;
+    const work = kit.loop({
+      name: 'sandbox_worker',
+      intervalMs: env.SANDBOX_POLL_MS,
+      pass: async () => worker && workOnce(worker),
     });
-    return {
-      operations: {
-        // Where the sandbox stands, for operators and end-to-end tests; never its secrets.
-        status: async () => ({
-          status: 200,
-          body: credentials
-            ? { registered: true, providerId: credentials.providerId, railId: credentials.railId }
-            : { registered: false },
-        }),
-      },
-      readiness: { registered: async () => credentials !== null },
-      async stop() {
-        aborted.abort();
-        await registering;
-        await worker?.stop();
-      },
+    const registration = {
+      store,
+      box: createSecretBox(env.SERVICE_SECRET_KEY),
+      baseUrl,
+      adminToken: env.ADMIN_TOKEN,
+      log,
     };
+    // One pass retries until registered (or the service stops); later passes have nothing to do.
+    kit.loop({
+      name: 'sandbox_registration',
+      intervalMs: 60_000,
+      pass: async (signal) => {
+        if (credentials) return;
+        const registered = await registerWithRetry(registration, signal);
+        if (!registered) return;
+        credentials = registered;
+        worker = {
+          executions: store.executions,
+          pull: createPullClient({ baseUrl, apiKey: registered.apiKey }),
+          credentials: registered,
+          baseUrl,
+          delayMs: env.SANDBOX_DELAY_MS,
+          log,
+        };
+        work.kick();
+      },
+    });
+    kit.readiness('registered', async () => credentials !== null);
+    // Where the sandbox stands, for operators and end-to-end tests; never its secrets.
+    kit.serve(
+      operation(sandboxOperations.status, async (): Promise<SandboxStatus> =>
+        credentials
+          ? { registered: true, providerId: credentials.providerId, railId: credentials.railId }
+          : { registered: false },
+      ),
+    );
   },
 };

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger, openStore, type Store } from '@mmp/platform';
 import type { OrderAck, PaymentExecute, PullOrder } from '@mmp/protocol';
 import { createPullClient } from '@mmp/provider-kit';
-import { workOnce, type WorkerDeps } from '../src/handlers/worker.js';
+import { workOnce, type WorkerDeps } from '../src/use-cases/worker.js';
 import { openSandboxStore, type SandboxStore } from '../src/store/sandbox.js';
 
 /**

@@ -1,20 +1,15 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  connectNats,
-  consumeEvents,
-  createLogger,
-  createServiceClient,
-  type EventConsumer,
-  type NatsConnection,
-  type ReceivedEvent,
-} from '@mmp/platform';
-import { eventually } from '@mmp/platform/testing';
-import type { DeliveryOutcomeData } from '@mmp/protocol';
+  answerOrders,
+  eventually,
+  startProviderEndpoint,
+  type ProviderEndpoint,
+} from '@mmp/platform/testing';
+import { deliveryOperations } from '@mmp/protocol';
 import { startSystem, type ChildService, type RunningSystem } from '../support/system.js';
 import { api } from '../support/http.js';
+import { providerBus, type ProviderBus } from '../support/provider-bus.js';
 import { payOnHostedPage } from '../support/shopper.js';
 
 /**
@@ -30,65 +25,30 @@ const deliveryEnv = {
   ALLOW_HTTP_LOOPBACK_ENDPOINTS: 'true',
 };
 
-type Received = { event: string; body: { idempotency_key?: string; nonce?: string } };
-
 let system: RunningSystem;
 let delivery: ChildService;
-let nc: NatsConnection;
-let observer: EventConsumer;
-let endpoint: Server;
-let endpointUrl: string;
-const received: Received[] = [];
-const outcomes: ReceivedEvent[] = [];
+let bus: ProviderBus;
+let endpoint: ProviderEndpoint;
 
 /** The provider's endpoint: answers health checks; 503 to an order's first attempt, then ACCEPTED. */
-async function startProviderEndpoint() {
-  const server = createServer((request, response) => {
-    let raw = '';
-    request.setEncoding('utf8');
-    request.on('data', (chunk: string) => (raw += chunk));
-    request.on('end', () => {
-      const entry: Received = { event: String(request.headers['x-service-event']), body: JSON.parse(raw) };
-      received.push(entry);
-      const json = (body: unknown) =>
-        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-      if (entry.event === 'health.check') return json({ type: 'health.ack', nonce: entry.body.nonce });
-      if (ordersReceived(entry.body.idempotency_key!).length === 1) return response.writeHead(503).end();
-      json({ type: 'payment.ack', idempotency_key: entry.body.idempotency_key, status: 'ACCEPTED' });
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return server;
-}
-
-const ordersReceived = (orderKey?: string) =>
-  received.filter(
-    (r) => r.event === 'payment.execute' && (orderKey === undefined || r.body.idempotency_key === orderKey),
-  );
+const ordersReceived = (orderKey?: string) => endpoint.orders('/orders', orderKey);
 
 beforeAll(async () => {
   system = await startSystem({ external: ['provider-delivery', 'sandbox-provider'] });
   delivery = system.spawnService('provider-delivery', deliveryEnv);
   await delivery.waitReady();
   endpoint = await startProviderEndpoint();
-  endpointUrl = `http://127.0.0.1:${(endpoint.address() as AddressInfo).port}/orders`;
-  const log = createLogger({ service: 'test', level: 'silent' });
-  nc = await connectNats({ url: system.system.env.NATS_URL!, name: 'crash-delivery-observer', log });
-  observer = await consumeEvents({
-    nc,
-    naming: system.system.naming,
-    durable: 'crash-delivery-observer',
-    types: ['delivery.*'],
-    log,
-    handle: async (event) => void outcomes.push(event),
-  });
+  endpoint.on('/orders', (call, n) =>
+    call.event === 'payment.execute' && ordersReceived(String(call.body.idempotency_key)).length === 1
+      ? { status: 503 }
+      : answerOrders('ACCEPTED')(call, n),
+  );
+  bus = await providerBus(system, 'crash-delivery-observer');
 }, 60_000);
 
 afterAll(async () => {
-  await observer?.stop();
-  await nc?.drain();
-  endpoint?.closeAllConnections();
-  await new Promise((resolve) => endpoint?.close(resolve));
+  await bus?.close();
+  await endpoint?.close();
   await system?.stop();
 });
 
@@ -106,7 +66,7 @@ describe('provider-delivery killed with SIGKILL', () => {
     const asProvider = api(system.baseUrl, provider.apiKey);
     const rail = await asProvider<{ id: string }>('POST', '/v1/provider/rails', {
       transport: 'webhook',
-      endpoint: endpointUrl,
+      endpoint: endpoint.url('/orders'),
       networks: ['MTN_MOMO'],
       countries: ['CM'],
       currencies: ['XAF'],
@@ -132,7 +92,7 @@ describe('provider-delivery killed with SIGKILL', () => {
 
     // Attempt 1 meets a 503; the process dies while the order waits out its backoff.
     const first = await eventually(async () => ordersReceived()[0], 15_000);
-    const orderKey = first.body.idempotency_key!;
+    const orderKey = String(first.body.idempotency_key);
     await sleep(200);
     await delivery.kill('SIGKILL');
     await sleep(BACKOFF_MS);
@@ -148,9 +108,9 @@ describe('provider-delivery killed with SIGKILL', () => {
         'PROCESSING',
       10_000,
     );
-    const accepted = () => outcomes.filter((e) => (e.data as DeliveryOutcomeData).orderKey === orderKey);
+    const accepted = () => bus.outcomesOf(orderKey);
     await eventually(async () => accepted().length === 1);
-    expect(accepted()[0]).toMatchObject({ type: 'delivery.accepted', data: { attempts: 2 } });
+    expect(accepted()[0]).toMatchObject({ type: 'delivery.accepted', attempts: 2 });
 
     // Killed and restarted twice more after acceptance: nothing more reaches the provider.
     await restartDelivery();
@@ -159,15 +119,7 @@ describe('provider-delivery killed with SIGKILL', () => {
     expect(ordersReceived(orderKey)).toHaveLength(2);
     expect(ordersReceived()).toHaveLength(2);
     expect(accepted()).toHaveLength(1);
-    const services = createServiceClient({
-      nc,
-      naming: system.system.naming,
-      caller: 'test',
-      defaultTimeoutMs: 2000,
-    });
-    const record = await services.command<{
-      deliveries: { status: string; attempts: { classification: string }[] }[];
-    }>('provider-delivery', 'deliveries.get', { orderKey });
+    const record = await bus.as('gateway').request(deliveryOperations.deliveries, { orderKey });
     expect(record.deliveries).toHaveLength(1);
     expect(record.deliveries[0]!.status).toBe('ACKED');
     expect(record.deliveries[0]!.attempts.map((a) => a.classification)).toEqual(['HTTP_ERROR', 'ACCEPTED']);

@@ -1,14 +1,18 @@
 import { afterAll, beforeAll, expect } from 'vitest';
-import { connectNats, createLogger, createServiceClient, type NatsConnection } from '@mmp/platform';
-import { eventually, makeTestCertificate } from '@mmp/platform/testing';
+import {
+  eventually,
+  makeTestCertificate,
+  startProviderEndpoint,
+  type ProviderEndpoint,
+} from '@mmp/platform/testing';
+import { routerQueries } from '@mmp/protocol';
 import { startSystem, type ProjectKeys, type RunningSystem } from './system.js';
 import { api } from './http.js';
-import { startHttpsProvider, type HttpsProvider } from './https-provider.js';
+import { providerBus, type ProviderBus } from './provider-bus.js';
 import { payOnHostedPage } from './shopper.js';
 
 export type Provider = { id: string; apiKey: string; signingSecret: string };
 export type Rail = { id: string; secret: string };
-type Decision = { action: string; railId: string | null; reason: string; skipped?: unknown[] };
 export type RailRoute = {
   network: string;
   country: string;
@@ -27,18 +31,36 @@ export type RoutingEntry = {
 };
 
 /**
- * A test file's system for routing over real HTTPS: provider-delivery runs as its own process
- * trusting this run's self-signed certificate (NODE_EXTRA_CA_CERTS), one HTTPS endpoint
- * serves every rail at its own path, and the sandbox provider is left out so only the file's
- * rails take orders. Registers its own beforeAll and afterAll; `system`, `endpoint` and
- * `project` are set once beforeAll has run.
+ * The whole system, with the two services that call providers' endpoints (provider-router's
+ * rail tests, provider-delivery's orders) as their own processes trusting `certificate`
+ * through NODE_EXTRA_CA_CERTS, which Node reads only at start. The sandbox provider is left
+ * out, so only the test's rails take orders. The endpoints are on loopback: the development
+ * switch is on unless `env` turns it off.
+ */
+export async function startWithTrustedProviders(
+  certificate: { certPath: string },
+  env: Record<string, string> = {},
+): Promise<RunningSystem> {
+  const system = await startSystem({
+    external: ['provider-router', 'provider-delivery', 'sandbox-provider'],
+    env,
+  });
+  for (const name of ['provider-router', 'provider-delivery'] as const)
+    await system.spawnService(name, { NODE_EXTRA_CA_CERTS: certificate.certPath }).waitReady();
+  return system;
+}
+
+/**
+ * A test file's system for routing over real HTTPS (`startWithTrustedProviders`), one HTTPS
+ * endpoint serving every rail at its own path. Registers its own beforeAll and afterAll;
+ * `system`, `endpoint` and `project` are set once beforeAll has run.
  */
 export function routingHarness(env: Record<string, string> = {}) {
   const certificate = makeTestCertificate();
-  let nc: NatsConnection;
+  let bus: ProviderBus;
   const h = {
     system: undefined as unknown as RunningSystem,
-    endpoint: undefined as unknown as HttpsProvider,
+    endpoint: undefined as unknown as ProviderEndpoint,
     project: undefined as unknown as ProjectKeys,
     newProvider,
     testedRail,
@@ -50,22 +72,14 @@ export function routingHarness(env: Record<string, string> = {}) {
   };
 
   beforeAll(async () => {
-    h.system = await startSystem({ external: ['provider-delivery', 'sandbox-provider'], env });
-    const delivery = h.system.spawnService('provider-delivery', {
-      NODE_EXTRA_CA_CERTS: certificate.certPath,
-    });
-    await delivery.waitReady();
-    h.endpoint = await startHttpsProvider(certificate);
+    h.system = await startWithTrustedProviders(certificate, env);
+    h.endpoint = await startProviderEndpoint(certificate);
     h.project = await h.system.createProject('Routing Shop');
-    nc = await connectNats({
-      url: h.system.system.env.NATS_URL!,
-      name: 'routing-e2e',
-      log: createLogger({ service: 'test', level: 'silent' }),
-    });
+    bus = await providerBus(h.system, 'routing-e2e');
   }, 60_000);
 
   afterAll(async () => {
-    await nc?.drain();
+    await bus?.close();
     await h.endpoint?.close();
     await h.system?.stop();
     certificate.remove();
@@ -152,17 +166,11 @@ export function routingHarness(env: Record<string, string> = {}) {
     }, 20_000);
   }
 
-  /** provider-router's record of a payment's order: its decisions and their reasons. */
+  /** provider-router's record of a payment's order (as payments reads it): its decisions and their reasons. */
   async function orderOf(paymentId: string) {
-    const services = createServiceClient({
-      nc,
-      naming: h.system.system.naming,
-      caller: 'routing-e2e',
-      defaultTimeoutMs: 3000,
-    });
-    const { order } = await services.command<{
-      order: { orderKey: string; status: string; railId: string; decisions: Decision[] } | null;
-    }>('provider-router', 'orders.status', { paymentId });
+    const { order } = await bus
+      .as('payments')
+      .request(routerQueries.orderStatus, { paymentId }, { timeoutMs: 3000 });
     return order;
   }
 

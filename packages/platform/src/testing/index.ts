@@ -174,3 +174,13 @@ export { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 export { spawnServiceProcess, type ChildService } from './child.js';
 export { freePort } from './ports.js';
 export { captureLogs } from './logs.js';
+export {
+  answerOrders,
+  failOrders,
+  signedWith,
+  startProviderEndpoint,
+  type EndpointAnswer,
+  type EndpointBehaviour,
+  type ProviderEndpoint,
+  type ReceivedCall,
+} from './provider-endpoint.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineEvent, defineHttpOperation, defineOperation } from '../bus/contract.js';
-import { DeliveryOutcomeData } from '../bus/events.js';
+import { DeliveryClassification, DeliveryOutcomeData } from '../bus/events.js';
 import { OrderAck } from '../provider/protocol-v1.js';
 import { PullOrder, PullOrdersResponse } from '../provider/pull.js';
 
@@ -11,7 +11,7 @@ export const pullApi = {
     name: 'orders.pull',
     actors: ['provider'],
     responses: { 200: PullOrdersResponse },
-    errors: ['validation_error'],
+    errors: ['invalid_request'],
     summary:
       'Fetch orders not yet acked (limit default 50, max 100); the first fetch marks an order DELIVERED, it stays re-deliverable until acked',
   }),
@@ -35,43 +35,34 @@ export const pullApi = {
   }),
 };
 
-export const ProbeResult = z.object({
-  ok: z.boolean(),
-  httpStatus: z.number().int().nullable(),
-  reason: z.string().nullable(),
-  latencyMs: z.number().nullable(),
-});
-export type ProbeResult = z.infer<typeof ProbeResult>;
-
 /** Every delivery of an order key, one per rail it went to, with each webhook attempt. */
 export const OrderDeliveries = z.object({
   deliveries: z.array(
-    z
-      .object({
-        railId: z.string(),
-        providerId: z.string(),
-        transport: z.enum(['webhook', 'pull']),
-        status: z.string(),
-        outcome: z.string().nullable(),
-        reason: z.string().nullable(),
-        deliveryCount: z.number().int(),
-        attempts: z.array(z.record(z.string(), z.unknown())),
-      })
-      .loose(),
+    z.object({
+      railId: z.string(),
+      providerId: z.string(),
+      transport: z.enum(['webhook', 'pull']),
+      status: z.enum(['PENDING', 'DELIVERED', 'ACKED', 'FAILED', 'EXPIRED']),
+      outcome: DeliveryClassification.nullable(),
+      reason: z.string().nullable(),
+      deliveryCount: z.number().int(),
+      attempts: z.array(
+        z.object({
+          attempt: z.number().int(),
+          at: z.iso.datetime(),
+          httpStatus: z.number().int().nullable(),
+          latencyMs: z.number().nullable(),
+          /** A delivery classification, IN_FLIGHT while the POST is out, or INTERRUPTED by a crash. */
+          classification: z.union([DeliveryClassification, z.enum(['IN_FLIGHT', 'INTERRUPTED'])]),
+          reason: z.string().nullable(),
+        }),
+      ),
+    }),
   ),
 });
 export type OrderDeliveries = z.infer<typeof OrderDeliveries>;
 
 export const deliveryOperations = {
-  probe: defineOperation({
-    service: 'provider-delivery',
-    name: 'probe',
-    actors: ['service'],
-    callers: ['provider-router'],
-    request: z.object({ railId: z.string().min(1), endpoint: z.string().min(1), secret: z.string().min(1) }),
-    reply: ProbeResult,
-    summary: "A rail test's signed health.check with a fresh nonce; never retried",
-  }),
   deliveries: defineOperation({
     service: 'provider-delivery',
     name: 'deliveries.get',

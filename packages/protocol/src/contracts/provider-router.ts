@@ -15,73 +15,65 @@ import {
   SettlementReceipt,
 } from '../provider/views.js';
 
-/** Rail routes answer the provider (its key) or an admin acting for it. */
-const railActors = ['provider', 'admin'] as const;
+type RouteSpec = Omit<Parameters<typeof defineHttpOperation>[0], 'service' | 'actors'>;
+
+/** A portal route: the provider (its key) or an admin acting for it. */
+const portalRoute = (spec: RouteSpec) =>
+  defineHttpOperation({ service: 'provider-router', actors: ['provider', 'admin'] as const, ...spec });
+
+/** An operators' route (admin token). */
+const adminRoute = (spec: RouteSpec) =>
+  defineHttpOperation({ service: 'provider-router', actors: ['admin'] as const, ...spec });
 
 /** The provider portal (provider key `sk_…`), mirrored for admins under /v1/admin/providers/:providerId. */
 export const providerPortalApi = {
-  profile: defineHttpOperation({
-    service: 'provider-router',
+  profile: portalRoute({
     name: 'providers.get',
-    actors: railActors,
     responses: { 200: ProviderView },
     errors: ['resource_not_found'],
     summary: 'The authenticated provider',
   }),
-  createRail: defineHttpOperation({
-    service: 'provider-router',
+  createRail: portalRoute({
     name: 'rails.create',
-    actors: railActors,
     responses: { 201: RailView.extend({ secret: z.string().optional() }) },
     errors: ['validation_error', 'resource_not_found'],
-    summary: 'Create a rail in PENDING; a webhook rail gets its whsec_ secret, returned this once',
+    summary:
+      'Create a rail in PENDING; a webhook endpoint must be a public address (422 naming endpoint otherwise); a webhook rail gets its whsec_ secret, returned this once',
   }),
-  listRails: defineHttpOperation({
-    service: 'provider-router',
+  listRails: portalRoute({
     name: 'rails.list',
-    actors: railActors,
     responses: { 200: z.object({ data: z.array(RailView) }) },
     errors: ['resource_not_found'],
     summary: "List the provider's rails (never their secrets)",
   }),
-  getRail: defineHttpOperation({
-    service: 'provider-router',
+  getRail: portalRoute({
     name: 'rails.get',
-    actors: railActors,
     responses: { 200: RailView },
     errors: ['resource_not_found'],
     summary: 'Read a rail: state, last test result and reason, certified badge',
   }),
-  testRail: defineHttpOperation({
-    service: 'provider-router',
+  testRail: portalRoute({
     name: 'rails.test',
-    actors: railActors,
     responses: { 200: RailView },
-    errors: ['resource_not_found'],
+    errors: ['resource_not_found', 'invalid_state'],
     summary:
-      'Test a rail: a signed health.check with a fresh nonce (5 s); HTTP 200 echoing the nonce makes a PENDING rail TESTED, anything else leaves it PENDING with the reason',
+      'Test a rail: a signed health.check with a fresh nonce (5 s) to its public HTTPS endpoint; HTTP 200 echoing the nonce makes a PENDING rail TESTED, anything else (a private address included) leaves it PENDING with the reason',
   }),
-  activateRail: defineHttpOperation({
-    service: 'provider-router',
+  activateRail: portalRoute({
     name: 'rails.activate',
-    actors: railActors,
     responses: { 200: RailView },
     errors: ['resource_not_found', 'invalid_state'],
     summary:
       'Activate a TESTED rail; a live rail also needs the CERTIFIED badge (409 invalid_state otherwise)',
   }),
-  rollRailSecret: defineHttpOperation({
-    service: 'provider-router',
+  rollRailSecret: portalRoute({
     name: 'rails.roll-secret',
-    actors: railActors,
     responses: { 200: RailView.extend({ secret: z.string() }) },
     errors: ['resource_not_found', 'invalid_state'],
     summary: "Roll a webhook rail's whsec_ secret; the new secret is returned once",
   }),
-  protocolSchema: defineHttpOperation({
-    service: 'provider-router',
+  protocolSchema: portalRoute({
     name: 'schema',
-    actors: ['provider', 'admin'],
     responses: { 200: z.record(z.string(), z.unknown()) },
     summary: 'JSON Schema (draft 2020-12) of SettlementEvent v1, generated from the schema that validates',
   }),
@@ -102,49 +94,39 @@ export const settlementsApi = {
       'invalid_request',
     ],
     summary:
-      'Receive a SettlementEvent (x-service-signature: hex HMAC-SHA256 of the exact body with the signing secret): 200, 403 signature, 422 every invalid field, 409 duplicate idempotency_key; a body without protocol_version goes through the provider mapping',
+      'Receive a SettlementEvent (x-service-signature: hex HMAC-SHA256 of the exact body with the signing secret): 200, 403 signature, 422 every invalid field (settled_at before its order or in the future included), 409 duplicate idempotency_key; a body without protocol_version goes through the provider mapping; a second outcome for an order is kept for reconciliation, never applied',
   }),
 };
 
 /** What operators do with providers (admin token). */
 export const providersAdminApi = {
-  list: defineHttpOperation({
-    service: 'provider-router',
+  list: adminRoute({
     name: 'providers.list',
-    actors: ['admin'],
     responses: { 200: z.object({ data: z.array(ProviderView) }) },
     summary: 'List providers',
   }),
-  getMapping: defineHttpOperation({
-    service: 'provider-router',
+  getMapping: adminRoute({
     name: 'providers.get-mapping',
-    actors: ['admin'],
     responses: { 200: ProviderMappingView },
     errors: ['resource_not_found'],
     summary: "The provider's declarative mapping of proprietary settlement payloads (null when none)",
   }),
-  setMapping: defineHttpOperation({
-    service: 'provider-router',
+  setMapping: adminRoute({
     name: 'providers.mapping.set',
-    actors: ['admin'],
     responses: { 200: ProviderMappingView },
     errors: ['validation_error', 'resource_not_found'],
     summary: "Set the provider's declarative mapping of proprietary (non protocol-v1) settlement payloads",
   }),
-  rollSigningSecret: defineHttpOperation({
-    service: 'provider-router',
+  rollSigningSecret: adminRoute({
     name: 'providers.roll-signing-secret',
-    actors: ['admin'],
     responses: { 200: ProviderWithSigningSecret },
     errors: ['resource_not_found'],
     summary: "Roll the provider's settlement signing secret; the new secret is returned once",
   }),
-  reconciliation: defineHttpOperation({
-    service: 'provider-router',
+  reconciliation: adminRoute({
     name: 'reconciliation.report',
-    actors: ['admin'],
     responses: { 200: ReconciliationReport },
-    errors: ['validation_error', 'resource_not_found'],
+    errors: ['invalid_request', 'resource_not_found'],
     summary: 'Orders against settlements of one provider, environment and day',
   }),
 };

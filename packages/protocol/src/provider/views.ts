@@ -41,12 +41,15 @@ export const ReconciliationReport = z.object({
     orderWithoutSettlement: z.number().int(),
     amountMismatch: z.number().int(),
     completedAfterExpiry: z.number().int(),
+    secondOutcome: z.number().int(),
   }),
   matched: reportLines,
   settledWithoutOrder: reportLines,
   orderWithoutSettlement: reportLines,
   amountMismatch: reportLines,
   completedAfterExpiry: reportLines,
+  /** Final settlements for an order that already had its outcome: kept, never applied. */
+  secondOutcome: reportLines,
 });
 export type ReconciliationReport = z.infer<typeof ReconciliationReport>;
 

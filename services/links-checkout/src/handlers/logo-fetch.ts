@@ -1,7 +1,6 @@
 import { lookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
-import { isPrivateAddress } from '@mmp/platform';
-import { isLoopbackHost } from '@mmp/protocol';
+import { isLoopbackHost, isPrivateAddress } from '@mmp/platform';
 import { Agent, request } from 'undici';
 import { LOGO_TYPES, MAX_LOGO_BYTES, judgeLogo, type LogoType } from '../domain/logo.js';
 

@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { backoffMs, judgeOrderExchange, judgeProbeExchange, type Exchange } from './classify.js';
+import type { OutboundExchange } from '@mmp/platform';
+import { judgeOrderExchange } from './classify.js';
 
 const expected = { type: 'payment.ack' as const, key: 'pexec_1' };
-const answer = (httpStatus: number, body: unknown): Exchange => ({
+const answer = (status: number, body: unknown, truncated = false): OutboundExchange => ({
   kind: 'response',
-  httpStatus,
-  body: typeof body === 'string' ? body : JSON.stringify(body),
+  status,
+  headers: {},
+  body: Buffer.from(typeof body === 'string' ? body : JSON.stringify(body)),
+  truncated,
   latencyMs: 5,
 });
 
@@ -48,14 +51,16 @@ describe('judgeOrderExchange', () => {
     ['502', answer(502, ''), 'HTTP_ERROR', true],
     ['503', answer(503, ''), 'HTTP_ERROR', true],
     ['504', answer(504, ''), 'HTTP_ERROR', true],
-    ['timeout', { kind: 'timeout', latencyMs: 10 } as Exchange, 'TIMEOUT', true],
+    ['timeout', { kind: 'timeout', latencyMs: 10 }, 'TIMEOUT', true],
+    ['unreachable', { kind: 'failed', reason: 'connection refused', latencyMs: 1 }, 'UNREACHABLE', false],
+    ['a private address', { kind: 'failed', reason: 'private address', latencyMs: 0 }, 'UNREACHABLE', false],
+    ['unparseable', answer(200, 'OK'), 'BAD_ACK', false],
     [
-      'unreachable',
-      { kind: 'unreachable', reason: 'connection failed (ECONNREFUSED)', latencyMs: 1 } as Exchange,
-      'UNREACHABLE',
+      'an ack cut at the size cap',
+      answer(200, { type: 'payment.ack', idempotency_key: 'pexec_1', status: 'ACCEPTED' }, true),
+      'BAD_ACK',
       false,
     ],
-    ['unparseable', answer(200, 'OK'), 'BAD_ACK', false],
     ['an array', answer(200, []), 'BAD_ACK', false],
     [
       'wrong type',
@@ -82,49 +87,34 @@ describe('judgeOrderExchange', () => {
       'BAD_ACK',
       false,
     ],
-  ])('%s', (_name, exchange, classification, transient) => {
-    const verdict = judgeOrderExchange(exchange, expected);
-    expect(verdict).toMatchObject({ classification, transient, ack: null });
-    expect(verdict.reason).toEqual(expect.any(String));
-  });
+  ] satisfies [string, OutboundExchange, string, boolean][])(
+    '%s',
+    (_name, exchange, classification, transient) => {
+      const verdict = judgeOrderExchange(exchange, expected);
+      expect(verdict).toMatchObject({ classification, transient, ack: null });
+      expect(verdict.reason).toEqual(expect.any(String));
+    },
+  );
 });
 
-describe('judgeProbeExchange', () => {
-  it('is ok only with a health.ack echoing the nonce', () => {
-    expect(judgeProbeExchange(answer(200, { type: 'health.ack', nonce: 'ab' }), 'ab')).toEqual({
-      ok: true,
-      reason: null,
-    });
-    expect(judgeProbeExchange(answer(200, { type: 'health.ack', nonce: 'cd' }), 'ab')).toEqual({
-      ok: false,
-      reason: 'the health.ack echoes a different nonce',
-    });
-    expect(judgeProbeExchange(answer(200, { type: 'health.ack' }), 'ab')).toEqual({
-      ok: false,
-      reason: 'the health.ack carries no nonce',
-    });
-    expect(judgeProbeExchange(answer(204, ''), 'ab')).toEqual({ ok: false, reason: 'HTTP 204' });
-    expect(judgeProbeExchange({ kind: 'timeout', latencyMs: 5000 }, 'ab').reason).toMatch(/timeout/);
-  });
-
-  it("points a refused signature (401, 403) at the rail's secret, for a probe and an order", () => {
-    const hint = "the endpoint refused the signed call; does it verify with this rail's whsec_ secret?";
-    expect(judgeProbeExchange(answer(401, { error: 'signature mismatch' }), 'ab')).toEqual({
-      ok: false,
-      reason: `HTTP 401: ${hint}`,
-    });
+describe('a refused signature', () => {
+  it("is pointed at the rail's secret (401, 403)", () => {
     expect(judgeOrderExchange(answer(403, ''), { type: 'payment.ack', key: 'k' })).toMatchObject({
       classification: 'HTTP_ERROR',
-      reason: `HTTP 403: ${hint}`,
+      reason:
+        "HTTP 403: the endpoint refused the signed call; does it verify with this rail's whsec_ secret?",
       transient: false,
     });
   });
 });
 
-describe('backoffMs', () => {
-  it('doubles from the base, with bounded jitter', () => {
-    expect(backoffMs(1000, 1, () => 0)).toBe(1000);
-    expect(backoffMs(1000, 2, () => 0)).toBe(2000);
-    expect(backoffMs(1000, 2, () => 1)).toBe(2400);
+describe('the reasons', () => {
+  it('name the refused address rule, and only a coarse class otherwise', () => {
+    expect(
+      judgeOrderExchange({ kind: 'failed', reason: 'private address', latencyMs: 0 }, expected).reason,
+    ).toBe('the endpoint must be a public address');
+    expect(judgeOrderExchange({ kind: 'failed', reason: 'tls error', latencyMs: 3 }, expected).reason).toBe(
+      'unreachable: tls error',
+    );
   });
 });

@@ -1,4 +1,12 @@
-import type { DeliveryClassification, OrderAck, OrderCreatedData, PullOrderStatus } from '@mmp/protocol';
+import {
+  deliveryEvents,
+  newEvent,
+  type DeliveryClassification,
+  type OrderAck,
+  type OrderCreatedData,
+  type PendingEvent,
+  type PullOrderStatus,
+} from '@mmp/protocol';
 
 /**
  * An order on one rail. PENDING: not yet delivered (webhook: not yet acked; pull: never
@@ -145,9 +153,36 @@ export function sameAck(a: OrderAck, b: OrderAck): boolean {
   );
 }
 
-export function outcomeEventType(classification: DeliveryClassification): string {
-  if (classification === 'ACCEPTED') return 'delivery.accepted';
-  if (classification === 'REJECTED') return 'delivery.rejected';
-  if (classification === 'EXPIRED') return 'delivery.expired';
-  return 'delivery.failed';
+/** The delivery.* event provider-router acts on: accepted, rejected, failed or expired. */
+export function outcomeEvent(
+  order: Order,
+  classification: DeliveryClassification,
+  reason: string | null,
+  attempts: number,
+  at: Date,
+): PendingEvent {
+  const contract =
+    classification === 'ACCEPTED'
+      ? deliveryEvents.accepted
+      : classification === 'REJECTED'
+        ? deliveryEvents.rejected
+        : classification === 'EXPIRED'
+          ? deliveryEvents.expired
+          : deliveryEvents.failed;
+  return newEvent(
+    contract,
+    {
+      orderKey: order.orderKey,
+      paymentId: order.paymentId,
+      railId: order.railId,
+      classification,
+      reason,
+      attempts,
+    },
+    {
+      occurredAt: at.toISOString(),
+      ...(order.projectId ? { projectId: order.projectId } : {}),
+      ...(order.livemode !== null ? { livemode: order.livemode } : {}),
+    },
+  );
 }

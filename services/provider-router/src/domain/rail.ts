@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Currency, Network, appError, fieldErrors, validationMessage, type FieldError } from '@mmp/protocol';
+import { endpointFailureReason, outboundUrlRefusal } from '@mmp/platform';
 import type { BreakerState } from './breaker.js';
 
 export const RAIL_STATUSES = ['PENDING', 'TESTED', 'ACTIVE'] as const;
@@ -45,7 +46,10 @@ const nonEmptyUnique = <T extends z.ZodType>(item: T, name: string) =>
     .min(1, `${name} must list at least one value`)
     .refine((values) => new Set(values).size === values.length, `${name} must not repeat a value`);
 
-/** What a provider declares when it creates a rail; the endpoint's scheme is judged by the test. */
+/**
+ * What a provider declares when it creates a rail. The endpoint's scheme is judged by the
+ * test (so the specification's "non-HTTPS endpoint" row is reachable), its address here.
+ */
 export const RailInput = z
   .object({
     transport: z.enum(['webhook', 'pull']),
@@ -63,18 +67,37 @@ export const RailInput = z
   .strict();
 export type RailInput = z.infer<typeof RailInput>;
 
-function endpointRule(body: Record<string, unknown>): string | null {
+/**
+ * Where a rail's endpoint may never lead, whatever its scheme: loopback (unless the
+ * development switch), private, link-local and the other internal ranges, an address being
+ * judged in any spelling (`2130706433`, `[::ffff:7f00:1]`). A name is judged where it
+ * connects (the rail test, every delivery), since what it resolves to now proves nothing later.
+ */
+export function railEndpointRefusal(endpoint: string, allowLoopback: boolean): string | null {
+  let url: URL;
+  try {
+    url = new URL(endpoint);
+  } catch {
+    return endpointFailureReason('not a URL');
+  }
+  url.protocol = 'https:';
+  const refusal = outboundUrlRefusal(url.href, { allowLoopback });
+  return refusal && endpointFailureReason(refusal);
+}
+
+function endpointRule(body: Record<string, unknown>, allowLoopback: boolean): string | null {
   if (body.transport === 'webhook' && body.endpoint === undefined) return 'a webhook rail needs an endpoint';
   if (body.transport === 'pull' && body.endpoint !== undefined)
     return 'a pull rail has no endpoint: the provider fetches its orders';
-  return null;
+  return typeof body.endpoint === 'string' ? railEndpointRefusal(body.endpoint, allowLoopback) : null;
 }
 
-/** Validates a rail declaration, naming every invalid field at once (the endpoint rule included). */
-export function parseRailInput(body: unknown): RailInput {
+/** Validates a rail declaration, naming every invalid field at once (the endpoint rules included). */
+export function parseRailInput(body: unknown, allowLoopback: boolean): RailInput {
   const result = RailInput.safeParse(body);
   const fields: FieldError[] = result.success ? [] : fieldErrors(result.error);
-  const rule = body && typeof body === 'object' ? endpointRule(body as Record<string, unknown>) : null;
+  const rule =
+    body && typeof body === 'object' ? endpointRule(body as Record<string, unknown>, allowLoopback) : null;
   if (rule && !fields.some((f) => f.field === 'endpoint')) fields.push({ field: 'endpoint', message: rule });
   if (!result.success || fields.length > 0)
     throw appError('validation_error', validationMessage(fields), fields);

@@ -1,4 +1,4 @@
-import type { FieldError, SettlementStatus } from '@mmp/protocol';
+import type { FieldError, Network, SettlementStatus } from '@mmp/protocol';
 import type { Order } from './order.js';
 import type { SettlementFormat } from './settlement.js';
 
@@ -10,7 +10,7 @@ export type Settlement = {
   status: SettlementStatus;
   amount: string;
   currency: string;
-  network: string;
+  network: Network;
   settledAt: string;
   format: SettlementFormat;
   failureCode: string | null;
@@ -22,6 +22,13 @@ export type Settlement = {
   livemode: boolean | null;
   /** A COMPLETED settlement received after its order's expiresAt. */
   afterExpiry: boolean;
+  /**
+   * The order this settlement decided: set on an order's first final settlement only, under
+   * a unique index, so no order is ever decided twice.
+   */
+  outcomeOf?: string;
+  /** A final settlement received after its order was decided by another: kept, never applied. */
+  secondOutcome?: { appliedSettlementId: string; appliedStatus: SettlementStatus };
   receivedAt: string;
 };
 
@@ -46,7 +53,8 @@ export function dayBounds(date: string): { from: string; to: string } {
 
 /**
  * One provider, environment and UTC day: the orders created that day against the
- * settlements received for them, plus what that day brought that matches nothing.
+ * settlements received for them, plus what that day brought that matches nothing or
+ * came after its order was already decided.
  * A FAILED order was never accepted, so it expects no settlement. Unmatched settlements
  * carry no environment (nothing in the body says), so they appear in both reports.
  */
@@ -107,6 +115,18 @@ export function reconcile(input: {
       settledAt: s.settledAt,
       receivedAt: s.receivedAt,
     }));
+  const secondOutcome = input.settlementsOfDay
+    .filter((s) => s.secondOutcome && s.livemode === input.livemode)
+    .map((s) => ({
+      settlementId: s._id,
+      orderKey: s.orderKey,
+      paymentId: s.paymentId,
+      idempotencyKey: s.idempotencyKey,
+      status: s.status,
+      appliedSettlementId: s.secondOutcome!.appliedSettlementId,
+      appliedStatus: s.secondOutcome!.appliedStatus,
+      receivedAt: s.receivedAt,
+    }));
   const amountMismatch = input.mismatches.map((m) => ({
     orderKey: m.orderKey,
     paymentId: m.paymentId,
@@ -125,11 +145,13 @@ export function reconcile(input: {
       orderWithoutSettlement: orderWithoutSettlement.length,
       amountMismatch: amountMismatch.length,
       completedAfterExpiry: completedAfterExpiry.length,
+      secondOutcome: secondOutcome.length,
     },
     matched,
     settledWithoutOrder,
     orderWithoutSettlement,
     amountMismatch,
     completedAfterExpiry,
+    secondOutcome,
   };
 }

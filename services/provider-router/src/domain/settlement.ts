@@ -87,6 +87,37 @@ export function mismatchFields(
   return fields;
 }
 
+/**
+ * When a settlement may say it happened: not before its order existed (an order cannot be
+ * settled before it was handed to a rail) and not in the future, each with `skewMs` of
+ * clock difference between the provider and us. `orderCreatedAt` is null when no order
+ * matched: only the future is refused then.
+ */
+export function settledAtFields(
+  settledAt: string,
+  bounds: { orderCreatedAt: string | null; nowMs: number; skewMs: number },
+): FieldError[] {
+  const at = Date.parse(settledAt);
+  const skewSeconds = Math.round(bounds.skewMs / 1000);
+  if (bounds.orderCreatedAt !== null && at < Date.parse(bounds.orderCreatedAt) - bounds.skewMs) {
+    return [
+      {
+        field: 'settled_at',
+        message: `settled_at ${settledAt} lies before the order was created (${bounds.orderCreatedAt}), beyond ${skewSeconds} s of clock skew`,
+      },
+    ];
+  }
+  if (at > bounds.nowMs + bounds.skewMs) {
+    return [
+      {
+        field: 'settled_at',
+        message: `settled_at ${settledAt} lies in the future, beyond ${skewSeconds} s of clock skew`,
+      },
+    ];
+  }
+  return [];
+}
+
 /** PENDING keeps the payment PROCESSING: only final statuses become a settlement.received event. */
 export function isFinal(status: SettlementStatus): boolean {
   return status !== 'PENDING';

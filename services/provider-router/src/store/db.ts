@@ -1,10 +1,8 @@
-import { ensureOutboxIndex, type Collection, type Doc, type Store } from '@mmp/platform';
+import type { Store } from '@mmp/platform';
 import type { Provider } from '../domain/provider.js';
 import type { Rail } from '../domain/rail.js';
 import type { Order } from '../domain/order.js';
 import type { Settlement, SettlementMismatch } from '../domain/reconciliation.js';
-
-type ProcessedEvent = Doc & { consumer: string; eventId: string; processedAt: Date };
 
 /** provider-router's collections; the only place that names them. */
 export function openRouterDb(store: Store) {
@@ -14,7 +12,6 @@ export function openRouterDb(store: Store) {
     orders: store.collection<Order>('orders'),
     settlements: store.collection<Settlement>('settlements'),
     mismatches: store.collection<SettlementMismatch>('settlement_mismatches'),
-    processed: store.collection<ProcessedEvent>('processed_events'),
   };
 }
 export type RouterDb = ReturnType<typeof openRouterDb>;
@@ -26,11 +23,11 @@ export async function ensureIndexes(db: RouterDb): Promise<void> {
   await db.orders.ensureIndex({ fields: { paymentId: 1 }, unique: true });
   await db.orders.ensureIndex({ fields: { transactionRef: 1 } });
   await db.orders.ensureIndex({ fields: { providerId: 1, livemode: 1, createdAt: 1 } });
-  await ensureOutboxIndex(db.orders as unknown as Collection<Doc>);
   // A provider's idempotency_key is seen once: the second one is a 409 duplicate.
   await db.settlements.ensureIndex({ fields: { providerId: 1, idempotencyKey: 1 }, unique: true });
+  // One outcome per order: the first final settlement holds it, any later one cannot.
+  await db.settlements.ensureIndex({ fields: { outcomeOf: 1 }, unique: true, sparse: true });
   await db.settlements.ensureIndex({ fields: { orderKey: 1 } });
   await db.settlements.ensureIndex({ fields: { providerId: 1, receivedAt: 1 } });
-  await ensureOutboxIndex(db.settlements as unknown as Collection<Doc>);
   await db.mismatches.ensureIndex({ fields: { providerId: 1, receivedAt: 1 } });
 }

@@ -1,4 +1,4 @@
-import type { Collection, Doc, Store } from '@mmp/platform';
+import { DuplicateKeyError, type Collection, type Doc, type Store } from '@mmp/platform';
 import type { ExecutionOrder, OrderAck } from '@mmp/protocol';
 
 /** Who the sandbox is on the gateway; the key and secret are sealed with SERVICE_SECRET_KEY. */
@@ -37,3 +37,59 @@ export async function openSandboxStore(store: Store) {
 }
 export type SandboxStore = Awaited<ReturnType<typeof openSandboxStore>>;
 export type Executions = Collection<Execution>;
+
+export function findRegistration(store: SandboxStore): Promise<Registration | null> {
+  return store.registrations.findOne({ _id: 'sandbox' });
+}
+
+/** Replaces the registration: a new provider, its rail still to create. */
+export async function saveRegistration(store: SandboxStore, registration: Registration): Promise<void> {
+  await store.registrations.deleteMany({ _id: 'sandbox' });
+  await store.registrations.insertOne(registration);
+}
+
+export async function saveRailId(store: SandboxStore, railId: string): Promise<void> {
+  await store.registrations.findOneAndUpdate({ _id: 'sandbox' }, { $set: { railId } });
+}
+
+/** Stores an order's decision once; a repeated key finds the decision stored first. */
+export async function recordExecution(executions: Executions, execution: Execution): Promise<Execution> {
+  try {
+    await executions.insertOne(execution);
+    return execution;
+  } catch (error) {
+    if (!(error instanceof DuplicateKeyError)) throw error;
+    const existing = await executions.findOne({ _id: execution._id });
+    if (!existing) throw error;
+    return existing;
+  }
+}
+
+/** Acked: the settlement is due at `settleAt`. */
+export function startWaiting(executions: Executions, id: string, settleAt: Date) {
+  return executions.findOneAndUpdate(
+    { _id: id, status: 'NEW' },
+    { $set: { status: 'WAITING', settleAt, updatedAt: new Date() } },
+  );
+}
+
+export function finishExecution(
+  executions: Executions,
+  id: string,
+  from: Execution['status'],
+  outcome: string,
+) {
+  return executions.findOneAndUpdate(
+    { _id: id, status: from },
+    { $set: { status: 'DONE', outcome, updatedAt: new Date() } },
+  );
+}
+
+/** Decided orders whose ack the service may have taken without our hearing so, oldest first. */
+export function findUnacked(executions: Executions, limit: number): Promise<Execution[]> {
+  return executions.find({ status: 'NEW' }, { sort: { createdAt: 1 }, limit });
+}
+
+export function findDueSettlements(executions: Executions, now: Date, limit: number): Promise<Execution[]> {
+  return executions.find({ status: 'WAITING', settleAt: { $lte: now } }, { sort: { settleAt: 1 }, limit });
+}

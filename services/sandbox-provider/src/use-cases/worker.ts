@@ -1,4 +1,4 @@
-import { DuplicateKeyError, type Logger } from '@mmp/platform';
+import type { Logger } from '@mmp/platform';
 import {
   paymentAck,
   pushSettlement,
@@ -8,7 +8,15 @@ import {
   type PullOrder,
 } from '@mmp/provider-kit';
 import { planFor } from '../domain/wallets.js';
-import type { Execution, Executions } from '../store/sandbox.js';
+import {
+  findDueSettlements,
+  findUnacked,
+  finishExecution,
+  recordExecution,
+  startWaiting,
+  type Execution,
+  type Executions,
+} from '../store/sandbox.js';
 import type { Credentials } from './registration.js';
 
 export type WorkerDeps = {
@@ -21,14 +29,10 @@ export type WorkerDeps = {
 };
 
 /** Decides an order once; a repeated key finds the stored decision (handler duty 6). */
-async function recordExecution(
-  executions: Executions,
-  order: ExecutionOrder,
-  delayMs: number,
-): Promise<Execution> {
+function decide(order: ExecutionOrder, delayMs: number): Execution {
   const plan = planFor(order, delayMs);
   const now = new Date();
-  const execution: Execution = {
+  return {
     _id: order.idempotency_key,
     order,
     ack: paymentAck(order, plan.ack, plan.ack === 'REJECTED' ? plan.reason : undefined),
@@ -40,18 +44,11 @@ async function recordExecution(
     createdAt: now,
     updatedAt: now,
   };
-  try {
-    await executions.insertOne(execution);
-    return execution;
-  } catch (error) {
-    if (!(error instanceof DuplicateKeyError)) throw error;
-    return (await executions.findOne({ _id: order.idempotency_key }))!;
-  }
 }
 
 /** Acks one pulled order with its stored decision (again, if it was decided before). */
 async function handleOrder(deps: WorkerDeps, entry: PullOrder): Promise<void> {
-  await takeAck(deps, await recordExecution(deps.executions, entry.payload, deps.delayMs));
+  await takeAck(deps, await recordExecution(deps.executions, decide(entry.payload, deps.delayMs)));
 }
 
 /**
@@ -64,7 +61,7 @@ async function takeAck(deps: WorkerDeps, execution: Execution): Promise<void> {
     await deps.pull.ack(execution.ack);
   } catch (error) {
     if (!(error instanceof ServiceCallError) || error.status === 429 || error.status >= 500) throw error;
-    await finish(
+    await finishExecution(
       deps.executions,
       execution._id,
       'NEW',
@@ -74,18 +71,9 @@ async function takeAck(deps: WorkerDeps, execution: Execution): Promise<void> {
   }
   if (execution.status !== 'NEW') return;
   if (execution.settlement) {
-    await deps.executions.findOneAndUpdate(
-      { _id: execution._id, status: 'NEW' },
-      {
-        $set: {
-          status: 'WAITING',
-          settleAt: new Date(Date.now() + execution.delayMs),
-          updatedAt: new Date(),
-        },
-      },
-    );
+    await startWaiting(deps.executions, execution._id, new Date(Date.now() + execution.delayMs));
   } else {
-    await finish(
+    await finishExecution(
       deps.executions,
       execution._id,
       'NEW',
@@ -102,7 +90,7 @@ async function takeAck(deps: WorkerDeps, execution: Execution): Promise<void> {
  * longer pending and would never come back. Acking them again moves them on.
  */
 async function resumeUnfinished(deps: WorkerDeps, pulled: Set<string>): Promise<void> {
-  const unfinished = await deps.executions.find({ status: 'NEW' }, { sort: { createdAt: 1 }, limit: 50 });
+  const unfinished = await findUnacked(deps.executions, 50);
   for (const execution of unfinished.filter((candidate) => !pulled.has(candidate._id))) {
     await takeAck(deps, execution).catch((error: unknown) =>
       deps.log.warn({ orderKey: execution._id, err: error }, 'ack not confirmed; tried again next round'),
@@ -110,19 +98,9 @@ async function resumeUnfinished(deps: WorkerDeps, pulled: Set<string>): Promise<
   }
 }
 
-function finish(executions: Executions, id: string, from: Execution['status'], outcome: string) {
-  return executions.findOneAndUpdate(
-    { _id: id, status: from },
-    { $set: { status: 'DONE', outcome, updatedAt: new Date() } },
-  );
-}
-
 /** Pushes due settlements; 200 and 409 (already received) both mean delivered. */
 async function settleDue(deps: WorkerDeps): Promise<void> {
-  const due = await deps.executions.find(
-    { status: 'WAITING', settleAt: { $lte: new Date() } },
-    { sort: { settleAt: 1 }, limit: 50 },
-  );
+  const due = await findDueSettlements(deps.executions, new Date(), 50);
   for (const execution of due) {
     await pushOne(deps, execution).catch((error: unknown) =>
       deps.log.warn({ orderKey: execution._id, err: error }, 'settlement push failed; will retry'),
@@ -131,42 +109,40 @@ async function settleDue(deps: WorkerDeps): Promise<void> {
 }
 
 async function pushOne(deps: WorkerDeps, execution: Execution): Promise<void> {
-  {
-    const { order } = execution;
-    const result = await pushSettlement({
-      baseUrl: deps.baseUrl,
-      providerId: deps.credentials.providerId,
-      signingSecret: deps.credentials.signingSecret,
-      event: {
-        protocol_version: '1',
-        idempotency_key: order.idempotency_key,
-        transaction_ref: order.transaction_ref,
-        amount: order.amount,
-        currency: order.currency,
-        status: execution.settlement!,
-        network: order.network,
-        settled_at: new Date().toISOString(),
-      },
-    });
-    if (result.status === 200 || result.status === 409) {
-      await finish(deps.executions, execution._id, 'WAITING', `settled ${execution.settlement}`);
-    } else if (result.status >= 400 && result.status < 500 && result.status !== 429) {
-      deps.log.error(
-        { orderKey: order.idempotency_key, status: result.status, body: result.body },
-        'settlement refused',
-      );
-      await finish(
-        deps.executions,
-        execution._id,
-        'WAITING',
-        `settlement refused with HTTP ${result.status}`,
-      );
-    } else {
-      deps.log.warn(
-        { orderKey: order.idempotency_key, status: result.status },
-        'settlement push failed; will retry',
-      );
-    }
+  const { order } = execution;
+  const result = await pushSettlement({
+    baseUrl: deps.baseUrl,
+    providerId: deps.credentials.providerId,
+    signingSecret: deps.credentials.signingSecret,
+    event: {
+      protocol_version: '1',
+      idempotency_key: order.idempotency_key,
+      transaction_ref: order.transaction_ref,
+      amount: order.amount,
+      currency: order.currency,
+      status: execution.settlement!,
+      network: order.network,
+      settled_at: new Date().toISOString(),
+    },
+  });
+  if (result.status === 200 || result.status === 409) {
+    await finishExecution(deps.executions, execution._id, 'WAITING', `settled ${execution.settlement}`);
+  } else if (result.status >= 400 && result.status < 500 && result.status !== 429) {
+    deps.log.error(
+      { orderKey: order.idempotency_key, status: result.status, body: result.body },
+      'settlement refused',
+    );
+    await finishExecution(
+      deps.executions,
+      execution._id,
+      'WAITING',
+      `settlement refused with HTTP ${result.status}`,
+    );
+  } else {
+    deps.log.warn(
+      { orderKey: order.idempotency_key, status: result.status },
+      'settlement push failed; will retry',
+    );
   }
 }
 

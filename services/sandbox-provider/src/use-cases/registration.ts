@@ -1,7 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Logger, SecretBox } from '@mmp/platform';
+import { backoffDelay, type Logger, type SecretBox } from '@mmp/platform';
 import { callServiceApi, ServiceCallError } from '@mmp/provider-kit';
-import type { Registration, SandboxStore } from '../store/sandbox.js';
+import {
+  findRegistration,
+  saveRailId,
+  saveRegistration,
+  type Registration,
+  type SandboxStore,
+} from '../store/sandbox.js';
 
 export type Credentials = { providerId: string; apiKey: string; signingSecret: string; railId: string };
 
@@ -43,8 +49,7 @@ async function createProvider(deps: RegistrationDeps): Promise<Registration> {
     railId: null,
     createdAt: new Date(),
   };
-  await deps.store.registrations.deleteMany({ _id: 'sandbox' });
-  await deps.store.registrations.insertOne(registration);
+  await saveRegistration(deps.store, registration);
   deps.log.info({ providerId: created.id }, 'sandbox provider registered');
   return registration;
 }
@@ -68,8 +73,7 @@ function openCredentials(deps: RegistrationDeps, registration: Registration) {
  * recover a secret that was shown once.
  */
 export async function ensureRegistered(deps: RegistrationDeps): Promise<Credentials> {
-  let registration =
-    (await deps.store.registrations.findOne({ _id: 'sandbox' })) ?? (await createProvider(deps));
+  let registration = (await findRegistration(deps.store)) ?? (await createProvider(deps));
   let secrets = openCredentials(deps, registration);
   if (!secrets) {
     registration = await createProvider(deps);
@@ -98,7 +102,7 @@ async function ensureRail(
   if (!railId) {
     const rail = await callServiceApi<{ id: string }>(api, 'POST', '/provider/rails', SANDBOX_RAIL);
     railId = rail.id;
-    await deps.store.registrations.findOneAndUpdate({ _id: 'sandbox' }, { $set: { railId } });
+    await saveRailId(deps.store, railId);
   }
   await callServiceApi(api, 'POST', `/provider/rails/${railId}/test`);
   const active = await callServiceApi<{ status: string }>(api, 'POST', `/provider/rails/${railId}/activate`);
@@ -118,18 +122,17 @@ export async function registerWithRetry(
   deps: RegistrationDeps,
   signal: AbortSignal,
 ): Promise<Credentials | null> {
-  let delay = 500;
-  for (let attempt = 1; !signal.aborted; attempt++) {
+  for (let attempt = 0; !signal.aborted; attempt++) {
     try {
       return await ensureRegistered(deps);
     } catch (error) {
+      const delay = backoffDelay(attempt, { baseMs: 500, maxMs: 10_000 });
       // The gateway usually starts with us: the first refusal is expected, not a warning.
-      deps.log[attempt === 1 ? 'info' : 'warn'](
+      deps.log[attempt === 0 ? 'info' : 'warn'](
         { reason: failureReason(error), retryInMs: delay },
         'sandbox registration failed; retrying',
       );
       await sleep(delay, undefined, { signal }).catch(() => undefined);
-      delay = Math.min(delay * 2, 10_000);
     }
   }
   return null;

@@ -7,25 +7,22 @@ import {
   type RoutingDecision,
   type RoutingStep,
 } from '../domain/order.js';
-import { updateBreaker } from './breakers.js';
 import {
+  executionAcceptedEvent,
   executionFailedEvent,
   orderCreatedEvent,
-  orderEvent,
-  pickRail,
   routingDecidedEvent,
-} from './routing.js';
+} from '../domain/order-events.js';
+import { findOrder, moveRoutedOrder } from '../store/orders.js';
+import { updateBreaker } from '../store/rails.js';
+import { pickRail } from './route-payment.js';
 import { isoNow, type RouterDeps } from './deps.js';
 
-type OutcomeType = 'delivery.accepted' | 'delivery.rejected' | 'delivery.failed' | 'delivery.expired';
+export type DeliveryOutcome =
+  'delivery.accepted' | 'delivery.rejected' | 'delivery.failed' | 'delivery.expired';
 
-function describe(type: OutcomeType, data: DeliveryOutcomeData): string {
+function describe(type: DeliveryOutcome, data: DeliveryOutcomeData): string {
   return `${type} on rail ${data.railId}: ${data.classification}${data.reason ? ` (${data.reason})` : ''} after ${data.attempts} attempt(s)`;
-}
-
-/** Compare-and-set from ROUTED on the rail that reported, so stale or repeated outcomes change nothing. */
-function routedOn(order: Order) {
-  return { _id: order._id, status: 'ROUTED', railId: order.railId };
 }
 
 async function fail(
@@ -41,9 +38,10 @@ async function fail(
     decision.action === 'no_rail'
       ? [routingDecidedEvent(failed, { ...decision, action: decision.action }, null)]
       : [];
-  await deps.outbox.update(
-    deps.db.orders,
-    routedOn(order),
+  await moveRoutedOrder(
+    deps.outbox,
+    deps.db,
+    order,
     {
       $set: {
         status: 'FAILED',
@@ -60,35 +58,31 @@ async function fail(
 /** A delivery failed before acceptance: hand the same order (same key) to the next eligible rail. */
 async function failOver(deps: RouterDeps, order: Order, data: DeliveryOutcomeData, why: string, now: string) {
   const choice = await pickRail(deps, order.criteria, order._id, order.triedRailIds);
+  const reason = `${why}; ${choice.reason}`;
   if (!choice.rail) {
-    const code = exhaustedCode(data.classification);
-    await fail(
-      deps,
-      order,
-      code,
-      {
-        at: now,
-        railId: null,
-        action: 'no_rail',
-        reason: `${why}; ${choice.reason}`,
-        skipped: choice.skipped,
-      },
-      data.classification,
-    );
+    const decision: RoutingDecision = {
+      at: now,
+      railId: null,
+      action: 'no_rail',
+      reason,
+      skipped: choice.skipped,
+    };
+    await fail(deps, order, exhaustedCode(data.classification), decision, data.classification);
     return;
   }
   const rail = choice.rail;
-  const decision: RoutingStep = {
+  const step: RoutingStep = {
     at: now,
     railId: rail._id,
     action: 'failover',
-    reason: `${why}; ${choice.reason}`,
+    reason,
     skipped: choice.skipped,
   };
   const moved = { ...order, railId: rail._id, providerId: rail.providerId, transport: rail.transport };
-  await deps.outbox.update(
-    deps.db.orders,
-    routedOn(order),
+  await moveRoutedOrder(
+    deps.outbox,
+    deps.db,
+    order,
     {
       $set: {
         railId: rail._id,
@@ -98,12 +92,12 @@ async function failOver(deps: RouterDeps, order: Order, data: DeliveryOutcomeDat
         updatedAt: now,
       },
       $push: {
-        decisions: { $each: [decision] },
+        decisions: { $each: [step] },
         triedRailIds: { $each: [rail._id] },
         ...(order.providerIds.includes(rail.providerId) ? {} : { providerIds: { $each: [rail.providerId] } }),
       },
     },
-    [routingDecidedEvent(moved, decision, rail.providerId), orderCreatedEvent(moved, rail, now)],
+    [routingDecidedEvent(moved, step, rail.providerId), orderCreatedEvent(moved, rail, now)],
   );
 }
 
@@ -115,18 +109,18 @@ async function failOver(deps: RouterDeps, order: Order, data: DeliveryOutcomeDat
  */
 export async function applyDeliveryOutcome(
   deps: RouterDeps,
-  type: OutcomeType,
+  type: DeliveryOutcome,
   data: DeliveryOutcomeData,
   outcomeId: string,
 ): Promise<void> {
-  const order = await deps.db.orders.findOne({ _id: data.orderKey });
+  const order = await findOrder(deps.db, data.orderKey);
   if (!order) {
     deps.log.warn({ orderKey: data.orderKey, type }, 'delivery outcome for an unknown order; ignored');
     return;
   }
   const payerCode = type === 'delivery.rejected' ? payerErrorCode(data.reason) : null;
   const railWorked = type === 'delivery.accepted' || payerCode !== null;
-  await updateBreaker(deps, data.railId, (state) =>
+  await updateBreaker(deps.db, data.railId, (state) =>
     learnOnce(state, outcomeId, (current) =>
       railWorked ? recordSuccess() : recordFailure(current, deps.now(), deps.config.breaker),
     ),
@@ -140,46 +134,24 @@ export async function applyDeliveryOutcome(
   }
   const now = isoNow(deps);
   const why = describe(type, data);
+  const { classification } = data;
   if (type === 'delivery.accepted') {
     const decision: RoutingDecision = { at: now, railId: data.railId, action: 'accepted', reason: why };
-    const accepted = { ...order, status: 'ACCEPTED' as const };
-    await deps.outbox.update(
-      deps.db.orders,
-      routedOn(order),
+    await moveRoutedOrder(
+      deps.outbox,
+      deps.db,
+      order,
       {
-        $set: { status: 'ACCEPTED', lastClassification: data.classification, updatedAt: now },
+        $set: { status: 'ACCEPTED', lastClassification: classification, updatedAt: now },
         $push: { decisions: { $each: [decision] } },
       },
-      [
-        orderEvent(
-          accepted,
-          'execution.accepted',
-          { paymentId: order.paymentId, orderKey: order._id, railId: data.railId, code: null, reason: why },
-          now,
-        ),
-      ],
+      [executionAcceptedEvent(order, data.railId, why, now)],
     );
     return;
   }
-  if (payerCode) {
-    await fail(
-      deps,
-      order,
-      payerCode,
-      { at: now, railId: data.railId, action: 'failed', reason: `${why}; payer error, no failover` },
-      data.classification,
-    );
-    return;
-  }
-  if (type === 'delivery.expired') {
-    await fail(
-      deps,
-      order,
-      'provider_timeout',
-      { at: now, railId: data.railId, action: 'failed', reason: `${why}; order expired` },
-      data.classification,
-    );
-    return;
-  }
+  const failed = (code: string, reason: string) =>
+    fail(deps, order, code, { at: now, railId: data.railId, action: 'failed', reason }, classification);
+  if (payerCode) return failed(payerCode, `${why}; payer error, no failover`);
+  if (type === 'delivery.expired') return failed('provider_timeout', `${why}; order expired`);
   await failOver(deps, order, data, why, now);
 }

@@ -1,75 +1,12 @@
-import {
-  newEventId,
-  newPaymentOrderKey,
-  type PaymentInitiatedData,
-  type RoutingDecisionData,
-} from '@mmp/protocol';
-import { DuplicateKeyError, type PendingEvent } from '@mmp/platform';
+import { newPaymentOrderKey, type PaymentInitiatedData } from '@mmp/protocol';
+import { DuplicateKeyError } from '@mmp/platform';
 import { admitsOrder, startTrial } from '../domain/breaker.js';
 import { paymentExecuteBody, type Order, type RoutingStep } from '../domain/order.js';
+import { executionFailedEvent, orderCreatedEvent, routingDecidedEvent } from '../domain/order-events.js';
 import { chooseRail, environmentOf, type RouteChoice, type RouteCriteria } from '../domain/routing.js';
-import type { Rail } from '../domain/rail.js';
-import { updateBreaker } from './breakers.js';
+import { findOrderOfPayment, insertOrder } from '../store/orders.js';
+import { activeRails, updateBreaker } from '../store/rails.js';
 import { isoNow, type RouterDeps } from './deps.js';
-
-export function orderEvent(order: Order, type: string, data: unknown, now: string): PendingEvent {
-  return {
-    id: newEventId(),
-    type,
-    occurredAt: now,
-    projectId: order.projectId,
-    livemode: order.livemode,
-    data,
-  };
-}
-
-export function orderCreatedEvent(order: Order, rail: Rail, now: string): PendingEvent {
-  return orderEvent(
-    order,
-    'order.created',
-    {
-      orderKey: order._id,
-      paymentId: order.paymentId,
-      railId: rail._id,
-      providerId: rail.providerId,
-      transport: rail.transport,
-      payload: order.payload,
-      expiresAt: order.expiresAt,
-    },
-    now,
-  );
-}
-
-export function executionFailedEvent(order: Order, code: string, reason: string, now: string): PendingEvent {
-  return orderEvent(
-    order,
-    'execution.failed',
-    { paymentId: order.paymentId, orderKey: order._id, railId: order.railId, code, reason },
-    now,
-  );
-}
-
-/**
- * routing.decided: a routing step of the order (first choice, failover, or no rail), with
- * the rails passed over, so payments can put it on the payment's timeline. Published in
- * the same write as the order change it describes.
- */
-export function routingDecidedEvent(
-  order: Order,
-  decision: RoutingStep,
-  providerId: string | null,
-): PendingEvent {
-  const data: RoutingDecisionData = {
-    paymentId: order.paymentId,
-    orderKey: order._id,
-    decision: decision.action,
-    railId: decision.railId,
-    providerId,
-    reason: decision.reason,
-    skipped: decision.skipped ?? [],
-  };
-  return orderEvent(order, 'routing.decided', data, decision.at);
-}
 
 /**
  * Chooses a rail for the order and, for a half-open rail, claims its single trial; a trial
@@ -82,13 +19,14 @@ export async function pickRail(
   orderKey: string,
   tried: string[],
 ): Promise<RouteChoice> {
+  const { breaker } = deps.config;
   for (;;) {
-    const rails = await deps.db.rails.find({ status: 'ACTIVE', environment: criteria.environment });
+    const rails = await activeRails(deps.db, criteria.environment);
     const now = deps.now();
-    const choice = chooseRail(rails, criteria, { exclude: tried, now, breaker: deps.config.breaker });
+    const choice = chooseRail(rails, criteria, { exclude: tried, now, breaker });
     if (!choice.rail || !choice.halfOpenTrial) return choice;
-    const claimed = await updateBreaker(deps, choice.rail._id, (state) =>
-      admitsOrder(state, now, deps.config.breaker) ? startTrial(state, orderKey, now) : null,
+    const claimed = await updateBreaker(deps.db, choice.rail._id, (state) =>
+      admitsOrder(state, now, breaker) ? startTrial(state, orderKey, now) : null,
     );
     if (claimed) return choice;
   }
@@ -97,7 +35,7 @@ export async function pickRail(
 /** payment.initiated: one order per payment; a redelivery or a second initiation reuses it. */
 export async function routePayment(deps: RouterDeps, data: PaymentInitiatedData): Promise<void> {
   const { payment, execution } = data;
-  if (await deps.db.orders.findOne({ paymentId: payment.id })) {
+  if (await findOrderOfPayment(deps.db, payment.id)) {
     deps.log.info({ paymentId: payment.id }, 'payment already has an order; reusing it');
     return;
   }
@@ -110,7 +48,7 @@ export async function routePayment(deps: RouterDeps, data: PaymentInitiatedData)
     country: execution.country,
   };
   const choice = await pickRail(deps, criteria, orderKey, []);
-  const decision: RoutingStep = {
+  const step: RoutingStep = {
     at: now,
     railId: choice.rail?._id ?? null,
     action: choice.rail ? 'routed' : 'no_rail',
@@ -135,19 +73,19 @@ export async function routePayment(deps: RouterDeps, data: PaymentInitiatedData)
     providerIds: choice.rail ? [choice.rail.providerId] : [],
     lastClassification: null,
     failureCode: choice.rail ? null : 'provider_unavailable',
-    decisions: [decision],
+    decisions: [step],
     expiresAt: new Date(deps.now() + deps.config.orderTtlSeconds * 1000).toISOString(),
     createdAt: now,
     updatedAt: now,
   };
   const events = [
-    routingDecidedEvent(order, decision, order.providerId),
+    routingDecidedEvent(order, step, order.providerId),
     choice.rail
       ? orderCreatedEvent(order, choice.rail, now)
       : executionFailedEvent(order, 'provider_unavailable', choice.reason, now),
   ];
   try {
-    await deps.outbox.insert(deps.db.orders, order, events);
+    await insertOrder(deps.outbox, deps.db, order, events);
   } catch (error) {
     // A concurrent replica routed the same payment first: its order stands.
     if (!(error instanceof DuplicateKeyError)) throw error;

@@ -1,0 +1,43 @@
+import type { OperationHandler } from '@mmp/platform';
+import {
+  OrderAck,
+  PullOrdersQuery,
+  appError,
+  fieldErrors,
+  parseOrThrow,
+  validationMessage,
+  type pullApi,
+  type ServiceRequest,
+} from '@mmp/protocol';
+import { toOrderEntry } from '../domain/order.js';
+import type { DeliveryDeps } from '../use-cases/deps.js';
+import { ackOrder, fetchOrders, pullOrderOf } from '../use-cases/provider-orders.js';
+
+type Pull = typeof pullApi;
+
+/** `status=pending` (the default) and `limit` 1 to 100, default 50; anything else is a 400. */
+export function parsePullQuery(query: ServiceRequest['query']): number {
+  const result = PullOrdersQuery.safeParse(query);
+  if (result.success) return result.data.limit;
+  const fields = fieldErrors(result.error);
+  throw appError('invalid_request', validationMessage(fields), fields);
+}
+
+/** The pull transport's routes (a provider's key): fetch, read one, ack. */
+export function pullHandlers(deps: DeliveryDeps): { [K in keyof Pull]: OperationHandler<Pull[K]> } {
+  return {
+    pull: async (request, { actor }) => {
+      const orders = await fetchOrders(deps, actor.providerId, parsePullQuery(request.query));
+      return { status: 200, body: { orders: orders.map((order) => toOrderEntry(order)) } };
+    },
+    get: async (request, { actor }) => {
+      const order = await pullOrderOf(deps, actor.providerId, request.params.idempotencyKey);
+      return { status: 200, body: toOrderEntry(order, true) };
+    },
+    ack: async (request, { actor }) => {
+      const key = request.params.idempotencyKey ?? '';
+      const ack = parseOrThrow(OrderAck, request.body);
+      return { status: 200, body: await ackOrder(deps, actor.providerId, key, ack) };
+    },
+  };
+}

@@ -1,0 +1,80 @@
+import type { BreakerState } from '../domain/breaker.js';
+import type { Rail, RailEnvironment, RailStatus, RailTestResult } from '../domain/rail.js';
+import type { RouterDb } from './db.js';
+
+export function findRail(db: RouterDb, railId: string): Promise<Rail | null> {
+  return db.rails.findOne({ _id: railId });
+}
+
+/** A rail of `providerId` only: another provider's rail is not found. */
+export function findProviderRail(db: RouterDb, providerId: string, railId: string): Promise<Rail | null> {
+  return db.rails.findOne({ _id: railId, providerId });
+}
+
+export function listProviderRails(db: RouterDb, providerId: string): Promise<Rail[]> {
+  return db.rails.find({ providerId }, { sort: { createdAt: 1 } });
+}
+
+export function activeRails(db: RouterDb, environment: RailEnvironment): Promise<Rail[]> {
+  return db.rails.find({ status: 'ACTIVE', environment });
+}
+
+export function insertRail(db: RouterDb, rail: Rail): Promise<void> {
+  return db.rails.insertOne(rail);
+}
+
+/** Guarded on the secret read: of two rolls at once, the one whose secret is not stored gets null. */
+export function replaceRailSecret(
+  db: RouterDb,
+  rail: Rail,
+  change: Pick<Rail, 'sealedSecret' | 'secretHint' | 'updatedAt'>,
+): Promise<Rail | null> {
+  return db.rails.findOneAndUpdate({ _id: rail._id, sealedSecret: rail.sealedSecret }, { $set: change });
+}
+
+/** TESTED to ACTIVE; null when the rail is no longer TESTED. */
+export function activateRail(db: RouterDb, railId: string, at: string): Promise<Rail | null> {
+  return db.rails.findOneAndUpdate(
+    { _id: railId, status: 'TESTED' },
+    { $set: { status: 'ACTIVE', updatedAt: at } },
+  );
+}
+
+/** A test's result and the state it leads to, guarded on the state the test started from. */
+export function recordRailTest(
+  db: RouterDb,
+  rail: Rail,
+  status: RailStatus,
+  lastTest: RailTestResult,
+): Promise<Rail | null> {
+  return db.rails.findOneAndUpdate(
+    { _id: rail._id, status: rail.status },
+    { $set: { status, lastTest, updatedAt: lastTest.at } },
+  );
+}
+
+const BREAKER_ATTEMPTS = 5;
+
+/**
+ * Applies `change` to a rail's breaker as a compare-and-set on `breakerRev`, re-reading on a
+ * lost race. Returns the rail after the change, or null if the rail is gone or `change`
+ * declined (returned null) on the current state.
+ */
+export async function updateBreaker(
+  db: RouterDb,
+  railId: string,
+  change: (state: BreakerState) => BreakerState | null,
+): Promise<Rail | null> {
+  for (let attempt = 0; attempt < BREAKER_ATTEMPTS; attempt += 1) {
+    const rail = await findRail(db, railId);
+    if (!rail) return null;
+    const next = change(rail.breaker);
+    if (!next) return null;
+    const updated = await db.rails.findOneAndUpdate(
+      { _id: railId, breakerRev: rail.breakerRev },
+      { $set: { breaker: next, breakerRev: rail.breakerRev + 1 } },
+    );
+    if (updated) return updated;
+  }
+  throw new Error(`breaker of rail ${railId} kept changing under us`);
+}

@@ -1,0 +1,149 @@
+import { randomBytes } from 'node:crypto';
+import { DuplicateKeyError } from '@mmp/platform';
+import { appError, verifyHexHmac, type SettlementReceipt } from '@mmp/protocol';
+import type { Order } from '../domain/order.js';
+import { settlementReceivedEvent } from '../domain/order-events.js';
+import { newSettlementId } from '../domain/provider.js';
+import type { Settlement } from '../domain/reconciliation.js';
+import {
+  isFinal,
+  mismatchFields,
+  parseJsonBody,
+  parseSettlement,
+  settledAtFields,
+} from '../domain/settlement.js';
+import { findOrderToSettle } from '../store/orders.js';
+import { findProvider } from '../store/providers.js';
+import {
+  findOutcomeOf,
+  findSettlementByKey,
+  insertMismatch,
+  insertSettlement,
+} from '../store/settlements.js';
+import { isoNow, type RouterDeps } from './deps.js';
+
+export type SignedSettlement = { providerId: string; rawBody: string; signature: string };
+
+function signatureInvalid() {
+  return appError('signature_invalid', 'The x-service-signature header does not match the body.');
+}
+
+function duplicate() {
+  return appError('duplicate_event', 'This idempotency_key was already received; the event is ignored.');
+}
+
+/**
+ * Stores a settlement. The first final settlement of an order claims `outcomeOf` (a unique
+ * index) and carries settlement.received in the same write; a later final one, whatever its
+ * key, finds the claim taken and is kept as a second outcome for reconciliation, never
+ * applied. Two racing settlements of one order end the same way: one claim wins.
+ */
+async function store(deps: RouterDeps, settlement: Settlement, order: Order | null, requestId?: string) {
+  const decides = order !== null && isFinal(settlement.status);
+  for (let attempt = 0; attempt < 2; attempt += 1) {
+    const applied = decides ? await findOutcomeOf(deps.db, order._id) : null;
+    const record: Settlement = !decides
+      ? settlement
+      : applied
+        ? {
+            ...settlement,
+            secondOutcome: { appliedSettlementId: applied._id, appliedStatus: applied.status },
+          }
+        : { ...settlement, outcomeOf: order._id };
+    const events =
+      decides && !applied ? [settlementReceivedEvent(settlement, order, settlement.receivedAt)] : [];
+    try {
+      await insertSettlement(deps.outbox, deps.db, record, events, requestId);
+      if (applied)
+        deps.log.warn(
+          { orderKey: order?._id, settlementId: record._id, appliedSettlementId: applied._id },
+          'second outcome for a decided order; kept for reconciliation, not applied',
+        );
+      return;
+    } catch (error) {
+      if (!(error instanceof DuplicateKeyError)) throw error;
+      if (await findSettlementByKey(deps.db, settlement.providerId, settlement.idempotencyKey))
+        throw duplicate();
+      // Another settlement decided the order meanwhile: read it and keep this one as second.
+    }
+  }
+  throw new Error(`settlement ${settlement.idempotencyKey} could not be stored`);
+}
+
+/**
+ * A provider's SettlementEvent, checked in the documented order: signature over the exact
+ * raw body (403, before parsing; an unknown provider looks the same), JSON (422 naming
+ * `body`), schema or mapping then schema (422 listing every field), duplicate key (409),
+ * then against the order: amount and currency (422, the refusal kept for reconciliation)
+ * and `settled_at` (422: not before the order, not in the future, within the clock skew).
+ * Then stored with its raw body and, when it decides the order, announced.
+ */
+export async function applySettlement(
+  deps: RouterDeps,
+  signed: SignedSettlement,
+  requestId?: string,
+): Promise<SettlementReceipt> {
+  const { providerId, rawBody } = signed;
+  const provider = providerId ? await findProvider(deps.db, providerId) : null;
+  // An unknown provider costs the same HMAC as a known one: the answer reveals nothing.
+  const secret = provider ? deps.box.open(provider.sealedSigningSecret) : randomBytes(32).toString('hex');
+  if (!verifyHexHmac(secret, rawBody, signed.signature) || !provider) throw signatureInvalid();
+  const { event, format, failureCode } = parseSettlement(parseJsonBody(rawBody), provider.mapping);
+  if (await findSettlementByKey(deps.db, providerId, event.idempotency_key)) throw duplicate();
+  const order = await findOrderToSettle(deps.db, providerId, {
+    idempotencyKey: event.idempotency_key,
+    transactionRef: event.transaction_ref,
+  });
+  const now = isoNow(deps);
+  const mismatched = order ? mismatchFields(event, order) : [];
+  const fields = [
+    ...mismatched,
+    ...settledAtFields(event.settled_at, {
+      orderCreatedAt: order?.createdAt ?? null,
+      nowMs: deps.now(),
+      skewMs: deps.config.settlementSkewMs,
+    }),
+  ];
+  if (order && mismatched.length > 0) {
+    await insertMismatch(deps.db, {
+      _id: newSettlementId(),
+      providerId,
+      idempotencyKey: event.idempotency_key,
+      orderKey: order._id,
+      paymentId: order.paymentId,
+      livemode: order.livemode,
+      fields,
+      rawBody,
+      receivedAt: now,
+    });
+  }
+  if (fields.length > 0)
+    throw appError('validation_error', `Invalid fields: ${fields.map((f) => f.field).join(', ')}.`, fields);
+  const settlement: Settlement = {
+    _id: newSettlementId(),
+    providerId,
+    idempotencyKey: event.idempotency_key,
+    transactionRef: event.transaction_ref,
+    status: event.status,
+    amount: event.amount,
+    currency: event.currency,
+    network: event.network,
+    settledAt: event.settled_at,
+    format,
+    failureCode,
+    rawBody,
+    orderKey: order?._id ?? null,
+    paymentId: order?.paymentId ?? null,
+    livemode: order?.livemode ?? null,
+    afterExpiry: order !== null && event.status === 'COMPLETED' && now > order.expiresAt,
+    receivedAt: now,
+  };
+  await store(deps, settlement, order, requestId);
+  return {
+    received: true,
+    settlementId: settlement._id,
+    matched: order !== null,
+    orderKey: settlement.orderKey,
+    status: event.status,
+  };
+}

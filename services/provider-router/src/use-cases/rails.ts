@@ -1,0 +1,141 @@
+import { randomBytes } from 'node:crypto';
+import { postToProvider, secretHint } from '@mmp/platform';
+import { appError, newWebhookSecret } from '@mmp/protocol';
+import { CLOSED_BREAKER } from '../domain/breaker.js';
+import { healthCheckBody, judgeHealthCheck } from '../domain/health-check.js';
+import { newRailId } from '../domain/provider.js';
+import {
+  activationRefusal,
+  parseRailInput,
+  statusAfterTest,
+  type Rail,
+  type RailTestResult,
+} from '../domain/rail.js';
+import { findProvider } from '../store/providers.js';
+import {
+  activateRail as markActive,
+  findProviderRail,
+  insertRail,
+  recordRailTest,
+  replaceRailSecret,
+} from '../store/rails.js';
+import { isoNow, notFound, rolledMeanwhile, type RouterDeps } from './deps.js';
+
+/** A rail of the acting provider; another provider's rail is "not found", never "forbidden". */
+export async function ownRail(
+  deps: RouterDeps,
+  providerId: string,
+  railId: string | undefined,
+): Promise<Rail> {
+  const rail = railId ? await findProviderRail(deps.db, providerId, railId) : null;
+  if (!rail) throw notFound('Rail');
+  return rail;
+}
+
+/** A new PENDING rail; a webhook rail's whsec_ secret is returned this once. */
+export async function createRail(
+  deps: RouterDeps,
+  providerId: string,
+  body: unknown,
+): Promise<{ rail: Rail; secret: string | null }> {
+  const provider = await findProvider(deps.db, providerId);
+  if (!provider) throw notFound('Provider');
+  const input = parseRailInput(body ?? {}, deps.config.allowLoopback);
+  const secret = input.transport === 'webhook' ? newWebhookSecret() : null;
+  const now = isoNow(deps);
+  const rail: Rail = {
+    _id: newRailId(),
+    providerId: provider._id,
+    transport: input.transport,
+    endpoint: input.endpoint ?? null,
+    sealedSecret: secret ? deps.box.seal(secret) : null,
+    secretHint: secret ? secretHint(secret) : null,
+    networks: input.networks,
+    countries: input.countries,
+    currencies: input.currencies,
+    supportsPayout: input.supportsPayout,
+    environment: input.environment,
+    priority: input.priority,
+    status: 'PENDING',
+    certified: false,
+    lastTest: null,
+    breaker: CLOSED_BREAKER,
+    breakerRev: 0,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await insertRail(deps.db, rail);
+  return { rail, secret };
+}
+
+export async function rollRailSecret(deps: RouterDeps, rail: Rail): Promise<{ rail: Rail; secret: string }> {
+  if (rail.transport !== 'webhook')
+    throw appError('invalid_state', 'A pull rail has no webhook secret to roll.');
+  const secret = newWebhookSecret();
+  const updated = await replaceRailSecret(deps.db, rail, {
+    sealedSecret: deps.box.seal(secret),
+    secretHint: secretHint(secret),
+    updatedAt: isoNow(deps),
+  });
+  if (!updated) throw rolledMeanwhile();
+  return { rail: updated, secret };
+}
+
+/** ACTIVE from TESTED (a live rail also certified); activating an ACTIVE rail changes nothing. */
+export async function activateRail(deps: RouterDeps, rail: Rail): Promise<Rail> {
+  if (rail.status === 'ACTIVE') return rail;
+  const refusal = activationRefusal(rail);
+  if (refusal) throw appError('invalid_state', refusal);
+  const updated = await markActive(deps.db, rail._id, isoNow(deps));
+  if (!updated) throw appError('invalid_state', 'The rail changed state meanwhile; read it and try again.');
+  return updated;
+}
+
+/**
+ * Webhook rail: a signed health.check with a fresh nonce to its endpoint, under the
+ * outbound rules (a non-HTTPS or private endpoint fails without a call; a name is judged
+ * where it connects). Pull rail: the provider itself asks for the test with its API key
+ * over the same API it will fetch orders from, so that authenticated call is the proof.
+ */
+async function runTest(deps: RouterDeps, rail: Rail): Promise<Omit<RailTestResult, 'at'>> {
+  if (rail.transport === 'pull') {
+    return {
+      ok: true,
+      reason: 'pull transport: the provider reached the API with its key',
+      httpStatus: null,
+      latencyMs: null,
+    };
+  }
+  const nonce = randomBytes(16).toString('hex');
+  const exchange = await postToProvider(deps.http, {
+    endpoint: rail.endpoint ?? '',
+    secret: deps.box.open(rail.sealedSecret ?? ''),
+    event: 'health.check',
+    body: JSON.stringify(healthCheckBody(nonce, deps.now())),
+    timeoutMs: deps.config.railTestTimeoutMs,
+  });
+  const result = judgeHealthCheck(exchange, nonce);
+  deps.log.info({ railId: rail._id, ok: result.ok, httpStatus: result.httpStatus }, 'rail tested');
+  return result;
+}
+
+/** Only a PENDING rail moves on a test (to TESTED); a failed test never demotes a rail. */
+export async function testRail(deps: RouterDeps, rail: Rail): Promise<Rail> {
+  const result = await runTest(deps, rail);
+  const lastTest: RailTestResult = { ...result, at: isoNow(deps) };
+  const updated = await recordRailTest(deps.db, rail, statusAfterTest(rail.status, result.ok), lastTest);
+  if (!updated)
+    throw appError('invalid_state', 'The rail changed state during its test; read it and test again.');
+  return updated;
+}
+
+/** What provider-delivery signs a rail's orders with. */
+export function railCredentials(deps: RouterDeps, rail: Rail) {
+  return {
+    railId: rail._id,
+    providerId: rail.providerId,
+    transport: rail.transport,
+    endpoint: rail.endpoint,
+    secret: rail.sealedSecret ? deps.box.open(rail.sealedSecret) : null,
+  };
+}

@@ -1,0 +1,60 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startService } from '@mmp/platform';
+import { createTestBus, createTestSystem, eventually } from '@mmp/platform/testing';
+import { sandboxOperations } from '@mmp/protocol';
+import { sandboxProviderService } from '../src/service.js';
+
+/**
+ * The gateway's public API as the sandbox registers through it, answering 503 until `up`:
+ * the provider, its pull rail, its test and activation, then the pull of orders.
+ */
+let up = false;
+const calls: string[] = [];
+let server: Server;
+const system = createTestSystem('sbxreg');
+
+beforeAll(async () => {
+  server = createServer((request, response) => {
+    calls.push(`${request.method} ${request.url}`);
+    if (!up) return void response.writeHead(503).end('{}');
+    const answers: Record<string, unknown> = {
+      '/v1/admin/providers': { id: 'prv_1', apiKey: 'sk_test_sandbox', signingSecret: 'ssec_sandbox' },
+      '/v1/provider/rails': { id: 'rail_1' },
+    };
+    const pulling = request.url?.startsWith('/v1/provider/orders');
+    response.setHeader('content-type', 'application/json');
+    response.end(
+      JSON.stringify(pulling ? { orders: [] } : (answers[request.url ?? ''] ?? { status: 'ACTIVE' })),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+});
+afterAll(async () => {
+  await new Promise((resolve) => server.close(resolve));
+  await system.cleanup();
+});
+
+describe('the sandbox registering itself', () => {
+  it('retries until the gateway answers, then says so and pulls; it stops at once either way', async () => {
+    const sandbox = await startService(sandboxProviderService, {
+      ...system.env,
+      GATEWAY_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      ADMIN_TOKEN: 'adm_0123456789abcdef',
+      SANDBOX_POLL_MS: '100',
+    });
+    const status = () =>
+      createTestBus(sandbox.context.nc, sandbox.context.naming).request(sandboxOperations.status, {});
+    try {
+      await eventually(async () => calls.length > 0);
+      expect(await status()).toEqual({ registered: false });
+      up = true;
+      await eventually(async () => (await status()).registered, 20_000);
+      expect(await status()).toEqual({ registered: true, providerId: 'prv_1', railId: 'rail_1' });
+      await eventually(async () => calls.some((call) => call.startsWith('GET /v1/provider/orders')));
+    } finally {
+      await sandbox.stop();
+    }
+  }, 30_000);
+});
