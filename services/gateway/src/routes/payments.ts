@@ -1,92 +1,24 @@
 import { z } from 'zod';
-import {
-  CreatePaymentBody,
-  Payment,
-  PaymentCreateResponse,
-  PaymentList,
-  PaymentListQuery,
-  PaymentRetrieveQuery,
-} from '@mmp/protocol';
-import type { ForwardedRoute } from './route.js';
+import { CreatePaymentBody, PaymentListQuery, PaymentRetrieveQuery, paymentsApi } from '@mmp/protocol';
+import { routeGroup, type ForwardedRoute } from './route.js';
 
 const tokenParams = z.object({ token: z.string().describe('Payment token (pay_…)') });
+const userParams = z.object({ userId: z.uuid() });
+const limitQuery = z.object({ limit: z.coerce.number().int().min(1).max(100).optional() });
+const merchant = routeGroup({ auth: 'merchant', errorForm: 'simple', tag: 'Payments' });
 
 /** The merchant payment API, served by the payments service (simple error form). */
 export const paymentsRoutes: ForwardedRoute[] = [
-  {
-    method: 'POST',
-    url: '/v1/payments',
-    service: 'payments',
-    operation: 'create',
-    auth: 'merchant',
-    scope: 'payments:write',
-    errorForm: 'simple',
-    summary: 'Create a payment; Idempotency-Key replays the first answer for 24 hours',
-    tag: 'Payments',
-    schema: { body: CreatePaymentBody, responses: { 201: PaymentCreateResponse } },
-  },
-  {
-    method: 'GET',
-    url: '/v1/payments',
-    service: 'payments',
-    operation: 'list',
-    auth: 'merchant',
-    scope: 'payments:read',
-    errorForm: 'simple',
-    summary: 'List payments, newest first, with filters, search and cursor or page pagination',
-    tag: 'Payments',
-    schema: { query: PaymentListQuery, responses: { 200: PaymentList } },
-  },
-  {
-    method: 'GET',
-    url: '/v1/payments/user/:userId',
-    service: 'payments',
-    operation: 'list-by-user',
-    auth: 'merchant',
-    scope: 'payments:read',
-    errorForm: 'simple',
-    summary: "A user's payments, newest first (limit default and max 100)",
-    tag: 'Payments',
-    schema: {
-      params: z.object({ userId: z.uuid() }),
-      query: z.object({ limit: z.coerce.number().int().min(1).max(100).optional() }),
-      responses: { 200: z.array(Payment) },
-    },
-  },
-  {
-    method: 'GET',
-    url: '/v1/payments/:token',
-    service: 'payments',
-    operation: 'retrieve',
-    auth: 'merchant',
-    scope: 'payments:read',
-    errorForm: 'simple',
-    summary: 'Retrieve a payment; expand[] or expand adds customer, project, refunds, events',
-    tag: 'Payments',
-    schema: { params: tokenParams, query: PaymentRetrieveQuery, responses: { 200: Payment } },
-  },
-  {
-    method: 'GET',
-    url: '/v1/payments/:token/verify',
-    service: 'payments',
-    operation: 'verify',
-    auth: 'merchant',
-    scope: 'payments:read',
-    errorForm: 'simple',
-    summary: 'Re-check a payment with its provider route, apply what is learnt, and return it',
-    tag: 'Payments',
-    schema: { params: tokenParams, responses: { 200: Payment } },
-  },
-  {
-    method: 'POST',
-    url: '/v1/payments/:token/cancel',
-    service: 'payments',
-    operation: 'cancel',
-    auth: 'merchant',
-    scope: 'payments:write',
-    errorForm: 'simple',
-    summary: 'Cancel a PENDING payment the payer has not initiated yet',
-    tag: 'Payments',
-    schema: { params: tokenParams, responses: { 200: Payment } },
-  },
+  merchant('POST', '/v1/payments', paymentsApi.create, { body: CreatePaymentBody }),
+  merchant('GET', '/v1/payments', paymentsApi.list, { query: PaymentListQuery }),
+  merchant('GET', '/v1/payments/user/:userId', paymentsApi.listByUser, {
+    params: userParams,
+    query: limitQuery,
+  }),
+  merchant('GET', '/v1/payments/:token', paymentsApi.retrieve, {
+    params: tokenParams,
+    query: PaymentRetrieveQuery,
+  }),
+  merchant('GET', '/v1/payments/:token/verify', paymentsApi.verify, { params: tokenParams }),
+  merchant('POST', '/v1/payments/:token/cancel', paymentsApi.cancel, { params: tokenParams }),
 ];
