@@ -33,6 +33,22 @@ describe('error forms', () => {
     expect(response.json).toMatchObject({ statusCode: 400, error: 'Bad Request', code: 'invalid_request' });
   });
 
+  it.each([
+    ['__proto__', '{"amount": 1000, "__proto__": {"isAdmin": true}}'],
+    ['constructor.prototype', '{"amount": 1000, "constructor": {"prototype": {"isAdmin": true}}}'],
+  ])('400 for a body carrying %s (prototype poisoning), before any service sees it', async (_key, raw) => {
+    const before = edge.seen.length;
+    const response = await edge.gw.http('POST', '/v1/payments', {
+      token: edge.shop.testSecret.key,
+      raw,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(response.status).toBe(400);
+    expect(response.json).toMatchObject({ statusCode: 400, code: 'invalid_request' });
+    expect(response.json.message).toContain('__proto__ or constructor.prototype');
+    expect(edge.seen.length).toBe(before);
+  });
+
   it('400 for JSON nested deeper than any request needs, before anything walks it', async () => {
     const deep = `${'['.repeat(1500)}${']'.repeat(1500)}`;
     const response = await edge.gw.http('POST', '/v1/payments', {

@@ -80,6 +80,17 @@ describe('forwarding', () => {
     expect(response.json.rawBody).toBe('{not json');
   });
 
+  it('passes a poisoned signed payload on as bytes only, for its owner to refuse', async () => {
+    const raw = '{"__proto__": {"isAdmin": true}}';
+    const response = await edge.gw.http('POST', '/v1/provider/webhooks/prov_1', {
+      raw,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(response.status).toBe(200);
+    expect(response.json.rawBody).toBe(raw);
+    expect(response.json.body).toBeUndefined();
+  });
+
   it('authenticates providers by their sk_ key', async () => {
     const created = await edge.gw.admin('POST', '/v1/admin/providers', { name: 'Acme' });
     expect(created.status).toBe(201);
