@@ -2,7 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operation } from '@mmp/platform';
 import { paymentsApi, settlementsApi } from '@mmp/protocol';
 import { forwardedRoutes } from '../src/routes/index.js';
-import { createProject, startTestGateway, type TestGateway } from './fixtures/gateway.js';
+import {
+  createProject,
+  expectEnvelopeError,
+  expectSimpleError,
+  startTestGateway,
+  type TestGateway,
+} from './fixtures/gateway.js';
 import { recordedReply } from './fixtures/replies.js';
 
 /**
@@ -55,8 +61,7 @@ describe('bodies too large to forward', () => {
   it('answer 413 payload_too_large on a signed route at 900 KB, under the body limit', async () => {
     received.length = 0;
     const response = await settle(bodyOf(900 * 1024));
-    expect(response.status).toBe(413);
-    expect(response.json.error).toMatchObject({ code: 'payload_too_large', http_status: 413 });
+    expectEnvelopeError(response, 413, 'payload_too_large');
     expect(response.json.error.message).toBe(
       'The request is too large to pass on to the provider-router service.',
     );
@@ -69,16 +74,14 @@ describe('bodies too large to forward', () => {
       raw: bodyOf(1024 * 1024 - 256),
       headers: { 'content-type': 'application/json' },
     });
-    expect(response.status).toBe(413);
-    expect(response.json).toMatchObject({ statusCode: 413, code: 'payload_too_large' });
+    expectSimpleError(response, 413, 'payload_too_large');
     expect(response.json.message).toBe('The request is too large to pass on to the payments service.');
     expect(received).toEqual([]);
   });
 
   it('answer 413 from the body limit itself past 1 MiB', async () => {
     const response = await settle(bodyOf(1536 * 1024));
-    expect(response.status).toBe(413);
-    expect(response.json.error).toMatchObject({ code: 'payload_too_large', http_status: 413 });
+    expectEnvelopeError(response, 413, 'payload_too_large');
     expect(response.json.error.message).toBe('The request body is too large.');
     expect(received).toEqual([]);
   });

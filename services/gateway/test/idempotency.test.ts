@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useEdgeGateway } from './fixtures/edge.js';
-import { ADMIN_TOKEN } from './fixtures/gateway.js';
+import { ADMIN_TOKEN, expectSimpleError } from './fixtures/gateway.js';
 
 const edge = useEdgeGateway('gwidem');
 
@@ -36,8 +36,7 @@ describe('Idempotency-Key on every POST', () => {
   it('answers 409 idempotency_conflict to the same key with another body, in the route’s error form', async () => {
     await create('conflict-1', { amount: 1000 });
     const other = await create('conflict-1', { amount: 2000 });
-    expect(other.status).toBe(409);
-    expect(other.json).toMatchObject({ statusCode: 409, code: 'idempotency_conflict' });
+    expectSimpleError(other, 409, 'idempotency_conflict');
     expect(callsWith('conflict-1')).toHaveLength(1);
   });
 

@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operation } from '@mmp/platform';
 import { SERVICE_NAMES, pingOperation } from '@mmp/protocol';
-import { createProject, startTestGateway, type TestGateway } from './fixtures/gateway.js';
+import {
+  createProject,
+  expectEnvelopeError,
+  expectSimpleError,
+  startTestGateway,
+  type TestGateway,
+} from './fixtures/gateway.js';
 import { paymentsListRoute, publicLinkRoute, serveReadRoutes } from './fixtures/read-routes.js';
 
 let gw: TestGateway;
@@ -34,12 +40,7 @@ describe('rate limits', () => {
       expect(ok.headers.get('x-ratelimit-remaining')).toBe(String(2 - i));
     }
     const limited = await gw.http('GET', '/v1/payments', { token: shop.testSecret.key });
-    expect(limited.status).toBe(429);
-    expect(limited.json).toMatchObject({
-      statusCode: 429,
-      error: 'Too Many Requests',
-      code: 'rate_limit_exceeded',
-    });
+    expectSimpleError(limited, 429, 'rate_limit_exceeded');
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(limited.headers.get('x-ratelimit-remaining')).toBe('0');
     expect(limited.headers.get('x-ratelimit-reset')).toBeTruthy();
@@ -55,12 +56,8 @@ describe('rate limits', () => {
     expect(limited.status).toBe(429);
     expect(limited.json.code).toBe('rate_limit_exceeded');
     const unknown = await gw.http('GET', '/v1/unknown');
-    expect(unknown.status).toBe(429);
-    expect(unknown.json.error).toMatchObject({
-      code: 'rate_limit_exceeded',
-      type: 'rate_limit_error',
-      http_status: 429,
-    });
+    expectEnvelopeError(unknown, 429, 'rate_limit_exceeded');
+    expect(unknown.json.error.type).toBe('rate_limit_error');
   });
 });
 

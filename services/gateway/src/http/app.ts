@@ -1,18 +1,11 @@
-import Fastify, {
-  LogController,
-  type FastifyBaseLogger,
-  type FastifyInstance,
-  type FastifyReply,
-} from 'fastify';
-import { appError } from '@mmp/protocol';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { BusClient, IdempotencyKeys, Logger, MetricsRegistry, SecretBox } from '@mmp/platform';
 import type { Accounts } from '../handlers/accounts.js';
 import { documented, type ForwardedRoute } from '../routes/route.js';
 import type { TrustProxy } from '../config.js';
 import { adminLocalRoutes } from './admin.js';
 import { docsPlugin } from './docs.js';
-import { edgePlugin, requestIdOf } from './edge.js';
-import { shapeError } from './errors.js';
+import { edgePlugin, frameworkErrors, requestIdOf } from './edge.js';
 import { forwardPlugin } from './forward.js';
 import { guardPlugin } from './guard.js';
 import { healthPlugin } from './health.js';
@@ -60,7 +53,7 @@ function trustProxyOf(setting: TrustProxy) {
   return typeof setting === 'number' ? (_address: string, hop: number) => hop < setting : setting;
 }
 
-function createFastify(settings: GatewaySettings, log: Logger): FastifyInstance {
+function createFastify(settings: GatewaySettings, log: Logger, https: boolean): FastifyInstance {
   return Fastify({
     loggerInstance: log as FastifyBaseLogger,
     bodyLimit: settings.bodyLimitBytes,
@@ -72,14 +65,7 @@ function createFastify(settings: GatewaySettings, log: Logger): FastifyInstance 
     // Ids are short; a longer path segment still reaches its route, which answers 404 in its
     // own error form. Past this, or with broken percent-encoding, frameworkErrors answers.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
-    frameworkErrors: (error, request, reply) => {
-      const known =
-        error.code === 'FST_ERR_MAX_PARAM_LENGTH'
-          ? appError('resource_not_found', 'No such resource.')
-          : appError('invalid_request', 'The URL is malformed.');
-      const { status, body } = shapeError(known, 'envelope', request.id);
-      void (reply as FastifyReply).code(status).type('application/json; charset=utf-8').send(body);
-    },
+    frameworkErrors: frameworkErrors(https),
   });
 }
 
@@ -91,7 +77,8 @@ function createFastify(settings: GatewaySettings, log: Logger): FastifyInstance 
  */
 export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstance> {
   const { settings } = deps;
-  const app = createFastify(settings, deps.log);
+  const https = settings.publicUrl.startsWith('https://');
+  const app = createFastify(settings, deps.log, https);
   const served: ServedRoute[] = [];
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {
@@ -101,7 +88,7 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
   app.decorate('servedRoutes', served);
 
   const localRoutes = adminLocalRoutes({ accounts: deps.accounts, bus: deps.bus });
-  await app.register(edgePlugin, { https: settings.publicUrl.startsWith('https://') });
+  await app.register(edgePlugin, { https });
   await app.register(httpMetricsPlugin, { registry: deps.metrics });
   await app.register(guardPlugin, { accounts: deps.accounts, adminToken: settings.adminToken });
   await app.register(rateLimitPlugin, settings.rateLimit);

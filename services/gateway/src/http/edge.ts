@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import { appError, newRequestId, type AppError } from '@mmp/protocol';
 import { shapeError, toAppError } from './errors.js';
@@ -39,6 +39,37 @@ const PAGE_SECURITY_HEADERS = {
   'x-frame-options': 'DENY',
   'referrer-policy': 'no-referrer',
 };
+
+const HSTS = 'max-age=63072000; includeSubDomains';
+
+/** The headers of every API answer: its request id and the security headers. */
+function apiHeaders(requestId: string, https: boolean): Record<string, string> {
+  return {
+    'x-request-id': requestId,
+    ...API_SECURITY_HEADERS,
+    ...(https ? { 'strict-transport-security': HSTS } : {}),
+  };
+}
+
+/**
+ * A URL Fastify cannot route (a path segment past the router's limit, broken
+ * percent-encoding) is answered before any hook runs: here, in the envelope form, with the
+ * headers every answer carries.
+ */
+export function frameworkErrors(https: boolean): FastifyServerOptions['frameworkErrors'] {
+  return (error, request, reply) => {
+    const known =
+      error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+        ? appError('resource_not_found', 'No such resource.')
+        : appError('invalid_request', 'The URL is malformed.');
+    const { status, body } = shapeError(known, 'envelope', request.id);
+    void (reply as FastifyReply)
+      .code(status)
+      .headers(apiHeaders(request.id, https))
+      .type('application/json; charset=utf-8')
+      .send(body);
+  };
+}
 
 /** No request body needs more; a deeper one could only exhaust the stack of whoever walks it. */
 export const MAX_JSON_DEPTH = 64;
@@ -132,7 +163,7 @@ export const edgePlugin = fp<{ https: boolean }>(
       for (const [name, value] of Object.entries(page ? PAGE_SECURITY_HEADERS : API_SECURITY_HEADERS)) {
         if (!reply.hasHeader(name)) reply.header(name, value);
       }
-      if (options.https) reply.header('strict-transport-security', 'max-age=63072000; includeSubDomains');
+      if (options.https) reply.header('strict-transport-security', HSTS);
       return payload;
     });
     registerJsonParser(app);

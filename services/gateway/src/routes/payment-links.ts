@@ -7,7 +7,7 @@ import {
   linksApi,
   pagesApi,
 } from '@mmp/protocol';
-import { routeGroup, type ForwardedRoute } from './route.js';
+import { resourceRoutes, routeGroup, type ForwardedRoute } from './route.js';
 
 const idParams = z.object({ id: z.uuid().describe('Payment link id') });
 const codeParams = z.object({ shortCode: ShortCode.describe('8 alphanumeric characters') });
@@ -16,6 +16,7 @@ const listQuery = z.object({
   page: z.coerce.number().int().min(1).optional(),
   status: z.enum(['ACTIVE', 'INACTIVE', 'EXPIRED']).optional(),
 });
+const start = { params: codeParams, body: StartPaymentLinkBody };
 const shared = { errorForm: 'simple', tag: 'Payment links' } as const;
 const merchant = routeGroup({ ...shared, auth: 'merchant' });
 const payer = routeGroup({ ...shared, auth: 'public' });
@@ -23,18 +24,13 @@ const page = routeGroup({ auth: 'public', errorForm: 'simple', tag: 'Pages', pag
 
 /** Payment links (merchant CRUD) and their public read, page and start, served by links-checkout. */
 export const paymentLinksRoutes: ForwardedRoute[] = [
-  merchant('POST', '/v1/payment-links', linksApi.create, { body: CreatePaymentLinkBody }),
-  merchant('GET', '/v1/payment-links', linksApi.list, { query: listQuery }),
-  merchant('GET', '/v1/payment-links/:id', linksApi.retrieve, { params: idParams }),
-  merchant('PATCH', '/v1/payment-links/:id', linksApi.update, {
-    params: idParams,
-    body: UpdatePaymentLinkBody,
+  ...resourceRoutes(merchant, '/v1/payment-links', linksApi, {
+    create: CreatePaymentLinkBody,
+    update: UpdatePaymentLinkBody,
+    id: idParams,
+    list: listQuery,
   }),
-  merchant('DELETE', '/v1/payment-links/:id', linksApi.delete, { params: idParams }),
   payer('GET', '/v1/pay/:shortCode', linksApi.public, { params: codeParams }),
-  payer('POST', '/v1/pay/:shortCode/sessions', linksApi.start, {
-    params: codeParams,
-    body: StartPaymentLinkBody,
-  }),
+  payer('POST', '/v1/pay/:shortCode/sessions', linksApi.start, start),
   page('GET', '/pay/:shortCode', pagesApi.link),
 ];

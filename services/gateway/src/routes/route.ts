@@ -81,3 +81,27 @@ export function routeGroup(shared: Shared) {
     schema?: HttpRoute['schema'],
   ): ForwardedRoute => ({ ...shared, method, url, operation, ...(schema ? { schema } : {}) });
 }
+
+type Input = NonNullable<HttpRoute['schema']>;
+type ResourceApi = Record<'create' | 'list' | 'retrieve' | 'update' | 'delete', HttpOperationContract>;
+
+/**
+ * The five routes of a resource a merchant manages under `path`: create and list on the
+ * collection; read, change and delete at `/:id`.
+ */
+export function resourceRoutes(
+  route: ReturnType<typeof routeGroup>,
+  path: string,
+  api: ResourceApi,
+  input: { create: Input['body']; update: Input['body']; id: Input['params']; list?: Input['query'] },
+): ForwardedRoute[] {
+  const one = `${path}/:id`;
+  const byId = { params: input.id };
+  return [
+    route('POST', path, api.create, { body: input.create }),
+    route('GET', path, api.list, input.list ? { query: input.list } : undefined),
+    route('GET', one, api.retrieve, byId),
+    route('PATCH', one, api.update, { ...byId, body: input.update }),
+    route('DELETE', one, api.delete, byId),
+  ];
+}
