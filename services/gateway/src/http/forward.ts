@@ -3,6 +3,7 @@ import fp from 'fastify-plugin';
 import type { BusClient } from '@mmp/platform';
 import type { ServiceReply, ServiceRequest } from '@mmp/protocol';
 import { documented, type ForwardedRoute } from '../routes/route.js';
+import { actorOf } from './guard.js';
 
 /** The only request headers an operation may read; everything else stays at the edge. */
 const FORWARDED_HEADERS = ['idempotency-key', 'x-service-signature', 'accept-language'] as const;
@@ -49,7 +50,7 @@ const forward: FastifyPluginAsync<ForwardOptions> = async (app, { routes, bus })
     app.guardedRoute(documented(route), async (request, reply) => {
       const result = await bus.request(route.operation, toServiceRequest(route, request), {
         requestId: request.id,
-        actor: request.actor,
+        actor: actorOf(request),
       });
       return sendReply(reply, result, route.page === true);
     });

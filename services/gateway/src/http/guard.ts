@@ -130,6 +130,15 @@ function createGuard(route: DocumentedRoute, accounts: Accounts, adminToken: str
   };
 }
 
+/**
+ * Who a guarded request acts for. A handler reached without one is a wiring mistake: it is
+ * refused rather than let the bus call the service in the gateway's own name.
+ */
+export function actorOf(request: FastifyRequest): Actor {
+  if (!request.actor) throw appError('internal_error', 'A route ran without its guard.');
+  return request.actor;
+}
+
 export type GuardOptions = { accounts: Accounts; adminToken: string };
 
 /** Identification and authorisation of every route, as `app.guardedRoute(route, handler)`. */
