@@ -2,13 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operation } from '@mmp/platform';
 import { paymentsApi, settlementsApi } from '@mmp/protocol';
 import { forwardedRoutes } from '../src/routes/index.js';
-import {
-  createProject,
-  expectEnvelopeError,
-  expectSimpleError,
-  startTestGateway,
-  type TestGateway,
-} from './fixtures/gateway.js';
+import { expectEnvelopeError, expectSimpleError, startTestGateway } from './fixtures/gateway.js';
+import type { TestGateway } from './fixtures/gateway.js';
 import { recordedReply } from './fixtures/replies.js';
 
 /**
@@ -37,7 +32,7 @@ beforeAll(async () => {
       return { status: 201, body: recordedReply(paymentsApi.create, 201) };
     }),
   );
-  merchantKey = (await createProject(gw)).testSecret.key;
+  merchantKey = (await gw.createProject()).testSecret.key;
 });
 
 afterAll(async () => {

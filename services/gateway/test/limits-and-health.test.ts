@@ -1,13 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operation } from '@mmp/platform';
 import { SERVICE_NAMES, pingOperation } from '@mmp/protocol';
-import {
-  createProject,
-  expectEnvelopeError,
-  expectSimpleError,
-  startTestGateway,
-  type TestGateway,
-} from './fixtures/gateway.js';
+import { expectEnvelopeError, expectSimpleError, startTestGateway } from './fixtures/gateway.js';
+import type { TestGateway } from './fixtures/gateway.js';
 import { paymentsListRoute, publicLinkRoute, serveReadRoutes } from './fixtures/read-routes.js';
 
 let gw: TestGateway;
@@ -32,7 +27,7 @@ afterAll(async () => {
 
 describe('rate limits', () => {
   it('limits each key on its own, with Retry-After and X-RateLimit-* headers', async () => {
-    const shop = await createProject(gw);
+    const shop = await gw.createProject();
     for (let i = 0; i < 3; i++) {
       const ok = await gw.http('GET', '/v1/payments', { token: shop.testSecret.key });
       expect(ok.status).toBe(200);

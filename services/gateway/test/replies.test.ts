@@ -4,13 +4,7 @@ import { providerPortalApi, routerQueries, type HttpOperationContract } from '@m
 import { forwardedRoutes } from '../src/routes/index.js';
 import { documented, type ForwardedRoute } from '../src/routes/route.js';
 import { replySchemas } from '../src/http/schemas.js';
-import {
-  ADMIN_TOKEN,
-  createProject,
-  startTestGateway,
-  type HttpInit,
-  type TestGateway,
-} from './fixtures/gateway.js';
+import { ADMIN_TOKEN, startTestGateway, type HttpInit, type TestGateway } from './fixtures/gateway.js';
 import { recordedReplies, type RecordedReply } from './fixtures/replies.js';
 
 /**
@@ -19,7 +13,7 @@ import { recordedReplies, type RecordedReply } from './fixtures/replies.js';
  * sent (recorded), and must show the caller exactly that.
  */
 let gw: TestGateway;
-let project: Awaited<ReturnType<typeof createProject>>;
+let project: Awaited<ReturnType<TestGateway['createProject']>>;
 let providerKey: string;
 /** What the stubs answer next: one recorded reply at a time. */
 let next: RecordedReply | undefined;
@@ -42,7 +36,7 @@ beforeAll(async () => {
       signingSecret: 'ssec_RecordedFixtureNotASecret0000000',
     })),
   );
-  project = await createProject(gw, 'Replies');
+  project = await gw.createProject('Replies');
   providerKey = (await gw.admin('POST', '/v1/admin/providers', { name: 'Replies Co' })).json.apiKey;
 });
 
