@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useEdgeGateway } from './fixtures/edge.js';
 import { ADMIN_TOKEN, expectSimpleError } from './fixtures/gateway.js';
@@ -94,7 +92,8 @@ describe('Idempotency-Key on every POST', () => {
     expect(named).toHaveLength(1);
     // The replayed answer shows the keys again, but the store keeps it sealed.
     expect(again.json.keys).toEqual(first.json.keys);
-    const kept = readFileSync(join(edge.gw.system.dataDir, 'gateway', 'idempotency_keys.db'), 'utf8');
+    const stored = await edge.gw.running.context.store.collection('idempotency_keys').find({});
+    const kept = JSON.stringify(stored);
     expect(kept).toContain('admin:admin-1');
     for (const issued of first.json.keys as { key: string }[]) expect(kept).not.toContain(issued.key);
   });
