@@ -107,8 +107,10 @@ export const SERVICES: readonly ServiceSpec[] = [
       GATEWAY_HOST: '0.0.0.0',
       GATEWAY_PORT: String(GATEWAY_HTTP_PORT),
       PUBLIC_URL: `https://${PUBLIC_HOST}`,
-      // Behind the Ingress: the client's address comes in X-Forwarded-For.
-      TRUST_PROXY: 'true',
+      // Behind the Ingress, whose pods have cluster (private) addresses: the client is the
+      // nearest address in X-Forwarded-For outside them. A bare `true` is refused: it would let
+      // a client pick its own rate-limit bucket.
+      TRUST_PROXY: '10.0.0.0/8,172.16.0.0/12,192.168.0.0/16',
     },
     secrets: [
       ADMIN_TOKEN,

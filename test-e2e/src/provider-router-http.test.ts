@@ -1,9 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { startService, type RunningService } from '@mmp/platform';
-import { createTestSystem } from '@mmp/platform/testing';
+import { createTestSystem, freePort } from '@mmp/platform/testing';
 import { hexHmac } from '@mmp/protocol';
-import { gatewayService, gatewayUrl } from '@mmp/gateway';
+import { gatewayService } from '@mmp/gateway';
 import { providerRouterService } from '@mmp/provider-router';
 import { api } from './support/http.js';
 import { SAMPLE_MAPPING } from './support/fixtures.js';
@@ -11,10 +11,11 @@ import { SAMPLE_MAPPING } from './support/fixtures.js';
 /** Provider portal, settlement webhook and provider admin routes over real HTTP: gateway + provider-router. */
 const system = createTestSystem('prhttp');
 const adminToken = `adm_${randomBytes(16).toString('hex')}`;
-const env = { ...system.env, ADMIN_TOKEN: adminToken, GATEWAY_PORT: '0' };
+const port = await freePort();
+const env = { ...system.env, ADMIN_TOKEN: adminToken, GATEWAY_PORT: String(port) };
 const router = (await startService(providerRouterService, env)) as unknown as RunningService;
 const gateway = (await startService(gatewayService, env)) as unknown as RunningService;
-const baseUrl = gatewayUrl(gateway);
+const baseUrl = `http://127.0.0.1:${port}`;
 const admin = api(baseUrl, adminToken);
 
 afterAll(async () => {

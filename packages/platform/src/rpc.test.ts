@@ -218,6 +218,16 @@ describe('request/reply between services, by contract', () => {
     expect(error).toMatchObject({ code: 'service_unavailable', status: 503 });
   });
 
+  it('refuses a request over the server’s max_payload with 413, not as an absent service', async () => {
+    const limit = nc.info!.max_payload;
+    const sent = await client().request(echo, { body: 'x'.repeat(limit / 2) }, { actor: merchantActor });
+    expect(sent.status).toBe(200);
+    const error = await client()
+      .request(echo, { body: 'x'.repeat(limit) }, { actor: merchantActor })
+      .catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'payload_too_large', status: 413 });
+  });
+
   it('keeps systems with different prefixes apart', async () => {
     const other = createTestSystem('rpcother');
     const error = await createBusClient({

@@ -308,9 +308,11 @@ export function createBusClient(options: {
     hdrs.set(HEADER.requestId, callOptions.requestId ?? newRequestId());
     hdrs.set(HEADER.actor, JSON.stringify(callOptions.actor ?? { kind: 'service', service: options.caller }));
     const envelope = isHttp(contract) ? request : { body: request };
+    const data = encoder.encode(JSON.stringify(envelope));
+    refuseOversized(nc, contract, data.length + headerBytes(hdrs));
     let msg;
     try {
-      msg = await nc.request(naming.subject(contract.subject), JSON.stringify(envelope), {
+      msg = await nc.request(naming.subject(contract.subject), data, {
         timeout: callOptions.timeoutMs ?? options.defaultTimeoutMs,
         headers: hdrs,
       });
@@ -339,6 +341,30 @@ export function createBusClient(options: {
       }
     },
   };
+}
+
+/**
+ * A message over the server's max_payload (learnt from its INFO at connect) can never be
+ * sent: the caller gets 413 payload_too_large, which tells a client not to retry it, instead
+ * of the 503 of a service that is merely away. Headers count against the limit too.
+ */
+function refuseOversized(nc: NatsConnection, contract: OperationContract, bytes: number): void {
+  const limit = nc.info?.max_payload;
+  if (limit !== undefined && bytes > limit) {
+    throw appError(
+      'payload_too_large',
+      `The request is too large to pass on to the ${contract.service} service.`,
+    );
+  }
+}
+
+/** The size of the headers on the wire: `NATS/1.0`, one `name: value` line each, a blank line. */
+function headerBytes(hdrs: MsgHdrs): number {
+  let bytes = 'NATS/1.0\r\n\r\n'.length;
+  for (const [name, values] of hdrs) {
+    for (const value of values) bytes += encoder.encode(`${name}: ${value}\r\n`).length;
+  }
+  return bytes;
 }
 
 function errorFromReply(data: Uint8Array, hdrs: MsgHdrs | undefined): AppError {

@@ -7,13 +7,13 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { PUBLISHABLE_SAFE_SCOPES, SCOPES } from '@mmp/protocol';
 import { forwardedRoutes } from '../src/routes/index.js';
-import type { ForwardedRoute } from '../src/routes/route.js';
+import { documented, type DocumentedRoute } from '../src/routes/route.js';
 
 const root = resolve(import.meta.dirname, '../../..');
 const BEGIN = '<!-- generated:scopes:begin -->';
 const END = '<!-- generated:scopes:end -->';
 
-function access(route: ForwardedRoute): string {
+function access(route: DocumentedRoute): string {
   switch (route.auth) {
     case 'merchant':
       return `\`${route.scope}\`${route.projectParam ? ` (key of project \`:${route.projectParam}\`)` : ''}`;
@@ -33,6 +33,7 @@ const scopeRows = Object.entries(SCOPES).map(
     `| \`${scope}\` | ${meaning} | ${PUBLISHABLE_SAFE_SCOPES.includes(scope as never) ? 'yes' : 'no'} |`,
 );
 const routeRows = forwardedRoutes
+  .map(documented)
   .filter((route) => !route.page)
   .map((route) => `| ${route.method} | \`${route.url}\` | ${access(route)} | ${route.errorForm} |`);
 

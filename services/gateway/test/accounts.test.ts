@@ -1,26 +1,46 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore, type Store } from '@mmp/platform';
+import {
+  connectNats,
+  createEventPublisher,
+  createLogger,
+  createOutbox,
+  openStore,
+  provisionEventsStream,
+  type NatsConnection,
+  type Store,
+} from '@mmp/platform';
+import { createTestSystem, TEST_NATS_URL } from '@mmp/platform/testing';
+import { projectEvents } from '@mmp/protocol';
 import { createAccounts, type Accounts } from '../src/handlers/accounts.js';
-import { openAccountsStore, type AccountsStore } from '../src/store/accounts.js';
+import { openAccountsStore, projectsCollection, type AccountsStore } from '../src/store/accounts.js';
 
-let dir: string;
+const system = createTestSystem('gwaccounts');
+const log = createLogger({ service: 'gateway', level: 'silent' });
+let nc: NatsConnection;
 let store: Store;
 let keys: AccountsStore;
 let accounts: Accounts;
 
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), 'mmp-gw-accounts-'));
-  store = await openStore({ dataDir: dir, service: 'gateway' });
-  keys = await openAccountsStore(store);
+  nc = await connectNats({ url: TEST_NATS_URL, name: 'test', log });
+  await provisionEventsStream(nc, system.naming);
+  store = await openStore({ dataDir: system.dataDir, service: 'gateway' });
+  const outbox = createOutbox({
+    publish: createEventPublisher(nc, system.naming, {
+      service: 'gateway',
+      types: new Set([projectEvents.updated.type]),
+    }),
+    log,
+    collections: [projectsCollection(store)],
+  });
+  keys = await openAccountsStore(store, outbox);
   accounts = createAccounts(keys, 'test-server-key-0123456789abcdef');
 });
 
 afterAll(async () => {
   await store?.close();
-  await rm(dir, { recursive: true, force: true });
+  await nc?.close();
+  await system.cleanup();
 });
 
 describe('creating a project', () => {

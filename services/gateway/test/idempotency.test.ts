@@ -1,29 +1,16 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEdgeGateway, type EdgeGateway } from './edge-harness.js';
-import { ADMIN_TOKEN } from './support.js';
+import { describe, expect, it } from 'vitest';
+import { useEdgeGateway } from './fixtures/edge.js';
+import { ADMIN_TOKEN, expectSimpleError } from './fixtures/gateway.js';
 
-let edge: EdgeGateway;
-let gw: EdgeGateway['gw'];
-let shop: EdgeGateway['shop'];
-
-beforeAll(async () => {
-  edge = await startEdgeGateway('gwidem');
-  ({ gw, shop } = edge);
-});
-
-afterAll(async () => {
-  await gw?.stop();
-});
+const edge = useEdgeGateway('gwidem');
 
 const callsWith = (key: string) =>
   edge.seen.filter(
     (s) => (s.request as { headers: Record<string, string> }).headers['idempotency-key'] === key,
   );
 
-const create = (key: string, body: unknown = { amount: 1000 }, token = shop.testSecret.key) =>
-  gw.http('POST', '/v1/payments', { token, body, headers: { 'idempotency-key': key } });
+const create = (key: string, body: unknown = { amount: 1000 }, token = edge.shop.testSecret.key) =>
+  edge.gw.http('POST', '/v1/payments', { token, body, headers: { 'idempotency-key': key } });
 
 describe('Idempotency-Key on every POST', () => {
   it('replays the first answer to a retry with the same key and body, without calling the service again', async () => {
@@ -47,8 +34,7 @@ describe('Idempotency-Key on every POST', () => {
   it('answers 409 idempotency_conflict to the same key with another body, in the route’s error form', async () => {
     await create('conflict-1', { amount: 1000 });
     const other = await create('conflict-1', { amount: 2000 });
-    expect(other.status).toBe(409);
-    expect(other.json).toMatchObject({ statusCode: 409, code: 'idempotency_conflict' });
+    expectSimpleError(other, 409, 'idempotency_conflict');
     expect(callsWith('conflict-1')).toHaveLength(1);
   });
 
@@ -61,8 +47,8 @@ describe('Idempotency-Key on every POST', () => {
 
   it('does not keep an error, so a corrected retry may reuse the key', async () => {
     const invalid = () =>
-      gw.http('POST', '/v1/payments/pay_x/invalid', {
-        token: shop.testSecret.key,
+      edge.gw.http('POST', '/v1/payments/pay_x/invalid', {
+        token: edge.shop.testSecret.key,
         body: { amount: 1 },
         headers: { 'idempotency-key': 'after-error' },
       });
@@ -76,7 +62,7 @@ describe('Idempotency-Key on every POST', () => {
 
   it('keeps keys apart per project and per environment', async () => {
     const test = await create('shared-key');
-    const live = await create('shared-key', { amount: 1000 }, shop.liveSecret.key);
+    const live = await create('shared-key', { amount: 1000 }, edge.shop.liveSecret.key);
     const other = await create('shared-key', { amount: 1000 }, edge.other.testSecret.key);
     expect([test.status, live.status, other.status]).toEqual([201, 201, 201]);
     expect(new Set([test.json.token, live.json.token, other.json.token]).size).toBe(3);
@@ -92,7 +78,7 @@ describe('Idempotency-Key on every POST', () => {
 
   it('covers the gateway’s own admin routes too', async () => {
     const project = (key: string) =>
-      gw.http('POST', '/v1/admin/projects', {
+      edge.gw.http('POST', '/v1/admin/projects', {
         token: ADMIN_TOKEN,
         body: { name: 'Retried Shop' },
         headers: { 'idempotency-key': key },
@@ -101,19 +87,20 @@ describe('Idempotency-Key on every POST', () => {
     const again = await project('admin-1');
     expect(first.status).toBe(201);
     expect(again.json.id).toBe(first.json.id);
-    const listed = await gw.admin('GET', '/v1/admin/projects');
+    const listed = await edge.gw.admin('GET', '/v1/admin/projects');
     const named = (listed.json.data as { name: string }[]).filter((p) => p.name === 'Retried Shop');
     expect(named).toHaveLength(1);
     // The replayed answer shows the keys again, but the store keeps it sealed.
     expect(again.json.keys).toEqual(first.json.keys);
-    const kept = readFileSync(join(gw.system.dataDir, 'gateway', 'idempotency_keys.db'), 'utf8');
+    const stored = await edge.gw.running.context.store.collection('idempotency_keys').find({});
+    const kept = JSON.stringify(stored);
     expect(kept).toContain('admin:admin-1');
     for (const issued of first.json.keys as { key: string }[]) expect(kept).not.toContain(issued.key);
   });
 
   it('leaves signed settlements to their own idempotency_key', async () => {
     const settle = () =>
-      gw.http('POST', '/v1/provider/webhooks/prv_1', {
+      edge.gw.http('POST', '/v1/provider/webhooks/prv_1', {
         raw: '{"a":1}',
         headers: { 'content-type': 'application/json', 'idempotency-key': 'settle-1' },
       });

@@ -1,36 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SERVICE_NAMES } from '@mmp/protocol';
-import type { ForwardedRoute } from '../src/routes/route.js';
-import { createProject, startTestGateway, type TestGateway } from './support.js';
-
-const meta = { summary: 'test route', tag: 'Test' };
-const routes: ForwardedRoute[] = [
-  {
-    ...meta,
-    method: 'GET',
-    url: '/v1/payments',
-    service: 'payments',
-    operation: 'list',
-    auth: 'merchant',
-    scope: 'payments:read',
-    errorForm: 'simple',
-  },
-  {
-    ...meta,
-    method: 'GET',
-    url: '/v1/pay/:shortCode',
-    service: 'links-checkout',
-    operation: 'links.public',
-    auth: 'public',
-    errorForm: 'simple',
-  },
-];
+import { operation } from '@mmp/platform';
+import { SERVICE_NAMES, pingOperation } from '@mmp/protocol';
+import { expectEnvelopeError, expectSimpleError, startTestGateway } from './fixtures/gateway.js';
+import type { TestGateway } from './fixtures/gateway.js';
+import { paymentsListRoute, publicLinkRoute, serveReadRoutes } from './fixtures/read-routes.js';
 
 let gw: TestGateway;
 
 beforeAll(async () => {
   gw = await startTestGateway({
-    routes,
+    routes: [paymentsListRoute, publicLinkRoute],
     label: 'gwlimits',
     env: {
       RATE_LIMIT_KEY_MAX: '3',
@@ -39,8 +18,7 @@ beforeAll(async () => {
       HEALTH_TIMEOUT_MS: '300',
     },
   });
-  await gw.serve('payments', { list: async () => ({ status: 200, body: { data: [] } }) });
-  await gw.serve('links-checkout', { 'links.public': async () => ({ status: 200, body: {} }) });
+  await serveReadRoutes(gw);
 });
 
 afterAll(async () => {
@@ -49,7 +27,7 @@ afterAll(async () => {
 
 describe('rate limits', () => {
   it('limits each key on its own, with Retry-After and X-RateLimit-* headers', async () => {
-    const shop = await createProject(gw);
+    const shop = await gw.createProject();
     for (let i = 0; i < 3; i++) {
       const ok = await gw.http('GET', '/v1/payments', { token: shop.testSecret.key });
       expect(ok.status).toBe(200);
@@ -57,12 +35,7 @@ describe('rate limits', () => {
       expect(ok.headers.get('x-ratelimit-remaining')).toBe(String(2 - i));
     }
     const limited = await gw.http('GET', '/v1/payments', { token: shop.testSecret.key });
-    expect(limited.status).toBe(429);
-    expect(limited.json).toMatchObject({
-      statusCode: 429,
-      error: 'Too Many Requests',
-      code: 'rate_limit_exceeded',
-    });
+    expectSimpleError(limited, 429, 'rate_limit_exceeded');
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(limited.headers.get('x-ratelimit-remaining')).toBe('0');
     expect(limited.headers.get('x-ratelimit-reset')).toBeTruthy();
@@ -78,31 +51,31 @@ describe('rate limits', () => {
     expect(limited.status).toBe(429);
     expect(limited.json.code).toBe('rate_limit_exceeded');
     const unknown = await gw.http('GET', '/v1/unknown');
-    expect(unknown.status).toBe(429);
-    expect(unknown.json.error).toMatchObject({
-      code: 'rate_limit_exceeded',
-      type: 'rate_limit_error',
-      http_status: 429,
-    });
+    expectEnvelopeError(unknown, 429, 'rate_limit_exceeded');
+    expect(unknown.json.error.type).toBe('rate_limit_error');
   });
 });
 
 describe('GET /v1/health', () => {
   it('is 503 naming the services that do not answer, then 200 once all do', async () => {
-    const before = await fetch(`${gw.url}/v1/health`);
+    const before = await gw.http('GET', '/v1/health');
     expect(before.status).toBe(503);
-    const degraded = (await before.json()) as { status: string; services: Record<string, string> };
-    expect(degraded.status).toBe('degraded');
-    expect(degraded.services.gateway).toBe('ok');
-    expect(degraded.services['provider-router']).toBe('unavailable');
+    expect(before.json.status).toBe('degraded');
+    expect(before.json.services.gateway).toBe('ok');
+    expect(before.json.services['provider-router']).toBe('unavailable');
 
-    for (const name of SERVICE_NAMES.filter((n) => n !== 'gateway')) {
-      await gw.serve(name, { ping: async () => ({ status: 200, body: { service: name, status: 'ok' } }) });
-    }
-    const after = await fetch(`${gw.url}/v1/health`);
+    await gw.serve(
+      ...SERVICE_NAMES.filter((name) => name !== 'gateway').map((name) =>
+        operation(pingOperation(name), async () => ({
+          service: name,
+          status: 'ok' as const,
+          store: 'embedded' as const,
+        })),
+      ),
+    );
+    const after = await gw.http('GET', '/v1/health');
     expect(after.status).toBe(200);
-    const healthy = (await after.json()) as { status: string; services: Record<string, string> };
-    expect(healthy.status).toBe('ok');
-    expect(Object.keys(healthy.services).sort()).toEqual([...SERVICE_NAMES].sort());
+    expect(after.json.status).toBe('ok');
+    expect(Object.keys(after.json.services).sort()).toEqual([...SERVICE_NAMES].sort());
   });
 });

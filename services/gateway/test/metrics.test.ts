@@ -1,30 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ForwardedRoute } from '../src/routes/route.js';
-import { startTestGateway, type TestGateway } from './support.js';
+import { startTestGateway, type TestGateway } from './fixtures/gateway.js';
+import { publicLinkRoute, serveReadRoutes } from './fixtures/read-routes.js';
 
 /** What an operator alerts on at the edge: requests and latency per route and status class. */
 
-const routes: ForwardedRoute[] = [
-  {
-    summary: 'test route',
-    tag: 'Test',
-    method: 'GET',
-    url: '/v1/pay/:shortCode',
-    service: 'links-checkout',
-    operation: 'links.public',
-    auth: 'public',
-    errorForm: 'simple',
-  },
-];
-
 let gw: TestGateway;
 beforeAll(async () => {
-  gw = await startTestGateway({ routes, label: 'gwmetrics', env: { REQUEST_TIMEOUT_MS: '300' } });
+  gw = await startTestGateway({
+    routes: [publicLinkRoute],
+    label: 'gwmetrics',
+    env: { REQUEST_TIMEOUT_MS: '300' },
+  });
 });
 afterAll(() => gw?.stop());
 
 async function sample(labels: Record<string, string>, name = 'mmp_http_requests_total'): Promise<number> {
-  const text = await (await fetch(`http://127.0.0.1:${gw.running.opsPort}/metrics`)).text();
+  const text = await gw.running.context.metrics.metrics();
   const line = text
     .split('\n')
     .find(
@@ -38,7 +29,7 @@ describe('gateway metrics', () => {
     const route = { method: 'GET', route: '/v1/pay/:shortCode', service: 'gateway' };
     // links-checkout is not running: 503 service_unavailable.
     expect((await gw.http('GET', '/v1/pay/abc')).status).toBe(503);
-    await gw.serve('links-checkout', { 'links.public': async () => ({ status: 200, body: {} }) });
+    await serveReadRoutes(gw);
     expect((await gw.http('GET', '/v1/pay/abc')).status).toBe(200);
     expect((await gw.http('GET', '/v1/pay/def')).status).toBe(200);
     expect((await gw.http('GET', '/v1/nowhere')).status).toBe(404);

@@ -1,14 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { startService, type RunningService } from '@mmp/platform';
-import { createTestSystem } from '@mmp/platform/testing';
-import { gatewayApp, gatewayService, gatewayUrl } from '../src/service.js';
 import { openApiPath } from '../src/http/openapi.js';
 import { forwardedRoutes } from '../src/routes/index.js';
-import { ADMIN_TOKEN } from './support.js';
+import { documented } from '../src/routes/route.js';
+import { startTestGateway, type TestGateway } from './fixtures/gateway.js';
 
-const system = createTestSystem('gwdoc');
-let running: RunningService;
+let gw: TestGateway;
 let document: {
   openapi: string;
   tags: { name: string; description?: string }[];
@@ -16,19 +13,14 @@ let document: {
 };
 
 beforeAll(async () => {
-  running = (await startService(gatewayService, {
-    ...system.env,
-    ADMIN_TOKEN,
-    GATEWAY_PORT: '0',
-  })) as RunningService;
-  const response = await fetch(`${gatewayUrl(running)}/v1/openapi.json`);
+  gw = await startTestGateway({ routes: forwardedRoutes, label: 'gwdoc' });
+  const response = await gw.http('GET', '/v1/openapi.json');
   expect(response.status).toBe(200);
-  document = (await response.json()) as typeof document;
+  document = response.json as typeof document;
 });
 
 afterAll(async () => {
-  await running?.stop();
-  await system.cleanup();
+  await gw?.stop();
 });
 
 describe('OpenAPI document', () => {
@@ -41,7 +33,7 @@ describe('OpenAPI document', () => {
   });
 
   it('covers every route the gateway serves, except pages and the reference page', () => {
-    const served = gatewayApp(running).servedRoutes.filter(
+    const served = gw.app.servedRoutes.filter(
       (route) => !route.page && route.method !== 'HEAD' && !route.url.startsWith('/docs'),
     );
     expect(served.length).toBeGreaterThan(15);
@@ -104,7 +96,7 @@ describe('OpenAPI document', () => {
   });
 
   it('documents the security of each route and gives every merchant route a scope', () => {
-    for (const route of forwardedRoutes.filter((r) => !r.page)) {
+    for (const route of forwardedRoutes.map(documented).filter((r) => !r.page)) {
       const operation = document.paths[openApiPath(route.url)]![route.method.toLowerCase()]!;
       if (route.auth === 'merchant') {
         expect(route.scope, `${route.method} ${route.url}`).toBeDefined();
@@ -115,9 +107,9 @@ describe('OpenAPI document', () => {
   });
 
   it('serves a readable reference page locally', async () => {
-    const response = await fetch(`${gatewayUrl(running)}/docs/`);
+    const response = await gw.http('GET', '/docs/');
     expect(response.status).toBe(200);
-    const html = await response.text();
+    const html = response.text;
     expect(html).toContain('swagger-ui');
     expect(html).not.toMatch(/https?:\/\/(?!127\.0\.0\.1)[a-z0-9.-]+\.(com|net|org|io)\/[^"']*\.(js|css)/);
   });

@@ -1,11 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
-import { startService, type RunningService } from '@mmp/platform';
 import { createTestSystem } from '@mmp/platform/testing';
-import { createGatewayService, gatewayUrl } from '../src/service.js';
 import { rateLimitNameSpace } from '../src/http/shared-rate-limits.js';
-import { captureLogs } from '@mmp/platform/testing';
-import { ADMIN_TOKEN } from './support.js';
+import { startTestGateway, type TestGateway } from './fixtures/gateway.js';
 
 const redisUrl = process.env.RATE_LIMIT_TEST_REDIS_URL || 'redis://127.0.0.1:6379';
 
@@ -36,29 +33,23 @@ if (unavailable) {
 }
 
 const system = createTestSystem('gwredis');
-const logs = captureLogs();
-const gateways: RunningService[] = [];
+const gateways: TestGateway[] = [];
 
-/** One more replica of the same deployment: same NATS prefix, its own port and data folder. */
-async function startReplica(name: string, env: Record<string, string>): Promise<string> {
-  const running = (await startService(
-    createGatewayService({ routes: [] }),
-    {
-      ...system.env,
-      DATA_DIR: `${system.env.DATA_DIR}/${name}`,
-      ADMIN_TOKEN,
-      GATEWAY_PORT: '0',
-      LOG_LEVEL: 'info',
-      ...env,
-    },
-    { logDestination: logs.stream },
-  )) as RunningService;
-  gateways.push(running);
-  return gatewayUrl(running);
+/** One more replica of the same deployment: same NATS prefix, its own data folder. */
+async function startReplica(name: string, env: Record<string, string>): Promise<TestGateway> {
+  const replica = await startTestGateway({
+    routes: [],
+    system,
+    env: { DATA_DIR: `${system.env.DATA_DIR}/${name}`, LOG_LEVEL: 'info', ...env },
+  });
+  gateways.push(replica);
+  return replica;
 }
 
+const openApi = (replica: TestGateway) => replica.http('GET', '/v1/openapi.json');
+
 afterAll(async () => {
-  for (const gateway of gateways) await gateway.stop();
+  for (const gateway of gateways) await gateway.stop({ keep: true });
   if (!unavailable) {
     const redis = new Redis(redisUrl);
     const keys = await redis.keys(`${rateLimitNameSpace(system.prefix)}*`);
@@ -69,8 +60,8 @@ afterAll(async () => {
 });
 
 describe.skipIf(unavailable !== undefined)('rate limits shared through Redis', () => {
-  let a: string;
-  let b: string;
+  let a: TestGateway;
+  let b: TestGateway;
 
   beforeAll(async () => {
     const env = { RATE_LIMIT_REDIS_URL: redisUrl, RATE_LIMIT_IP_MAX: '3', RATE_LIMIT_WINDOW_MS: '60000' };
@@ -80,13 +71,13 @@ describe.skipIf(unavailable !== undefined)('rate limits shared through Redis', (
 
   it('counts requests on two gateways against one budget', async () => {
     const statuses = [];
-    for (const url of [a, a, b]) statuses.push((await fetch(`${url}/v1/openapi.json`)).status);
+    for (const replica of [a, a, b]) statuses.push((await openApi(replica)).status);
     expect(statuses).toEqual([200, 200, 200]);
-    const limited = await fetch(`${b}/v1/openapi.json`);
+    const limited = await openApi(b);
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect(((await limited.json()) as { error: { code: string } }).error.code).toBe('rate_limit_exceeded');
-    expect((await fetch(`${a}/v1/openapi.json`)).status).toBe(429);
+    expect(limited.json.error.code).toBe('rate_limit_exceeded');
+    expect((await openApi(a)).status).toBe(429);
   });
 
   it('keeps its counters under the NATS prefix of the deployment', async () => {
@@ -100,14 +91,14 @@ describe.skipIf(unavailable !== undefined)('rate limits shared through Redis', (
 describe('rate limits when Redis is down', () => {
   it('serves requests uncounted (fail open) and says so in the log', async () => {
     // Nothing listens on port 1: every counter update fails at once.
-    const url = await startReplica('down', {
+    const replica = await startReplica('down', {
       RATE_LIMIT_REDIS_URL: 'redis://127.0.0.1:1',
       RATE_LIMIT_IP_MAX: '1',
     });
     const started = Date.now();
-    for (let i = 0; i < 3; i++) expect((await fetch(`${url}/v1/openapi.json`)).status).toBe(200);
+    for (let i = 0; i < 3; i++) expect((await openApi(replica)).status).toBe(200);
     expect(Date.now() - started).toBeLessThan(1500);
-    expect(logs.text()).toContain('rate-limit Redis unreachable');
-    expect(logs.text()).not.toContain('redis://');
+    expect(replica.logs.text()).toContain('rate-limit Redis unreachable');
+    expect(replica.logs.text()).not.toContain('redis://');
   });
 });

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { describeStoreContract } from './contract.js';
+import { describeStoreContract } from '../testing/store-contract/index.js';
 import { EMBEDDED_FILE, openEmbeddedStore } from './embedded.js';
 import { openStore } from './open.js';
 import { DuplicateKeyError, type Doc } from './port.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { describeStoreContract } from './contract.js';
+import { describeStoreContract } from '../testing/store-contract/index.js';
 import { openMongoStore } from './mongo.js';
 
 /**

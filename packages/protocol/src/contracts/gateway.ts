@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEvent, defineOperation } from '../bus/contract.js';
+import { defineEvent } from '../bus/contract.js';
 
 /** What payers see of a merchant: its display name and logo. */
 export const ProjectDisplay = z.object({
@@ -9,19 +9,6 @@ export const ProjectDisplay = z.object({
   logoUrl: z.string().nullable(),
 });
 export type ProjectDisplay = z.infer<typeof ProjectDisplay>;
-
-export const gatewayOperations = {
-  project: defineOperation({
-    service: 'gateway',
-    name: 'projects.get',
-    actors: ['service'],
-    callers: ['links-checkout', 'payments'],
-    request: z.object({ projectId: z.string().min(1) }),
-    reply: ProjectDisplay,
-    errors: ['resource_not_found'],
-    summary: "A project's display name and logo",
-  }),
-};
 
 export const ProjectUpdatedData = z.object({ project: ProjectDisplay });
 export type ProjectUpdatedData = z.infer<typeof ProjectUpdatedData>;

@@ -1,6 +1,6 @@
 import type { EventContract, OperationContract } from '../bus/contract.js';
 import { customersApi } from './customers.js';
-import { gatewayOperations, projectEvents } from './gateway.js';
+import { projectEvents } from './gateway.js';
 import { checkoutApi, linksApi, pagesApi, sessionsForPayments } from './links-checkout.js';
 import { paymentEvents, paymentsApi, paymentsForCheckout, webhookEndpointsApi } from './payments.js';
 import { PING_OPERATIONS } from './ping.js';
@@ -43,7 +43,6 @@ export const OPERATION_CONTRACTS: readonly OperationContract[] = groups<Operatio
   routerQueries,
   pullApi,
   deliveryOperations,
-  gatewayOperations,
   sandboxOperations,
 );
 

@@ -30,6 +30,7 @@ const link = {
   maxUses: null,
   usageCount: 0,
   expiresAt: null,
+  livemode: false,
   createdAt: '2025-01-31T12:00:00.000Z',
   updatedAt: '2025-01-31T12:00:00.000Z',
 };

@@ -138,6 +138,8 @@ export const PaymentLink = z
     maxUses: z.number().int().nullable(),
     usageCount: z.number().int().nonnegative(),
     expiresAt: DateTime.nullable(),
+    /** Ours (the specification does not list it): the environment the link takes payments in. */
+    livemode: z.boolean(),
     createdAt: DateTime,
     updatedAt: DateTime,
   })

@@ -1,5 +1,5 @@
 import type { ApiKeyKind } from '@mmp/protocol';
-import { ALL_SCOPES, PUBLISHABLE_SAFE_SCOPES, SCOPES, type Scope } from './scopes.js';
+import { ALL_SCOPES, PUBLISHABLE_SAFE_SCOPES, SCOPES, type Scope } from '@mmp/protocol';
 
 export type KeyKind = ApiKeyKind;
 

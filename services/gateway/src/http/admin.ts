@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { ServiceClient } from '@mmp/platform';
-import { ALL_SCOPES } from '@mmp/protocol';
+import type { BusClient } from '@mmp/platform';
+import { ALL_SCOPES, routerQueries, webhookEndpointsApi } from '@mmp/protocol';
 import type { Accounts } from '../handlers/accounts.js';
 import { parseInput, type LocalRoute } from './local-route.js';
 
@@ -57,10 +57,10 @@ const CreateProviderBody = z.object({ name: z.string().trim().min(1).max(100) })
 const projectParams = z.object({ projectId: z.string() });
 const keyParams = z.object({ projectId: z.string(), keyId: z.string() });
 
-type Deps = { accounts: Accounts; services: ServiceClient };
+type Deps = { accounts: Accounts; bus: BusClient };
 
 /** Accounts administration the gateway answers itself: projects, their keys, providers' keys. */
-export function adminLocalRoutes({ accounts, services }: Deps): LocalRoute[] {
+export function adminLocalRoutes({ accounts, bus }: Deps): LocalRoute[] {
   const admin = { auth: 'admin', errorForm: 'envelope' } as const;
   return [
     {
@@ -69,17 +69,15 @@ export function adminLocalRoutes({ accounts, services }: Deps): LocalRoute[] {
       url: '/v1/admin/projects',
       tag: 'Admin: projects',
       summary: 'Create a project with its four keys (shown once) and, optionally, a sandbox webhook endpoint',
-      schema: {
-        body: CreateProjectBody,
-        responses: {
-          201: Project.extend({
-            keys: z.array(IssuedKey),
-            webhookEndpoint: z
-              .record(z.string(), z.unknown())
-              .nullable()
-              .describe('Includes the whsec_ secret, once'),
-          }),
-        },
+      schema: { body: CreateProjectBody },
+      responses: {
+        201: Project.extend({
+          keys: z.array(IssuedKey),
+          webhookEndpoint: z
+            .record(z.string(), z.unknown())
+            .nullable()
+            .describe('Includes the whsec_ secret, once'),
+        }),
       },
       async handler(request, reply) {
         const input = parseInput(CreateProjectBody, request.body);
@@ -87,9 +85,8 @@ export function adminLocalRoutes({ accounts, services }: Deps): LocalRoute[] {
         // The endpoint first: if payments cannot take it, nothing has been created.
         const webhookEndpoint = input.webhookUrl
           ? (
-              await services.call(
-                'payments',
-                'webhook-endpoints.create',
+              await bus.request(
+                webhookEndpointsApi.create,
                 { body: { url: input.webhookUrl } },
                 {
                   requestId: request.id,
@@ -115,7 +112,7 @@ export function adminLocalRoutes({ accounts, services }: Deps): LocalRoute[] {
       url: '/v1/admin/projects',
       tag: 'Admin: projects',
       summary: 'List projects',
-      schema: { responses: { 200: z.object({ data: z.array(Project) }) } },
+      responses: { 200: z.object({ data: z.array(Project) }) },
       async handler() {
         return { data: await accounts.listProjects() };
       },
@@ -126,7 +123,8 @@ export function adminLocalRoutes({ accounts, services }: Deps): LocalRoute[] {
       url: '/v1/admin/projects/:projectId',
       tag: 'Admin: projects',
       summary: 'Retrieve a project with its keys (hints only)',
-      schema: { params: projectParams, responses: { 200: Project.extend({ keys: z.array(KeySummary) }) } },
+      schema: { params: projectParams },
+      responses: { 200: Project.extend({ keys: z.array(KeySummary) }) },
       async handler(request) {
         const { projectId } = request.params as { projectId: string };
         return accounts.getProject(projectId);
@@ -138,7 +136,8 @@ export function adminLocalRoutes({ accounts, services }: Deps): LocalRoute[] {
       url: '/v1/admin/projects/:projectId/keys',
       tag: 'Admin: keys',
       summary: 'Create a key; publishable keys may hold only publishable-safe scopes',
-      schema: { params: projectParams, body: CreateKeyBody, responses: { 201: IssuedKey } },
+      schema: { params: projectParams, body: CreateKeyBody },
+      responses: { 201: IssuedKey },
       async handler(request, reply) {
         const { projectId } = request.params as { projectId: string };
         const input = parseInput(CreateKeyBody, request.body);
@@ -152,7 +151,8 @@ export function adminLocalRoutes({ accounts, services }: Deps): LocalRoute[] {
       url: '/v1/admin/projects/:projectId/keys',
       tag: 'Admin: keys',
       summary: "List a project's keys (hints only, never the keys)",
-      schema: { params: projectParams, responses: { 200: z.object({ data: z.array(KeySummary) }) } },
+      schema: { params: projectParams },
+      responses: { 200: z.object({ data: z.array(KeySummary) }) },
       async handler(request) {
         const { projectId } = request.params as { projectId: string };
         return { data: await accounts.listKeys(projectId) };
@@ -165,7 +165,8 @@ export function adminLocalRoutes({ accounts, services }: Deps): LocalRoute[] {
       tag: 'Admin: keys',
       summary:
         'Roll a key: a new key with the same kind, environment and scopes; the old one stops working at once',
-      schema: { params: keyParams, body: RollKeyBody, responses: { 201: IssuedKey } },
+      schema: { params: keyParams, body: RollKeyBody },
+      responses: { 201: IssuedKey },
       async handler(request, reply) {
         const { projectId, keyId } = request.params as { projectId: string; keyId: string };
         const input = parseInput(RollKeyBody, request.body);
@@ -178,7 +179,8 @@ export function adminLocalRoutes({ accounts, services }: Deps): LocalRoute[] {
       url: '/v1/admin/projects/:projectId/keys/:keyId/revoke',
       tag: 'Admin: keys',
       summary: 'Revoke a key at once',
-      schema: { params: keyParams, responses: { 200: KeySummary } },
+      schema: { params: keyParams },
+      responses: { 200: KeySummary },
       async handler(request) {
         const { projectId, keyId } = request.params as { projectId: string; keyId: string };
         return accounts.revokeKey(projectId, keyId);
@@ -190,17 +192,14 @@ export function adminLocalRoutes({ accounts, services }: Deps): LocalRoute[] {
       url: '/v1/admin/providers',
       tag: 'Admin: providers',
       summary: 'Create a provider: its API key (sk_) and settlement signing secret are shown once',
-      schema: {
-        body: CreateProviderBody,
-        responses: {
-          201: z.object({ id: z.string(), name: z.string(), apiKey: z.string(), signingSecret: z.string() }),
-        },
+      schema: { body: CreateProviderBody },
+      responses: {
+        201: z.object({ id: z.string(), name: z.string(), apiKey: z.string(), signingSecret: z.string() }),
       },
       async handler(request, reply) {
         const input = parseInput(CreateProviderBody, request.body);
-        const provider = await services.command<{ id: string; name: string; signingSecret: string }>(
-          'provider-router',
-          'providers.create',
+        const provider = await bus.request(
+          routerQueries.createProvider,
           { name: input.name },
           { requestId: request.id, actor: { kind: 'admin' } },
         );
@@ -217,10 +216,8 @@ export function adminLocalRoutes({ accounts, services }: Deps): LocalRoute[] {
       url: '/v1/admin/providers/:providerId/keys/roll',
       tag: 'Admin: providers',
       summary: "Roll a provider's API key; the old one stops working at once",
-      schema: {
-        params: z.object({ providerId: z.string() }),
-        responses: { 201: z.object({ providerId: z.string(), apiKey: z.string() }) },
-      },
+      schema: { params: z.object({ providerId: z.string() }) },
+      responses: { 201: z.object({ providerId: z.string(), apiKey: z.string() }) },
       async handler(request, reply) {
         const { providerId } = request.params as { providerId: string };
         return reply.code(201).send({ providerId, apiKey: await accounts.rollProviderKey(providerId) });

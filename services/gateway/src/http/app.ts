@@ -1,42 +1,26 @@
-import Fastify, {
-  LogController,
-  type FastifyBaseLogger,
-  type FastifyInstance,
-  type FastifyReply,
-} from 'fastify';
-import rateLimit from '@fastify/rate-limit';
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
-import type { Redis } from 'ioredis';
-import { z } from 'zod';
-import { appError } from '@mmp/protocol';
-import type { IdempotencyKeys, Logger, MetricsRegistry, SecretBox, ServiceClient } from '@mmp/platform';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { BusClient, IdempotencyKeys, Logger, MetricsRegistry, SecretBox } from '@mmp/platform';
 import type { Accounts } from '../handlers/accounts.js';
-import type { DocumentedRoute, ForwardedRoute } from '../routes/route.js';
+import { documented, type ForwardedRoute } from '../routes/route.js';
+import type { TrustProxy } from '../config.js';
 import { adminLocalRoutes } from './admin.js';
-import { errorFormOf, registerEdge, requestIdOf } from './edge.js';
-import { shapeError, toAppError } from './errors.js';
-import { registerForwardedRoutes } from './forward.js';
-import { registerHealth } from './health.js';
-import { registerIdempotency, type RememberedReply } from './idempotency.js';
-import { registerLocalRoutes } from './local-route.js';
-import { registerHttpMetrics } from './metrics.js';
-import { buildOpenApiDocument } from './openapi.js';
+import { docsPlugin } from './docs.js';
+import { edgePlugin, frameworkErrors, requestIdOf } from './edge.js';
+import { forwardPlugin } from './forward.js';
+import { guardPlugin } from './guard.js';
+import { healthPlugin } from './health.js';
+import { idempotencyPlugin, type RememberedReply } from './idempotency.js';
+import { localRoutesPlugin } from './local-route.js';
+import { httpMetricsPlugin } from './metrics.js';
+import { rateLimitPlugin, type RateLimitSettings } from './rate-limit.js';
 
 export type GatewaySettings = {
   adminToken: string;
   publicUrl: string;
   bodyLimitBytes: number;
-  trustProxy: boolean;
+  trustProxy: TrustProxy;
   healthTimeoutMs: number;
-  rateLimit: {
-    keyMax: number;
-    ipMax: number;
-    windowMs: number;
-    /** Counters shared by every replica; without it, each instance counts in memory. */
-    redis?: Redis;
-    nameSpace?: string;
-  };
+  rateLimit: RateLimitSettings;
 };
 
 export type ServedRoute = { method: string; url: string; page: boolean };
@@ -51,7 +35,7 @@ declare module 'fastify' {
 export type GatewayDeps = {
   settings: GatewaySettings;
   log: Logger;
-  services: ServiceClient;
+  bus: BusClient;
   accounts: Accounts;
   idempotencyKeys: IdempotencyKeys<RememberedReply>;
   /** Seals the answers kept for Idempotency-Key replays. */
@@ -61,134 +45,60 @@ export type GatewayDeps = {
   metrics: MetricsRegistry;
 };
 
-const ownRoutes: DocumentedRoute[] = [
-  {
-    method: 'GET',
-    url: '/v1/health',
-    auth: 'public',
-    errorForm: 'envelope',
-    tag: 'System',
-    summary: 'Whether every service answers',
-    schema: {
-      responses: {
-        200: z.object({
-          status: z.enum(['ok', 'degraded']),
-          services: z.record(z.string(), z.enum(['ok', 'unavailable'])),
-        }),
-        503: z.object({
-          status: z.enum(['ok', 'degraded']),
-          services: z.record(z.string(), z.enum(['ok', 'unavailable'])),
-        }),
-      },
-    },
-  },
-  {
-    method: 'GET',
-    url: '/v1/openapi.json',
-    auth: 'public',
-    errorForm: 'envelope',
-    tag: 'System',
-    summary: 'This document',
-    schema: {
-      responses: {
-        200: z.looseObject({ openapi: z.literal('3.1.0'), paths: z.record(z.string(), z.unknown()) }),
-      },
-    },
-  },
-];
-
 /**
- * The gateway's HTTP app, without listening: the only edge of the system. It
- * authenticates, authorises, rate-limits, shapes errors and forwards to services over NATS.
+ * Fastify refuses a bare hop count (it cannot tell the proxy from a client connecting
+ * directly); given one, the gateway trusts that many nearest hops, as proxy-addr counts them.
  */
-export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstance> {
-  const { settings } = deps;
-  const app = Fastify({
-    loggerInstance: deps.log as FastifyBaseLogger,
+function trustProxyOf(setting: TrustProxy) {
+  return typeof setting === 'number' ? (_address: string, hop: number) => hop < setting : setting;
+}
+
+function createFastify(settings: GatewaySettings, log: Logger, https: boolean): FastifyInstance {
+  return Fastify({
+    loggerInstance: log as FastifyBaseLogger,
     bodyLimit: settings.bodyLimitBytes,
-    trustProxy: settings.trustProxy,
+    trustProxy: trustProxyOf(settings.trustProxy),
     genReqId: requestIdOf,
-    // One access line per request instead of Fastify's two: registerEdge writes it.
+    // One access line per request instead of Fastify's two: the edge plugin writes it.
     logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
     return503OnClosing: true,
     // Ids are short; a longer path segment still reaches its route, which answers 404 in its
     // own error form. Past this, or with broken percent-encoding, frameworkErrors answers.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
-    frameworkErrors: (error, request, reply) => {
-      const known =
-        error.code === 'FST_ERR_MAX_PARAM_LENGTH'
-          ? appError('resource_not_found', 'No such resource.')
-          : appError('invalid_request', 'The URL is malformed.');
-      const { status, body } = shapeError(known, 'envelope', request.id);
-      void (reply as FastifyReply).code(status).type('application/json; charset=utf-8').send(body);
-    },
+    frameworkErrors: frameworkErrors(https),
   });
+}
 
+/**
+ * The gateway's HTTP app, without listening: the only edge of the system. It
+ * authenticates, authorises, rate-limits, shapes errors and forwards to services over NATS.
+ * Each concern is a plugin: the ones every route shares break encapsulation (edge, metrics,
+ * guard, rate limit, idempotency), the route plugins register inside their own context.
+ */
+export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstance> {
+  const { settings } = deps;
+  const https = settings.publicUrl.startsWith('https://');
+  const app = createFastify(settings, deps.log, https);
   const served: ServedRoute[] = [];
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) {
-      served.push({
-        method,
-        url: route.url,
-        page: (route.config as { page?: boolean } | undefined)?.page === true,
-      });
+      served.push({ method, url: route.url, page: route.config?.page === true });
     }
   });
   app.decorate('servedRoutes', served);
 
-  registerEdge(app, { https: settings.publicUrl.startsWith('https://') });
-  registerHttpMetrics(app, deps.metrics);
-
-  app.setErrorHandler((error, request, reply) => {
-    const { error: appErr, unexpected } = toAppError(error);
-    if (unexpected) request.log.error({ err: error }, 'request failed');
-    else if (appErr.status >= 500) request.log.warn({ code: appErr.code }, appErr.message);
-    const { status, body } = shapeError(appErr, errorFormOf(request), request.id);
-    return reply.code(status).type('application/json; charset=utf-8').send(body);
+  const localRoutes = adminLocalRoutes({ accounts: deps.accounts, bus: deps.bus });
+  await app.register(edgePlugin, { https });
+  await app.register(httpMetricsPlugin, { registry: deps.metrics });
+  await app.register(guardPlugin, { accounts: deps.accounts, adminToken: settings.adminToken });
+  await app.register(rateLimitPlugin, settings.rateLimit);
+  await app.register(idempotencyPlugin, { keys: deps.idempotencyKeys, box: deps.box });
+  await app.register(docsPlugin, {
+    routes: [...localRoutes, ...deps.routes.map(documented)],
+    publicUrl: settings.publicUrl,
   });
-
-  await app.register(rateLimit, {
-    global: true,
-    hook: 'onRequest',
-    ...(settings.rateLimit.redis
-      ? { redis: settings.rateLimit.redis, nameSpace: settings.rateLimit.nameSpace }
-      : {}),
-    // A counter store that fails (Redis down or slow) lets the request through: fail open.
-    skipOnError: true,
-    timeWindow: settings.rateLimit.windowMs,
-    keyGenerator: (request) => request.rateKey ?? `ip:${request.ip}`,
-    max: (_request, key) => (key.startsWith('ip:') ? settings.rateLimit.ipMax : settings.rateLimit.keyMax),
-    errorResponseBuilder: (_request, context) =>
-      appError('rate_limit_exceeded', `Rate limit exceeded; retry in ${Math.ceil(context.ttl / 1000)} s.`),
-  });
-
-  registerIdempotency(app, { keys: deps.idempotencyKeys, box: deps.box });
-
-  app.setNotFoundHandler({ preHandler: app.rateLimit() }, async (request) => {
-    throw appError('route_not_found', `No route ${request.method} ${request.url.split('?')[0]}.`);
-  });
-
-  const localRoutes = adminLocalRoutes(deps);
-  const document = buildOpenApiDocument([...ownRoutes, ...localRoutes, ...deps.routes], settings.publicUrl);
-  await app.register(swagger, { mode: 'static', specification: { document: document as never } });
-  await app.register(async (docs) => {
-    docs.addHook('onRoute', (route) => {
-      route.config = { ...(route.config as object), page: true };
-    });
-    await docs.register(swaggerUi, {
-      routePrefix: '/docs',
-      staticCSP: true,
-      uiConfig: { validatorUrl: null } as never,
-    });
-  });
-  app.get('/v1/openapi.json', async () => document);
-
-  registerHealth(app, { services: deps.services, timeoutMs: settings.healthTimeoutMs });
-  registerLocalRoutes(app, localRoutes, { accounts: deps.accounts, adminToken: settings.adminToken });
-  registerForwardedRoutes(app, deps.routes, {
-    services: deps.services,
-    accounts: deps.accounts,
-    adminToken: settings.adminToken,
-  });
+  await app.register(healthPlugin, { bus: deps.bus, timeoutMs: settings.healthTimeoutMs });
+  await app.register(localRoutesPlugin, { routes: localRoutes });
+  await app.register(forwardPlugin, { routes: deps.routes, bus: deps.bus });
   return app;
 }

@@ -1,6 +1,8 @@
 import type { IncomingMessage } from 'node:http';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { appError, newRequestId } from '@mmp/protocol';
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
+import fp from 'fastify-plugin';
+import { appError, newRequestId, type AppError } from '@mmp/protocol';
+import { shapeError, toAppError } from './errors.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -38,6 +40,37 @@ const PAGE_SECURITY_HEADERS = {
   'referrer-policy': 'no-referrer',
 };
 
+const HSTS = 'max-age=63072000; includeSubDomains';
+
+/** The headers of every API answer: its request id and the security headers. */
+function apiHeaders(requestId: string, https: boolean): Record<string, string> {
+  return {
+    'x-request-id': requestId,
+    ...API_SECURITY_HEADERS,
+    ...(https ? { 'strict-transport-security': HSTS } : {}),
+  };
+}
+
+/**
+ * A URL Fastify cannot route (a path segment past the router's limit, broken
+ * percent-encoding) is answered before any hook runs: here, in the envelope form, with the
+ * headers every answer carries.
+ */
+export function frameworkErrors(https: boolean): FastifyServerOptions['frameworkErrors'] {
+  return (error, request, reply) => {
+    const known =
+      error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+        ? appError('resource_not_found', 'No such resource.')
+        : appError('invalid_request', 'The URL is malformed.');
+    const { status, body } = shapeError(known, 'envelope', request.id);
+    void (reply as FastifyReply)
+      .code(status)
+      .headers(apiHeaders(request.id, https))
+      .type('application/json; charset=utf-8')
+      .send(body);
+  };
+}
+
 /** No request body needs more; a deeper one could only exhaust the stack of whoever walks it. */
 export const MAX_JSON_DEPTH = 64;
 
@@ -59,35 +92,27 @@ export function jsonDepth(text: string): number {
   return deepest;
 }
 
-/** Request ids on every response, security headers, and a JSON parser that keeps raw bytes where asked. */
-export function registerEdge(app: FastifyInstance, options: { https: boolean }): void {
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id);
-  });
-  // One line per request. Successful reads go at debug: a pull provider polling every second
-  // or a page polling its status would otherwise drown the changes and failures worth reading.
-  app.addHook('onResponse', async (request, reply) => {
-    const quiet = (request.method === 'GET' || request.method === 'HEAD') && reply.statusCode < 400;
-    request.log[quiet ? 'debug' : 'info'](
-      {
-        method: request.method,
-        route: request.routeOptions.url ?? 'unmatched',
-        path: request.url.split('?')[0],
-        statusCode: reply.statusCode,
-        ms: Math.round(reply.elapsedTime),
-      },
-      'request completed',
-    );
-  });
-  app.addHook('onSend', async (request, reply, payload) => {
-    const page = request.routeOptions.config?.page === true;
-    for (const [name, value] of Object.entries(page ? PAGE_SECURITY_HEADERS : API_SECURITY_HEADERS)) {
-      if (!reply.hasHeader(name)) reply.header(name, value);
-    }
-    if (options.https) reply.header('strict-transport-security', 'max-age=63072000; includeSubDomains');
-    return payload;
-  });
+/** A body the guarded parser refused: poisoned (valid JSON, refused all the same) or not JSON. */
+function refusedBody(text: string): AppError {
+  try {
+    JSON.parse(text);
+  } catch {
+    return appError('invalid_request', 'The body is not valid JSON.');
+  }
+  return appError(
+    'invalid_request',
+    'The body holds a __proto__ or constructor.prototype key, which no request may carry.',
+  );
+}
 
+/**
+ * JSON bodies through Fastify's own parser, which refuses `__proto__` and
+ * `constructor.prototype` keys (prototype poisoning), after a depth check; routes whose
+ * payload is signed also keep the exact text, and get even a refused body through to the
+ * service that judges it (signature first, then schema).
+ */
+function registerJsonParser(app: FastifyInstance): void {
+  const guardedParse = app.getDefaultJsonParser('error', 'error');
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, text, done) => {
     const raw = text as string;
@@ -101,15 +126,57 @@ export function registerEdge(app: FastifyInstance, options: { https: boolean }):
         undefined,
       );
     }
-    try {
-      done(null, JSON.parse(raw));
-    } catch {
-      // A signed payload is judged by its owner (signature first, then schema), not here.
-      if (keepRaw) return done(null, undefined);
-      done(appError('invalid_request', 'The body is not valid JSON.'), undefined);
-    }
+    guardedParse(request, raw, (error, body) => {
+      if (!error) return done(null, body);
+      done(keepRaw ? null : refusedBody(raw), undefined);
+    });
   });
 }
+
+/**
+ * What every request meets at the edge: its id on the response, security headers, one
+ * access line, the guarded JSON parser, and errors shaped in the route's form.
+ */
+export const edgePlugin = fp<{ https: boolean }>(
+  async (app, options) => {
+    app.decorateRequest('rawBody', undefined);
+    app.addHook('onRequest', async (request, reply) => {
+      reply.header('x-request-id', request.id);
+    });
+    // One line per request. Successful reads go at debug: a pull provider polling every second
+    // or a page polling its status would otherwise drown the changes and failures worth reading.
+    app.addHook('onResponse', async (request, reply) => {
+      const quiet = (request.method === 'GET' || request.method === 'HEAD') && reply.statusCode < 400;
+      request.log[quiet ? 'debug' : 'info'](
+        {
+          method: request.method,
+          route: request.routeOptions.url ?? 'unmatched',
+          path: request.url.split('?')[0],
+          statusCode: reply.statusCode,
+          ms: Math.round(reply.elapsedTime),
+        },
+        'request completed',
+      );
+    });
+    app.addHook('onSend', async (request, reply, payload) => {
+      const page = request.routeOptions.config?.page === true;
+      for (const [name, value] of Object.entries(page ? PAGE_SECURITY_HEADERS : API_SECURITY_HEADERS)) {
+        if (!reply.hasHeader(name)) reply.header(name, value);
+      }
+      if (options.https) reply.header('strict-transport-security', HSTS);
+      return payload;
+    });
+    registerJsonParser(app);
+    app.setErrorHandler((error, request, reply) => {
+      const { error: appErr, unexpected } = toAppError(error);
+      if (unexpected) request.log.error({ err: error }, 'request failed');
+      else if (appErr.status >= 500) request.log.warn({ code: appErr.code }, appErr.message);
+      const { status, body } = shapeError(appErr, errorFormOf(request), request.id);
+      return reply.code(status).type('application/json; charset=utf-8').send(body);
+    });
+  },
+  { name: 'mmp-edge', fastify: '5.x' },
+);
 
 export function errorFormOf(request: FastifyRequest): 'simple' | 'envelope' {
   return request.routeOptions.config?.errorForm ?? 'envelope';

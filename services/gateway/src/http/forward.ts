@@ -1,9 +1,9 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ServiceClient } from '@mmp/platform';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import type { BusClient } from '@mmp/platform';
 import type { ServiceReply, ServiceRequest } from '@mmp/protocol';
-import type { ForwardedRoute } from '../routes/route.js';
-import type { Accounts } from '../handlers/accounts.js';
-import { createGuard } from './guard.js';
+import { documented, type ForwardedRoute } from '../routes/route.js';
+import { actorOf } from './guard.js';
 
 /** The only request headers an operation may read; everything else stays at the edge. */
 const FORWARDED_HEADERS = ['idempotency-key', 'x-service-signature', 'accept-language'] as const;
@@ -38,35 +38,33 @@ function sendReply(reply: FastifyReply, result: ServiceReply, page: boolean) {
     return reply.type(result.contentType ?? 'text/html; charset=utf-8').send(result.body);
   }
   if (result.body === undefined || result.status === 204) return reply.send();
-  return reply.type('application/json; charset=utf-8').send(JSON.stringify(result.body));
+  // Objects go through the route's serializer; Fastify would send a bare string unquoted.
+  const body = typeof result.body === 'string' ? JSON.stringify(result.body) : result.body;
+  return reply.type('application/json; charset=utf-8').send(body);
 }
 
-/** Turns each ForwardedRoute into a Fastify route calling `svc.<service>.<operation>`. */
-export function registerForwardedRoutes(
-  app: FastifyInstance,
-  routes: ForwardedRoute[],
-  deps: { services: ServiceClient; accounts: Accounts; adminToken: string },
-): void {
+type ForwardOptions = { routes: ForwardedRoute[]; bus: BusClient };
+
+const forward: FastifyPluginAsync<ForwardOptions> = async (app, { routes, bus }) => {
   for (const route of routes) {
-    const guard = createGuard(route, deps.accounts, deps.adminToken);
-    app.route({
-      method: route.method,
-      url: route.url,
-      config: { errorForm: route.errorForm, rawBody: route.rawBody === true, page: route.page === true },
-      onRequest: [guard.identify],
-      preParsing: [guard.reject],
-      handler: async (request, reply) => {
-        const result = await deps.services.call(
-          route.service,
-          route.operation,
-          toServiceRequest(route, request),
-          {
-            requestId: request.id,
-            actor: request.actor,
-          },
-        );
-        return sendReply(reply, result, route.page === true);
-      },
+    app.guardedRoute(documented(route), async (request, reply) => {
+      const result = await bus.request(route.operation, toServiceRequest(route, request), {
+        requestId: request.id,
+        actor: actorOf(request),
+      });
+      return sendReply(reply, result, route.page === true);
     });
   }
-}
+};
+
+/**
+ * Every forwarded route: the request, as its contract's HTTP-shaped `ServiceRequest`, goes
+ * to the owning service over NATS with the caller's actor; its reply comes back as the
+ * HTTP answer.
+ */
+export const forwardPlugin = fp(forward, {
+  name: 'mmp-forward',
+  fastify: '5.x',
+  dependencies: ['mmp-guard', 'mmp-idempotency', 'mmp-rate-limit'],
+  encapsulate: true,
+});

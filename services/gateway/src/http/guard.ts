@@ -1,18 +1,27 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { appError, type Actor } from '@mmp/protocol';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
+import fp from 'fastify-plugin';
+import { ALL_SCOPES, PUBLISHABLE_SAFE_SCOPES, appError, grants, type Actor } from '@mmp/protocol';
 import { bearerToken } from '../domain/api-keys.js';
-import { ALL_SCOPES, PUBLISHABLE_SAFE_SCOPES, grants } from '@mmp/protocol';
 import type { Accounts } from '../handlers/accounts.js';
-import type { DocumentedRoute, ForwardedRoute } from '../routes/route.js';
+import type { DocumentedRoute } from '../routes/route.js';
+import { replySchemas } from './schemas.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    actor: Actor;
+    /** Who the request acts for, once the route's guard has identified it. */
+    actor?: Actor;
     /** The bucket of the rate limiter: the key, provider or admin when known, else the client IP. */
     rateKey?: string;
     /** Kept until the rate limiter has counted the request, then thrown. */
     authFailure?: unknown;
+  }
+  interface FastifyInstance {
+    /**
+     * Registers a route behind its guard (who may call it), in its error form, with its
+     * replies serialised from its response schemas.
+     */
+    guardedRoute(route: DocumentedRoute, handler: RouteHandlerMethod): void;
   }
 }
 
@@ -23,10 +32,8 @@ function sameSecret(presented: string, expected: string): boolean {
   return timingSafeEqual(a, b);
 }
 
-type Route = DocumentedRoute & Partial<Pick<ForwardedRoute, 'actAsProject'>>;
-
 async function identify(
-  route: Route,
+  route: DocumentedRoute,
   request: FastifyRequest,
   accounts: Accounts,
   adminToken: string,
@@ -84,7 +91,7 @@ async function actForProject(request: FastifyRequest, accounts: Accounts): Promi
   };
 }
 
-function authorize(route: Route, actor: Actor, params: Record<string, string | undefined>): void {
+function authorize(route: DocumentedRoute, actor: Actor, params: Record<string, string | undefined>): void {
   if (actor.kind !== 'merchant' || route.auth !== 'merchant') return;
   const scope = route.scope;
   // A merchant route without a scope is a wiring mistake: refuse rather than serve it open.
@@ -102,7 +109,7 @@ function authorize(route: Route, actor: Actor, params: Record<string, string | u
  * rate limiter (an `onRequest` hook added after this one) counts per key; a failure is
  * thrown only after the limiter counted it, and before any body is read.
  */
-export function createGuard(route: Route, accounts: Accounts, adminToken: string) {
+function createGuard(route: DocumentedRoute, accounts: Accounts, adminToken: string) {
   return {
     async identify(request: FastifyRequest) {
       try {
@@ -122,3 +129,37 @@ export function createGuard(route: Route, accounts: Accounts, adminToken: string
     },
   };
 }
+
+/**
+ * Who a guarded request acts for. A handler reached without one is a wiring mistake: it is
+ * refused rather than let the bus call the service in the gateway's own name.
+ */
+export function actorOf(request: FastifyRequest): Actor {
+  if (!request.actor) throw appError('internal_error', 'A route ran without its guard.');
+  return request.actor;
+}
+
+export type GuardOptions = { accounts: Accounts; adminToken: string };
+
+/** Identification and authorisation of every route, as `app.guardedRoute(route, handler)`. */
+export const guardPlugin = fp<GuardOptions>(
+  async (app, { accounts, adminToken }) => {
+    app.decorateRequest('actor', undefined);
+    app.decorateRequest('rateKey', undefined);
+    app.decorateRequest('authFailure', undefined);
+    app.decorate('guardedRoute', function (this: FastifyInstance, route, handler) {
+      const guard = createGuard(route, accounts, adminToken);
+      const response = replySchemas(route);
+      this.route({
+        method: route.method,
+        url: route.url,
+        config: { errorForm: route.errorForm, rawBody: route.rawBody === true, page: route.page === true },
+        ...(response ? { schema: { response } } : {}),
+        onRequest: [guard.identify],
+        preParsing: [guard.reject],
+        handler,
+      });
+    });
+  },
+  { name: 'mmp-guard', fastify: '5.x', dependencies: ['mmp-edge'] },
+);

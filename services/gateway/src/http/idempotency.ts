@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
 import {
   checkIdempotencyKey,
   requestHash,
@@ -42,44 +43,45 @@ function callerOf(actor: Actor): string {
  * Services that create money-moving objects keep their own key too (payments does), so a
  * retry after a gateway crash mid-request still never makes a second one.
  */
-export function registerIdempotency(
-  app: FastifyInstance,
-  deps: { keys: IdempotencyKeys<RememberedReply>; box: SecretBox },
-): void {
-  const { keys, box } = deps;
-  app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
-    const header = request.headers['idempotency-key'];
-    // Signed raw-body routes (settlements) de-duplicate by the payload's own idempotency_key;
-    // an unknown route has no caller to key by.
-    const signed = request.routeOptions.config?.rawBody === true;
-    if (request.method !== 'POST' || header === undefined || signed || !request.actor) return;
-    const key = checkIdempotencyKey(Array.isArray(header) ? header.join(',') : header);
-    const claim = await keys.claim(
-      `${callerOf(request.actor)}:${key}`,
-      requestHash({ url: request.url, body: request.body ?? null }),
-    );
-    if (claim.replay) {
-      const { status, contentType, sealedBody } = claim.replay;
-      if (contentType) reply.type(contentType);
-      return reply.code(status).header('idempotent-replayed', 'true').send(box.open(sealedBody));
-    }
-    request.idempotencyClaim = claim;
-  });
+export const idempotencyPlugin = fp<{ keys: IdempotencyKeys<RememberedReply>; box: SecretBox }>(
+  async (app, { keys, box }) => {
+    app.decorateRequest('idempotencyClaim', undefined);
+    app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
+      const header = request.headers['idempotency-key'];
+      // Signed raw-body routes (settlements) de-duplicate by the payload's own idempotency_key;
+      // an unknown route has no caller to key by.
+      const signed = request.routeOptions.config?.rawBody === true;
+      if (request.method !== 'POST' || header === undefined || signed || !request.actor) return;
+      const key = checkIdempotencyKey(Array.isArray(header) ? header.join(',') : header);
+      const claim = await keys.claim(
+        `${callerOf(request.actor)}:${key}`,
+        requestHash({ url: request.url, body: request.body ?? null }),
+      );
+      if (claim.replay) {
+        const { status, contentType, sealedBody } = claim.replay;
+        if (contentType) reply.type(contentType);
+        return reply.code(status).header('idempotent-replayed', 'true').send(box.open(sealedBody));
+      }
+      request.idempotencyClaim = claim;
+    });
 
-  app.addHook('onSend', async (request, reply, payload) => {
-    const claim = request.idempotencyClaim;
-    if (!claim) return payload;
-    request.idempotencyClaim = undefined;
-    if (reply.statusCode < 400 && (typeof payload === 'string' || payload === null)) {
-      const contentType = reply.getHeader('content-type');
-      await claim.complete({
-        status: reply.statusCode,
-        contentType: typeof contentType === 'string' ? contentType : null,
-        sealedBody: box.seal(payload ?? ''),
-      });
-    } else {
-      await claim.release();
-    }
-    return payload;
-  });
-}
+    app.addHook('onSend', async (request, reply, payload) => {
+      const claim = request.idempotencyClaim;
+      if (!claim) return payload;
+      request.idempotencyClaim = undefined;
+      if (reply.statusCode < 400 && (typeof payload === 'string' || payload === null)) {
+        const contentType = reply.getHeader('content-type');
+        await claim.complete({
+          status: reply.statusCode,
+          contentType: typeof contentType === 'string' ? contentType : null,
+          sealedBody: box.seal(payload ?? ''),
+        });
+      } else {
+        await claim.release();
+      }
+      return payload;
+    });
+  },
+  // It keys by the caller the guard identified.
+  { name: 'mmp-idempotency', fastify: '5.x', dependencies: ['mmp-guard'] },
+);

@@ -1,34 +1,25 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, RouteHandlerMethod } from 'fastify';
+import fp from 'fastify-plugin';
 import type { z } from 'zod';
 import { parseOrThrow } from '@mmp/protocol';
 import type { DocumentedRoute } from '../routes/route.js';
-import type { Accounts } from '../handlers/accounts.js';
-import { createGuard } from './guard.js';
 
 /** A route the gateway answers itself (accounts), guarded and documented like a forwarded one. */
-export type LocalRoute = DocumentedRoute & {
-  handler: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
-};
-
-export function registerLocalRoutes(
-  app: FastifyInstance,
-  routes: LocalRoute[],
-  deps: { accounts: Accounts; adminToken: string },
-): void {
-  for (const route of routes) {
-    const guard = createGuard(route, deps.accounts, deps.adminToken);
-    app.route({
-      method: route.method,
-      url: route.url,
-      config: { errorForm: route.errorForm },
-      onRequest: [guard.identify],
-      preParsing: [guard.reject],
-      handler: route.handler,
-    });
-  }
-}
+export type LocalRoute = DocumentedRoute & { handler: RouteHandlerMethod };
 
 /** Validates input at the edge: one 422 entry per invalid field. */
 export function parseInput<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
   return parseOrThrow(schema, value ?? {});
 }
+
+const localRoutes: FastifyPluginAsync<{ routes: LocalRoute[] }> = async (app, { routes }) => {
+  for (const route of routes) app.guardedRoute(route, route.handler);
+};
+
+/** The routes the gateway answers from its own store (the accounts under `/v1/admin`). */
+export const localRoutesPlugin = fp(localRoutes, {
+  name: 'mmp-local-routes',
+  fastify: '5.x',
+  dependencies: ['mmp-guard', 'mmp-idempotency', 'mmp-rate-limit'],
+  encapsulate: true,
+});

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
 import { counter, histogram, statusClass, type MetricsRegistry } from '@mmp/platform';
 
 /**
@@ -7,27 +7,30 @@ import { counter, histogram, statusClass, type MetricsRegistry } from '@mmp/plat
  * (`/v1/payments/:id`), never the raw URL, so ids do not multiply the series;
  * requests that matched no route share `unmatched`.
  */
-export function registerHttpMetrics(app: FastifyInstance, registry: MetricsRegistry): void {
-  const labels = ['method', 'route', 'status_class'] as const;
-  const total = counter(
-    registry,
-    'mmp_http_requests_total',
-    'HTTP requests answered by the gateway.',
-    labels,
-  );
-  const seconds = histogram(
-    registry,
-    'mmp_http_request_duration_seconds',
-    'Time the gateway took to answer an HTTP request.',
-    labels,
-  );
-  app.addHook('onResponse', async (request, reply) => {
-    const series = {
-      method: request.method,
-      route: request.routeOptions.url ?? 'unmatched',
-      status_class: statusClass(reply.statusCode),
-    };
-    total.inc(series);
-    seconds.observe(series, reply.elapsedTime / 1000);
-  });
-}
+export const httpMetricsPlugin = fp<{ registry: MetricsRegistry }>(
+  async (app, { registry }) => {
+    const labels = ['method', 'route', 'status_class'] as const;
+    const total = counter(
+      registry,
+      'mmp_http_requests_total',
+      'HTTP requests answered by the gateway.',
+      labels,
+    );
+    const seconds = histogram(
+      registry,
+      'mmp_http_request_duration_seconds',
+      'Time the gateway took to answer an HTTP request.',
+      labels,
+    );
+    app.addHook('onResponse', async (request, reply) => {
+      const series = {
+        method: request.method,
+        route: request.routeOptions.url ?? 'unmatched',
+        status_class: statusClass(reply.statusCode),
+      };
+      total.inc(series);
+      seconds.observe(series, reply.elapsedTime / 1000);
+    });
+  },
+  { name: 'mmp-http-metrics', fastify: '5.x' },
+);

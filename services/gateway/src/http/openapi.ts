@@ -1,18 +1,7 @@
 import { z } from 'zod';
-import { EnvelopeErrorBody, SimpleErrorBody } from '@mmp/protocol';
-import { PUBLISHABLE_SAFE_SCOPES, SCOPES } from '@mmp/protocol';
+import { EnvelopeErrorBody, PUBLISHABLE_SAFE_SCOPES, SCOPES, SimpleErrorBody } from '@mmp/protocol';
 import type { DocumentedRoute } from '../routes/route.js';
-
-type JsonSchema = Record<string, unknown>;
-
-function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, {
-    target: 'draft-2020-12',
-    io,
-    unrepresentable: 'any',
-  }) as JsonSchema;
-  return rest;
-}
+import { jsonSchema, type JsonSchema } from './schemas.js';
 
 /** `/v1/payments/:token` → `/v1/payments/{token}` */
 export function openApiPath(url: string): string {
@@ -102,7 +91,7 @@ function operation(route: DocumentedRoute): JsonSchema {
   const requestIdHeader = {
     'X-Request-Id': { description: 'The request id', schema: { type: 'string' } },
   };
-  for (const [status, schema] of Object.entries(route.schema?.responses ?? { 200: z.unknown() })) {
+  for (const [status, schema] of Object.entries(route.responses ?? { 200: z.unknown() })) {
     responses[status] = {
       description: 'Success',
       headers: requestIdHeader,

@@ -1,92 +1,20 @@
 import { z } from 'zod';
-import {
-  CreatePaymentBody,
-  Payment,
-  PaymentCreateResponse,
-  PaymentList,
-  PaymentListQuery,
-  PaymentRetrieveQuery,
-} from '@mmp/protocol';
-import type { ForwardedRoute } from './route.js';
+import { CreatePaymentBody, PaymentListQuery, PaymentRetrieveQuery, paymentsApi as api } from '@mmp/protocol';
+import { routeGroup, type ForwardedRoute } from './route.js';
 
-const tokenParams = z.object({ token: z.string().describe('Payment token (pay_…)') });
+const byToken = { params: z.object({ token: z.string().describe('Payment token (pay_…)') }) };
+const byUser = {
+  params: z.object({ userId: z.uuid() }),
+  query: z.object({ limit: z.coerce.number().int().min(1).max(100).optional() }),
+};
+const merchant = routeGroup({ auth: 'merchant', errorForm: 'simple', tag: 'Payments' });
 
 /** The merchant payment API, served by the payments service (simple error form). */
 export const paymentsRoutes: ForwardedRoute[] = [
-  {
-    method: 'POST',
-    url: '/v1/payments',
-    service: 'payments',
-    operation: 'create',
-    auth: 'merchant',
-    scope: 'payments:write',
-    errorForm: 'simple',
-    summary: 'Create a payment; Idempotency-Key replays the first answer for 24 hours',
-    tag: 'Payments',
-    schema: { body: CreatePaymentBody, responses: { 201: PaymentCreateResponse } },
-  },
-  {
-    method: 'GET',
-    url: '/v1/payments',
-    service: 'payments',
-    operation: 'list',
-    auth: 'merchant',
-    scope: 'payments:read',
-    errorForm: 'simple',
-    summary: 'List payments, newest first, with filters, search and cursor or page pagination',
-    tag: 'Payments',
-    schema: { query: PaymentListQuery, responses: { 200: PaymentList } },
-  },
-  {
-    method: 'GET',
-    url: '/v1/payments/user/:userId',
-    service: 'payments',
-    operation: 'list-by-user',
-    auth: 'merchant',
-    scope: 'payments:read',
-    errorForm: 'simple',
-    summary: "A user's payments, newest first (limit default and max 100)",
-    tag: 'Payments',
-    schema: {
-      params: z.object({ userId: z.uuid() }),
-      query: z.object({ limit: z.coerce.number().int().min(1).max(100).optional() }),
-      responses: { 200: z.array(Payment) },
-    },
-  },
-  {
-    method: 'GET',
-    url: '/v1/payments/:token',
-    service: 'payments',
-    operation: 'retrieve',
-    auth: 'merchant',
-    scope: 'payments:read',
-    errorForm: 'simple',
-    summary: 'Retrieve a payment; expand[] or expand adds customer, project, refunds, events',
-    tag: 'Payments',
-    schema: { params: tokenParams, query: PaymentRetrieveQuery, responses: { 200: Payment } },
-  },
-  {
-    method: 'GET',
-    url: '/v1/payments/:token/verify',
-    service: 'payments',
-    operation: 'verify',
-    auth: 'merchant',
-    scope: 'payments:read',
-    errorForm: 'simple',
-    summary: 'Re-check a payment with its provider route, apply what is learnt, and return it',
-    tag: 'Payments',
-    schema: { params: tokenParams, responses: { 200: Payment } },
-  },
-  {
-    method: 'POST',
-    url: '/v1/payments/:token/cancel',
-    service: 'payments',
-    operation: 'cancel',
-    auth: 'merchant',
-    scope: 'payments:write',
-    errorForm: 'simple',
-    summary: 'Cancel a PENDING payment the payer has not initiated yet',
-    tag: 'Payments',
-    schema: { params: tokenParams, responses: { 200: Payment } },
-  },
+  merchant('POST', '/v1/payments', api.create, { body: CreatePaymentBody }),
+  merchant('GET', '/v1/payments', api.list, { query: PaymentListQuery }),
+  merchant('GET', '/v1/payments/user/:userId', api.listByUser, byUser),
+  merchant('GET', '/v1/payments/:token', api.retrieve, { ...byToken, query: PaymentRetrieveQuery }),
+  merchant('GET', '/v1/payments/:token/verify', api.verify, byToken),
+  merchant('POST', '/v1/payments/:token/cancel', api.cancel, byToken),
 ];

@@ -1,5 +1,6 @@
-import type { Store } from '@mmp/platform';
+import type { Outbox, Store } from '@mmp/platform';
 import type { KeyKind } from '../domain/api-keys.js';
+import { projectUpdated } from '../domain/projects.js';
 
 export type ProjectDoc = {
   _id: string;
@@ -7,6 +8,8 @@ export type ProjectDoc = {
   displayName: string;
   logoUrl: string | null;
   createdAt: Date;
+  /** project.updated carried it; projects stored before that event existed lack it. */
+  announced?: true;
 };
 
 /** A merchant API key: only its keyed hash and a display hint are kept. */
@@ -32,9 +35,12 @@ export type ProviderKeyDoc = {
   revokedAt: Date | null;
 };
 
+/** Projects carry their `project.updated` events in an outbox. */
+export const projectsCollection = (store: Store) => store.collection<ProjectDoc>('projects');
+
 /** The gateway's own collections: projects, their API keys, and providers' API keys. */
-export async function openAccountsStore(store: Store) {
-  const projects = store.collection<ProjectDoc>('projects');
+export async function openAccountsStore(store: Store, outbox: Outbox) {
+  const projects = projectsCollection(store);
   const apiKeys = store.collection<ApiKeyDoc>('api_keys');
   const providerKeys = store.collection<ProviderKeyDoc>('provider_keys');
   await apiKeys.ensureIndex({ fields: { hash: 1 }, unique: true });
@@ -43,7 +49,18 @@ export async function openAccountsStore(store: Store) {
   await providerKeys.ensureIndex({ fields: { providerId: 1 } });
 
   return {
-    insertProject: (doc: ProjectDoc) => projects.insertOne(doc),
+    /** The project and its announcement, in one write. */
+    insertProject: (doc: ProjectDoc) =>
+      outbox.insert(projects, { ...doc, announced: true }, [projectUpdated(doc, doc.createdAt)]),
+    unannouncedProjects: () => projects.find({ announced: { $exists: false } }),
+    /** Compare-and-set: whichever replica starts first announces a project, once. */
+    announceProject: (doc: ProjectDoc, at: Date) =>
+      outbox.update(
+        projects,
+        { _id: doc._id, announced: { $exists: false } },
+        { $set: { announced: true } },
+        [projectUpdated(doc, at)],
+      ),
     findProject: (id: string) => projects.findOne({ _id: id }),
     listProjects: () => projects.find({}, { sort: { createdAt: -1 } }),
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ContractContext } from './contract.js';
-import { DuplicateKeyError, type Doc } from './port.js';
+import type { ContractContext } from './index.js';
+import { DuplicateKeyError, type Doc } from '../../store/port.js';
 
 type Account = Doc & {
   email?: string;

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe } from 'vitest';
-import { describeIndexContract } from './contract-indexes.js';
-import { describeQueryContract } from './contract-queries.js';
-import { describeUpdateContract } from './contract-updates.js';
-import type { Collection, Doc, Store } from './port.js';
+import { describeIndexContract } from './indexes.js';
+import { describeQueryContract } from './queries.js';
+import { describeUpdateContract } from './updates.js';
+import type { Collection, Doc, Store } from '../../store/port.js';
 
 /** What each part of the contract gets: the store under test and isolation helpers. */
 export type ContractContext = {

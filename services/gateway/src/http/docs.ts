@@ -1,0 +1,47 @@
+import type { FastifyPluginAsync } from 'fastify';
+import fp from 'fastify-plugin';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { z } from 'zod';
+import type { DocumentedRoute } from '../routes/route.js';
+import { buildOpenApiDocument } from './openapi.js';
+import { healthRoute } from './health.js';
+
+export const openApiRoute: DocumentedRoute = {
+  method: 'GET',
+  url: '/v1/openapi.json',
+  auth: 'public',
+  errorForm: 'envelope',
+  tag: 'System',
+  summary: 'This document',
+  responses: {
+    200: z.looseObject({ openapi: z.literal('3.1.0'), paths: z.record(z.string(), z.unknown()) }),
+  },
+};
+
+type DocsOptions = { routes: DocumentedRoute[]; publicUrl: string };
+
+const docs: FastifyPluginAsync<DocsOptions> = async (app, { routes, publicUrl }) => {
+  const document = buildOpenApiDocument([healthRoute, openApiRoute, ...routes], publicUrl);
+  await app.register(swagger, { mode: 'static', specification: { document: document as never } });
+  await app.register(async (reference) => {
+    reference.addHook('onRoute', (route) => {
+      route.config = { ...(route.config as object), page: true };
+    });
+    await reference.register(swaggerUi, {
+      routePrefix: '/docs',
+      staticCSP: true,
+      uiConfig: { validatorUrl: null } as never,
+    });
+  });
+  // The document is already JSON-shaped data: sent as it is rather than walked by a serializer.
+  app.get(openApiRoute.url, async () => document);
+};
+
+/** The OpenAPI document of every route (`/v1/openapi.json`) and its reference page (`/docs`). */
+export const docsPlugin = fp(docs, {
+  name: 'mmp-docs',
+  fastify: '5.x',
+  dependencies: ['mmp-edge'],
+  encapsulate: true,
+});

@@ -1,0 +1,40 @@
+import rateLimit from '@fastify/rate-limit';
+import fp from 'fastify-plugin';
+import type { Redis } from 'ioredis';
+import { appError } from '@mmp/protocol';
+
+export type RateLimitSettings = {
+  keyMax: number;
+  ipMax: number;
+  windowMs: number;
+  /** Counters shared by every replica; without it, each instance counts in memory. */
+  redis?: Redis;
+  nameSpace?: string;
+};
+
+/**
+ * One budget per API key, provider key or the admin token once the guard has identified
+ * the caller, else per client IP (`request.ip`, which follows TRUST_PROXY). Every route is
+ * counted, unknown ones too: the 404 answer is rate-limited like any other.
+ */
+export const rateLimitPlugin = fp<RateLimitSettings>(
+  async (app, settings) => {
+    await app.register(rateLimit, {
+      global: true,
+      hook: 'onRequest',
+      ...(settings.redis ? { redis: settings.redis, nameSpace: settings.nameSpace } : {}),
+      // A counter store that fails (Redis down or slow) lets the request through: fail open.
+      skipOnError: true,
+      timeWindow: settings.windowMs,
+      keyGenerator: (request) => request.rateKey ?? `ip:${request.ip}`,
+      max: (_request, key) => (key.startsWith('ip:') ? settings.ipMax : settings.keyMax),
+      errorResponseBuilder: (_request, context) =>
+        appError('rate_limit_exceeded', `Rate limit exceeded; retry in ${Math.ceil(context.ttl / 1000)} s.`),
+    });
+    app.setNotFoundHandler({ preHandler: app.rateLimit() }, async (request) => {
+      throw appError('route_not_found', `No route ${request.method} ${request.url.split('?')[0]}.`);
+    });
+  },
+  // Routes read the guard's caller (`rateKey`) before the limiter counts them.
+  { name: 'mmp-rate-limit', fastify: '5.x', dependencies: ['mmp-edge', 'mmp-guard'] },
+);
