@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { format, resolveConfig } from 'prettier';
 import { baseFiles, configName, memoryOf, secretName } from './base.js';
 import { monitoringFiles } from './monitoring.js';
+import { NATS_AUTH_VALUES, natsAuthValues } from './nats-auth.js';
 import { OVERLAYS, overlayFiles } from './overlays.js';
 import { COMMON_CONFIG, SERVICES } from './services.js';
 import { toYaml } from './yaml.js';
@@ -38,6 +39,11 @@ export async function generatedYaml(): Promise<Map<string, string>> {
     await add(`${KUBERNETES_DIR}/overlays/${overlay.name}`, overlayFiles(overlay));
   await add(`${KUBERNETES_DIR}/monitoring`, monitoringFiles());
   return out;
+}
+
+/** Values of the stateful parts' charts that come from the code: the NATS users and permissions. */
+export async function generatedValues(): Promise<Map<string, string>> {
+  return new Map([[NATS_AUTH_VALUES, await toYaml([natsAuthValues()], join(REPO, NATS_AUTH_VALUES))]]);
 }
 
 /** The Secrets and ConfigMaps table of docs/operations.md. */
@@ -76,7 +82,7 @@ export async function operationsDoc(current: string): Promise<string> {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  for (const [path, text] of await generatedYaml()) {
+  for (const [path, text] of [...(await generatedYaml()), ...(await generatedValues())]) {
     mkdirSync(dirname(join(REPO, path)), { recursive: true });
     writeFileSync(join(REPO, path), text);
   }

@@ -5,7 +5,14 @@ import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { OPS_PATHS, parseEnv } from '@mmp/platform';
 import { COMMON_CONFIG_NAME, gracePeriodSeconds, IMAGE_USER, secretName } from '../src/base.js';
-import { generatedYaml, KUBERNETES_DIR, OPERATIONS_DOC, operationsDoc, REPO } from '../src/generate.js';
+import {
+  generatedValues,
+  generatedYaml,
+  KUBERNETES_DIR,
+  OPERATIONS_DOC,
+  operationsDoc,
+  REPO,
+} from '../src/generate.js';
 import { ALERTS } from '../src/monitoring.js';
 import { OVERLAYS } from '../src/overlays.js';
 import { renderKustomization, type K8sObject } from '../src/render.js';
@@ -77,6 +84,8 @@ describe('generated manifests', () => {
     const generated = await generatedYaml();
     for (const [path, text] of generated) expect(read(path), `${path} differs: run the generator`).toBe(text);
     expect(filesUnder(KUBERNETES_DIR).sort()).toEqual([...generated.keys()].sort());
+    for (const [path, text] of await generatedValues())
+      expect(read(path), `${path} differs: run the generator`).toBe(text);
     expect(read(OPERATIONS_DOC), `${OPERATIONS_DOC}'s table differs: run the generator`).toBe(
       await operationsDoc(read(OPERATIONS_DOC)),
     );

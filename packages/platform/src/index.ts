@@ -15,3 +15,4 @@ export * from './metrics.js';
 export * from './ops-server.js';
 export * from './service.js';
 export * from './store/index.js';
+export * from './nats-permissions.js';

@@ -32,6 +32,11 @@ export function createNaming(prefix: string): Naming {
   };
 }
 
+/** Each connection's replies come to its own inbox, which no other service may read. */
+export function inboxPrefixOf(name: string): string {
+  return `_INBOX_${name.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+}
+
 /** How a service proves who it is to NATS: nothing (development), a user, or a creds file. */
 export type NatsAuth = { user?: string; password?: string; credsFile?: string };
 
@@ -58,6 +63,8 @@ export async function connectNats(options: {
     name: options.name,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 1000,
+    // Replies come to an inbox only this service may read (see nats-permissions.ts).
+    inboxPrefix: inboxPrefixOf(options.name),
     // A stack trace captured for every request costs more CPU than the request itself;
     // a failed request says which subject it was for.
     noAsyncTraces: true,

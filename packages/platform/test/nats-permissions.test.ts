@@ -1,0 +1,186 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect as tcpConnect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  SERVICE_NAMES,
+  customersApi,
+  newEvent,
+  paymentEvents,
+  paymentsApi,
+  paymentsForCheckout,
+  pingOperation,
+  type ServiceName,
+} from '@mmp/protocol';
+import {
+  connectNats,
+  createEventPublisher,
+  createLogger,
+  natsPermissions,
+  startService,
+} from '../src/index.js';
+import { createBusClient } from '../src/rpc.js';
+import { BaseEnv } from '../src/config.js';
+import { createNaming } from '../src/nats.js';
+import { eventually, freePort, samplePaymentSnapshot } from '../src/testing/index.js';
+
+/**
+ * The permissions generated from the contracts, on a real NATS server of the test's own:
+ * each service connects as its own user, what its contracts let it do works, and anything
+ * else (a forged merchant request from a service that is not the gateway, another
+ * service's events, another service's inbox) is refused by the server.
+ */
+const log = createLogger({ service: 'nats-permissions-test', level: 'silent' });
+const installed = spawnSync('nats-server', ['--version']).status === 0;
+if (!installed && process.env.CI !== 'true')
+  console.warn('nats-permissions: skipped, nats-server is not installed');
+const prefix = 'perm';
+const naming = createNaming(prefix);
+const password = (service: string) => `pw-${service}-0123456789`;
+let server: ChildProcess;
+let dir = '';
+let url = '';
+
+function listening(port: number) {
+  return new Promise<boolean>((resolve) => {
+    const socket = tcpConnect({ host: '127.0.0.1', port });
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
+  });
+}
+
+beforeAll(async () => {
+  if (!installed && process.env.CI !== 'true') return;
+  dir = mkdtempSync(join(tmpdir(), 'mmp-nats-perm-'));
+  const port = await freePort();
+  url = `nats://127.0.0.1:${port}`;
+  const config = {
+    listen: `127.0.0.1:${port}`,
+    jetstream: { store_dir: join(dir, 'js') },
+    authorization: {
+      users: SERVICE_NAMES.map((service) => ({
+        user: service,
+        password: password(service),
+        permissions: natsPermissions(service, { prefix }),
+      })),
+    },
+  };
+  writeFileSync(join(dir, 'nats.conf'), JSON.stringify(config, null, 2));
+  server = spawn('nats-server', ['-c', join(dir, 'nats.conf')], { stdio: 'ignore' });
+  await eventually(() => listening(port), 10_000);
+});
+
+afterAll(() => {
+  server?.kill();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const connectAs = (service: ServiceName) =>
+  connectNats({ url, name: service, log, auth: { user: service, password: password(service) } });
+
+const serviceEnv = (service: ServiceName) => ({
+  NATS_URL: url,
+  NATS_PREFIX: prefix,
+  NATS_USER: service,
+  NATS_PASSWORD: password(service),
+  DATA_DIR: join(dir, 'data'),
+  OPS_PORT: '0',
+  LOG_LEVEL: 'silent',
+  SHUTDOWN_DELAY_MS: '0',
+});
+
+describe.skipIf(!installed && process.env.CI !== 'true')('NATS permissions from the contracts', () => {
+  it('let a service do everything its contracts name: start, consume, serve', async () => {
+    const projected: string[] = [];
+    const customers = await startService(
+      {
+        name: 'customers',
+        env: BaseEnv,
+        async setup(kit) {
+          kit.consume({
+            durable: 'perm-customers',
+            events: [paymentEvents.created],
+            handle: async (event) => void projected.push(event.id),
+          });
+        },
+      },
+      serviceEnv('customers'),
+    );
+    const gateway = await connectAs('gateway');
+    const payments = await connectAs('payments');
+    try {
+      const bus = createBusClient({ nc: gateway, naming, caller: 'gateway', defaultTimeoutMs: 2000, log });
+      expect(await bus.request(pingOperation('customers'), {})).toMatchObject({ status: 'ok' });
+      const publish = createEventPublisher(payments, naming, {
+        service: 'payments',
+        types: new Set(['payment.created']),
+      });
+      const payment = samplePaymentSnapshot();
+      const event = newEvent(paymentEvents.created, { payment }, { occurredAt: payment.createdAt });
+      await publish(event);
+      await eventually(async () => projected.includes(event.id), 10_000);
+    } finally {
+      await customers.stop();
+      await gateway.close();
+      await payments.close();
+    }
+  }, 30_000);
+
+  it('refuse a merchant request from any service but the gateway, whatever actor it claims', async () => {
+    const links = await connectAs('links-checkout');
+    try {
+      // links-checkout may call payments' internal operations, never the merchant API.
+      expect(natsPermissions('links-checkout', { prefix }).publish.allow).toContain(
+        naming.subject(paymentsForCheckout.initiate.subject),
+      );
+      const errors: string[] = [];
+      void (async () => {
+        for await (const status of links.status())
+          if (status.type === 'error') errors.push(String(status.error));
+      })();
+      links.publish(naming.subject(paymentsApi.list.subject), '{}');
+      links.publish(naming.subject(customersApi.list.subject), '{}');
+      await links.flush();
+      await eventually(async () => errors.length >= 2, 5000);
+      expect(errors.join('\n')).toMatch(/Permissions Violation for Publish to "perm\.svc\.payments\.list"/);
+    } finally {
+      await links.close();
+    }
+  });
+
+  it('refuse publishing another service’s events and reading another service’s inbox', async () => {
+    const customers = await connectAs('customers');
+    try {
+      const errors: string[] = [];
+      void (async () => {
+        for await (const status of customers.status())
+          if (status.type === 'error') errors.push(String(status.error));
+      })();
+      customers.publish(naming.subject(paymentEvents.completed.subject), '{}');
+      customers.subscribe('_INBOX_gateway.>');
+      await customers.flush();
+      await eventually(async () => errors.length >= 2, 5000);
+      expect(errors.join('\n')).toMatch(/Publish to "perm\.evt\.payment\.completed"/);
+      expect(errors.join('\n')).toMatch(/Subscription to "_INBOX_gateway\.>"/);
+    } finally {
+      await customers.close();
+    }
+  });
+
+  it('are exactly the subjects of the contracts, and nothing broader than the service needs', () => {
+    const gateway = natsPermissions('gateway', { prefix });
+    expect(gateway.publish.allow).toContain('perm.svc.payments.create');
+    expect(
+      gateway.publish.allow.some((subject) => subject.startsWith('perm.svc.') && subject.endsWith('>')),
+    ).toBe(false);
+    expect(
+      natsPermissions('customers', { prefix }).publish.allow.filter((s) => s.startsWith('perm.')),
+    ).toEqual([]);
+    expect(z.array(z.string()).parse(natsPermissions('payments').subscribe.allow)).toContain(
+      'svc.payments.>',
+    );
+  });
+});
