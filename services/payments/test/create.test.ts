@@ -1,22 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openPaymentsDb } from '../src/store/db.js';
-import {
-  createPayment,
-  eventually,
-  merchant,
-  startPaymentsHarness,
-  type PaymentsHarness,
-} from './support.js';
+import { describe, expect, it } from 'vitest';
 import { SPEC_PAYMENT_FIELDS } from '@mmp/platform/testing';
+import { openPaymentsDb } from '../src/store/db.js';
+import { PUBLIC_URL, createPayment, eventually, merchant, usePaymentsHarness } from './support.js';
 
-let h: PaymentsHarness;
-beforeAll(async () => {
-  h = await startPaymentsHarness();
-});
-afterAll(async () => {
-  await h?.close();
-});
+const h = usePaymentsHarness();
 
 describe('create', () => {
   it('answers 201 with exactly the fields of the specification', async () => {
@@ -35,15 +23,42 @@ describe('create', () => {
       completedAt: null,
     });
     expect(body.token).toMatch(/^pay_[A-Za-z0-9]+$/);
-    expect(body.paymentUrl).toMatch(/^http:\/\/localhost:3000\/checkout\/cs_/);
-    const session = h.sessions.find((s) => s.paymentId === body.id);
-    expect(session).toMatchObject({
-      token: body.token,
+    // The hosted page's session id is minted here: links-checkout is not asked.
+    expect(body.paymentUrl).toMatch(new RegExp(`^${PUBLIC_URL}/checkout/cs_[A-Za-z0-9]{16,}$`));
+    await eventually(async () => h.eventsOf(body.id as string, 'payment.created').length === 1);
+  });
+
+  it('announces the payment with all links-checkout needs to make its hosted session', async () => {
+    const actor = merchant();
+    const created = await createPayment(h, actor, {
+      amount: 4200,
+      description: 'Commande 42',
+      returnUrl: 'https://shop.example/merci',
+      customer: { email: 'a@b.cm' },
+    });
+    const [event] = await eventually(async () => {
+      const found = h.eventsOf(created.id, 'payment.created');
+      return found.length === 1 && found;
+    });
+    const sessionId = created.paymentUrl!.slice(created.paymentUrl!.lastIndexOf('/') + 1);
+    expect(event!.data.payment).toMatchObject({
+      id: created.id,
+      token: created.token,
       projectId: actor.projectId,
       livemode: false,
-      amount: 5000,
+      amount: 4200,
+      currency: 'XAF',
+      description: 'Commande 42',
+      checkoutSessionId: sessionId,
+      paymentUrl: created.paymentUrl,
+      returnUrl: 'https://shop.example/merci',
+      cancelUrl: null,
+      payerEmail: 'a@b.cm',
     });
-    await eventually(async () => h.eventsOf(body.id as string, 'payment.created').length === 1);
+    expect(Date.parse(event!.data.payment.expiresAt!) - Date.parse(created.createdAt)).toBe(900_000);
+    // The session a payer opens before links-checkout consumed the event is found by its id.
+    const read = await h.checkout.retrieve({ checkoutSessionId: sessionId });
+    expect(read).toMatchObject({ id: created.id, paymentUrl: created.paymentUrl });
   });
 
   it('takes livemode from the key', async () => {
@@ -103,22 +118,6 @@ describe('create', () => {
       Array.from({ length: 5 }, () => h.call('create', { body: { amount: 5000, reference: 'RACE' } }, actor)),
     );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
-  });
-
-  it('answers 503 service_unavailable and stores nothing while links-checkout is down', async () => {
-    const actor = merchant();
-    await h.stopPeer('links-checkout');
-    try {
-      const error = await h.callError('create', { body: { amount: 5000, reference: 'DOWN-1' } }, actor);
-      expect(error.code).toBe('service_unavailable');
-      expect(error.status).toBe(503);
-    } finally {
-      await h.servePeer('links-checkout');
-    }
-    expect(
-      ((await h.call('list', { query: {} }, actor)).body as { meta: { total: number } }).meta.total,
-    ).toBe(0);
-    await createPayment(h, actor, { reference: 'DOWN-1' });
   });
 
   it('refuses callers that are not merchants', async () => {

@@ -1,20 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAppError } from '@mmp/protocol';
-import { eventually, merchant, startPaymentsHarness, type PaymentsHarness } from './support.js';
+import { eventually, merchant, settlement, usePaymentsHarness } from './support.js';
 import { merchantVerifies, startReceiver } from './receiver.js';
 
 const BURST = 40;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-let h: PaymentsHarness;
+const h = usePaymentsHarness({
+  env: { IDEMPOTENCY_STALE_MS: '500', IDEMPOTENCY_WAIT_MS: '200', ALLOW_HTTP_LOOPBACK_ENDPOINTS: 'true' },
+});
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 beforeAll(async () => {
-  h = await startPaymentsHarness({ IDEMPOTENCY_STALE_MS: '500', IDEMPOTENCY_WAIT_MS: '200' });
   receiver = await startReceiver(() => sleep(60).then(() => 200));
 });
 afterAll(async () => {
-  await h?.close();
   await receiver?.close();
 });
 
@@ -66,18 +66,7 @@ describe('a restart in the middle of a burst', () => {
 
     // Settle every payment; restart again while merchant webhooks are being sent.
     for (const payment of payments) {
-      await h.publish('settlement.received', {
-        settlementId: randomUUID(),
-        paymentId: payment.id,
-        orderKey: 'pexec_burst',
-        providerId: 'prov',
-        status: 'COMPLETED',
-        amount: 1000,
-        currency: 'XAF',
-        network: 'ORANGE_MONEY',
-        settledAt: new Date().toISOString(),
-        failureCode: null,
-      });
+      await h.publish('settlement.received', settlement(payment.id, 'COMPLETED', { amount: 1000 }));
     }
     await eventually(async () => receiver.received.length > 3, 10_000);
     const sentBeforeRestart = receiver.received.length;

@@ -28,8 +28,12 @@ export type Payment = {
   customerId: string | null;
   customer: PaymentCustomer | null;
   metadata: Record<string, unknown>;
+  /** The hosted page's session: minted here for a merchant's payment, or the session that asked. */
   checkoutSessionId: string | null;
-  /** Set only for payments a checkout session created (unique, sparse): one per session. */
+  /**
+   * The checkout session again, unique (sparse: payments stored before it was set on
+   * merchant payments lack it): one payment per session, found by session.
+   */
   sessionKey?: string;
   /** The Idempotency-Key record that created this payment, to recover after a crash. */
   idempotencyId: string | null;
@@ -77,6 +81,10 @@ export function toSnapshot(payment: Payment): PaymentSnapshot {
     refundedAmount: payment.refundedAmount,
     createdAt: payment.createdAt,
     completedAt: payment.completedAt,
+    paymentUrl: payment.paymentUrl,
+    returnUrl: payment.returnUrl,
+    cancelUrl: payment.cancelUrl,
+    expiresAt: payment.expiresAt,
   };
 }
 
