@@ -1,17 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { eventually } from '@mmp/platform/testing';
 import { appError, isAppError, type PaymentSnapshot } from '@mmp/protocol';
-import { merchant, startHarness, type Harness } from './harness.js';
+import { merchant, useHarness } from './harness.js';
 
 type Link = { id: string; shortCode: string; usageCount: number; maxUses: number | null };
 type Session = { id: string; status: string };
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(() => h?.stop());
+const h = useHarness();
 
 const ORANGE = { paymentMethod: 'ORANGE_MONEY', phone: '+237690000001' };
 const create = (body: unknown) => h.ok<Link>('links.create', { body }, merchant(), 201);
@@ -167,7 +163,7 @@ describe('maxUses under concurrency', () => {
       await h.fails('sessions.pay', { params: { id: waiting[1]!.id }, body: ORANGE }, 'invalid_phone', 400);
       expect(await statusOf(waiting[1]!)).toBe('idle');
     } finally {
-      h.stand.initiate = async (body) => ({ payment: h.payments.get(body.token) });
+      h.stand.reset();
     }
     expect((await pay(waiting[2]!)).status).toBe(200);
 

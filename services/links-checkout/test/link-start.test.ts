@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { eventually } from '@mmp/platform/testing';
-import { PUBLIC_URL, merchant, startHarness, type Harness } from './harness.js';
+import { PUBLIC_URL, merchant, useHarness } from './harness.js';
 
 type Link = { id: string; shortCode: string; usageCount: number };
 type Session = {
@@ -12,11 +12,7 @@ type Session = {
   paymentId: string | null;
 };
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(() => h?.stop());
+const h = useHarness();
 
 const create = (body: unknown) => h.ok<Link>('links.create', { body }, merchant(), 201);
 const start = (link: Link, body: unknown = {}) =>
