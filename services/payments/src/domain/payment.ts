@@ -1,4 +1,4 @@
-import type { PaymentSnapshot, PaymentStatus } from '@mmp/protocol';
+import type { Currency, PaymentSnapshot, PaymentStatus } from '@mmp/protocol';
 import type { TimelineEntry } from './timeline.js';
 
 export type PaymentCustomer = { email: string | null; phone: string | null; name: string | null };
@@ -14,7 +14,7 @@ export type Payment = {
   /** `<projectId>:<livemode>:<reference>`, only when a reference is given (unique, sparse). */
   referenceKey?: string;
   amount: number;
-  currency: string;
+  currency: Currency;
   status: PaymentStatus;
   paymentMethod: string;
   paymentUrl: string | null;

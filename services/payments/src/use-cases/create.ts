@@ -9,6 +9,7 @@ import {
   normalizePhone,
   uuid,
   type CreatePaymentBody,
+  type Currency,
   type CreatePaymentForSession,
 } from '@mmp/protocol';
 import type { Payment, PaymentCustomer } from '../domain/payment.js';
@@ -26,7 +27,7 @@ import { createdEvent } from './transition.js';
 type NewPayment = {
   scope: Scope;
   amount: number;
-  currency: string;
+  currency: Currency;
   description: string | null;
   reference: string | null;
   returnUrl: string | null;
