@@ -91,6 +91,23 @@ describe('fetching a merchant logo', () => {
   });
 });
 
+describe('a logo host named, not written as an address', () => {
+  it('is refused when it resolves to a private address, as the connection is made', async () => {
+    const internal = createOutboundHttp({
+      allowLoopback: true,
+      resolve: async () => [{ address: '10.0.0.7', family: 4 }],
+    });
+    try {
+      expect(await fetchFrom(internal, 'https://cdn.internal.test/logo.png')).toEqual({
+        ok: false,
+        reason: 'private address',
+      });
+    } finally {
+      await internal.close();
+    }
+  });
+});
+
 describe('the logo cache', () => {
   let dir: string;
   let store: Store;
