@@ -131,13 +131,18 @@ describe('POST /v1/webhook-endpoints', () => {
     }
   });
 
-  it('requires https for live endpoints', async () => {
+  it('requires https and a public address, for live and test endpoints alike', async () => {
     const live = api(system.baseUrl, project.liveSecretKey);
-    expectEnvelopeError(
-      await live('POST', '/v1/webhook-endpoints', { url: 'http://127.0.0.1:9/live' }),
-      422,
-      'validation_error',
-    );
+    for (const call of [live, merchant]) {
+      for (const url of [
+        'http://shop.example/hook',
+        'https://10.0.0.1/hook',
+        'https://169.254.169.254/latest/meta-data',
+        'https://192.168.1.1/hook',
+      ]) {
+        expectEnvelopeError(await call('POST', '/v1/webhook-endpoints', { url }), 422, 'validation_error');
+      }
+    }
   });
 });
 

@@ -2,8 +2,10 @@ import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { jetstreamManager } from '@nats-io/jetstream';
 import {
   connectNats,
+  createEventPublisher,
   createLogger,
   openStore,
   startService,
@@ -11,7 +13,7 @@ import {
   type RunningService,
   type ServiceDefinition,
 } from '@mmp/platform';
-import type { ServiceName } from '@mmp/protocol';
+import { EVENTS_STREAM, newEventId, projectEvents, type ServiceName } from '@mmp/protocol';
 import {
   createTestSystem,
   eventually,
@@ -94,8 +96,8 @@ export async function startSystem(
     GATEWAY_HOST: '127.0.0.1',
     PUBLIC_URL: baseUrl,
     GATEWAY_URL: baseUrl,
+    // Providers' adapters, merchants' receivers and logos of the tests listen on loopback.
     ALLOW_HTTP_LOOPBACK_ENDPOINTS: 'true',
-    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
     SANDBOX_POLL_MS: '200',
     SANDBOX_DELAY_MS: '200',
     // Tests poll fast; the limits themselves are tested in the gateway's own suite.
@@ -144,6 +146,45 @@ export async function startSystem(
 
   const children = new Set<ChildService>();
   let nc: NatsConnection | undefined;
+  const probe = async () =>
+    (nc ??= await connectNats({
+      url: env.NATS_URL!,
+      name: 'e2e-probe',
+      log: createLogger({ service: 'e2e-probe', level: 'silent' }),
+    }));
+
+  /**
+   * Announces a project as the gateway does (`project.updated`), and waits until the
+   * services that show merchants have their copy, so a test reads the name at once.
+   */
+  async function announceProject(project: {
+    id: string;
+    name: string;
+    displayName: string | null;
+    logoUrl: string | null;
+  }) {
+    const connection = await probe();
+    const publish = createEventPublisher(connection, system.naming, {
+      service: 'gateway',
+      types: new Set([projectEvents.updated.type]),
+    });
+    await publish({
+      id: newEventId(),
+      type: projectEvents.updated.type,
+      occurredAt: new Date().toISOString(),
+      data: { project },
+    });
+    const jsm = await jetstreamManager(connection);
+    for (const durable of ['payments-projects', 'links-checkout-projects']) {
+      await eventually(async () => {
+        const info = await jsm.consumers
+          .info(system.naming.stream(EVENTS_STREAM), system.naming.consumer(durable))
+          .catch(() => null);
+        // A service left out of this system (started later by the test) reads it when it starts.
+        return !info || (info.num_pending === 0 && info.num_ack_pending === 0);
+      });
+    }
+  }
 
   /**
    * Runs `name` as a child process with this system's environment (same NATS prefix and data
@@ -157,12 +198,7 @@ export async function startSystem(
       env: { ...process.env, ...env, OPS_PORT: '0', OPS_HOST: '127.0.0.1', ...extraEnv },
       naming: system.naming,
       logFile: runLog ? logFile : undefined,
-      nc: async () =>
-        (nc ??= await connectNats({
-          url: env.NATS_URL!,
-          name: 'e2e-probe',
-          log: createLogger({ service: 'e2e-probe', level: 'silent' }),
-        })),
+      nc: probe,
     });
     children.add(handle);
     void handle.exited.then(() => children.delete(handle));
@@ -187,8 +223,18 @@ export async function startSystem(
     async createProject(name = 'Shop', extra: Record<string, unknown> = {}): Promise<ProjectKeys> {
       const project = await admin<{
         id: string;
+        name: string;
+        displayName: string | null;
+        logoUrl?: string | null;
         keys: { kind: 'secret' | 'publishable'; livemode: boolean; key: string }[];
       }>('POST', '/v1/admin/projects', { name, displayName: name, ...extra });
+      // Until the gateway publishes it from its own outbox, the test system does.
+      await announceProject({
+        id: project.id,
+        name: project.name,
+        displayName: project.displayName,
+        logoUrl: project.logoUrl ?? null,
+      });
       const key = (kind: string, livemode: boolean) =>
         project.keys.find((k) => k.kind === kind && k.livemode === livemode)?.key ?? '';
       return {
