@@ -2,14 +2,12 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { z } from 'zod';
-import { jetstreamManager } from '@nats-io/jetstream';
 import {
   connectNats,
   createEventPublisher,
   createLogger,
   openEmbeddedStore,
   operation,
-  serveOperations,
   startService,
   type NatsConnection,
   type OperationHandler,
@@ -18,15 +16,15 @@ import {
   type Store,
 } from '@mmp/platform';
 import {
+  consumed,
   createTestBus,
   createTestSystem,
-  eventually,
   samplePaymentSnapshot,
+  serveStandIn,
   TEST_NATS_URL,
   type TestSystem,
 } from '@mmp/platform/testing';
 import {
-  EVENTS_STREAM,
   PAYMENT_EVENTS,
   appError,
   checkoutApi,
@@ -37,6 +35,7 @@ import {
   paymentsForCheckout,
   projectEvents,
   type Actor,
+  type AppError,
   type PaymentSnapshot,
   type ServiceReply,
   type ServiceRequest,
@@ -152,36 +151,17 @@ export function useHarness(
     return payment;
   };
   const servePayments = () =>
-    serveOperations({
-      nc,
-      naming: system.naming,
-      service: 'payments',
-      version: '0.0.1',
-      log,
-      operations: [
-        operation(paymentsForCheckout.createForSession, createForSession),
-        operation(paymentsForCheckout.initiate, initiate),
-        operation(paymentsForCheckout.cancelForSession, cancelForSession),
-        operation(paymentsForCheckout.retrieve, retrieve),
-      ],
-    });
+    serveStandIn(nc, system.naming, 'payments', [
+      operation(paymentsForCheckout.createForSession, createForSession),
+      operation(paymentsForCheckout.initiate, initiate),
+      operation(paymentsForCheckout.cancelForSession, cancelForSession),
+      operation(paymentsForCheckout.retrieve, retrieve),
+    ]);
   const publisher = () =>
     createEventPublisher(nc, system.naming, {
       service: 'payments',
       types: new Set([...PAYMENT_EVENTS, projectEvents.updated].map((event) => event.type)),
     });
-
-  /** Resolves once links-checkout's consumer `durable` has acked everything published so far. */
-  async function consumed(durable: string) {
-    const jsm = await jetstreamManager(nc);
-    await eventually(async () => {
-      const info = await jsm.consumers.info(
-        system.naming.stream(EVENTS_STREAM),
-        system.naming.consumer(durable),
-      );
-      return info.num_pending === 0 && info.num_ack_pending === 0;
-    });
-  }
 
   async function call(operationName: string, request: Request, actor: Actor = PUBLIC): Promise<ServiceReply> {
     const contract = OPERATIONS.get(operationName);
@@ -243,8 +223,28 @@ export function useHarness(
       });
       return id;
     },
+    /**
+     * Pays the session (with an Orange Money number) while payments refuses the initiation
+     * with `error`, or loses its answer (`service_unavailable`): the pay fails the same way.
+     */
+    async payRefused(sessionId: string, error: AppError) {
+      stand.initiate = async () => {
+        throw error;
+      };
+      try {
+        const body = { paymentMethod: 'ORANGE_MONEY', phone: '+237690000001' };
+        return await harness.fails(
+          'sessions.pay',
+          { params: { id: sessionId }, body },
+          error.code,
+          error.status,
+        );
+      } finally {
+        stand.reset();
+      }
+    },
     /** Resolves once every payment event published so far is applied. */
-    paymentEventsApplied: () => consumed('links-checkout'),
+    paymentEventsApplied: () => consumed(nc, system.naming, 'links-checkout'),
     async paymentsUp() {
       standIn ??= await servePayments();
     },
@@ -279,7 +279,7 @@ export function useHarness(
       occurredAt: new Date().toISOString(),
       data: { project: PROJECT },
     });
-    await consumed('links-checkout-projects');
+    await consumed(nc, system.naming, 'links-checkout-projects');
   });
   afterAll(async () => {
     await standIn?.stop();

@@ -68,45 +68,18 @@ describe('starting to pay a link', () => {
       ],
     });
     const full = { name: 'Awa', email: 'awa@example.com', phone: '690000001', customFields: { size: 'M' } };
-    const at = { params: { shortCode: link.shortCode } };
-    await h.fails(
-      'links.start',
-      { ...at, body: { ...full, name: undefined } },
-      'missing_required_field',
-      400,
-    );
-    await h.fails(
-      'links.start',
-      { ...at, body: { ...full, email: undefined } },
-      'missing_required_field',
-      400,
-    );
-    await h.fails(
-      'links.start',
-      { ...at, body: { ...full, phone: undefined } },
-      'missing_required_field',
-      400,
-    );
-    await h.fails(
-      'links.start',
-      { ...at, body: { ...full, customFields: {} } },
-      'missing_required_field',
-      400,
-    );
-    await h.fails('links.start', { ...at, body: { ...full, email: 'not-an-email' } }, 'invalid_email', 400);
-    await h.fails('links.start', { ...at, body: { ...full, phone: '12' } }, 'invalid_phone', 400);
-    await h.fails(
-      'links.start',
-      { ...at, body: { ...full, customFields: { size: 'XL' } } },
-      'validation_error',
-      422,
-    );
-    await h.fails(
-      'links.start',
-      { ...at, body: { ...full, customFields: { size: 'M', other: 'x' } } },
-      'validation_error',
-      422,
-    );
+    const refusals = [
+      [{ ...full, name: undefined }, 'missing_required_field', 400],
+      [{ ...full, email: undefined }, 'missing_required_field', 400],
+      [{ ...full, phone: undefined }, 'missing_required_field', 400],
+      [{ ...full, customFields: {} }, 'missing_required_field', 400],
+      [{ ...full, email: 'not-an-email' }, 'invalid_email', 400],
+      [{ ...full, phone: '12' }, 'invalid_phone', 400],
+      [{ ...full, customFields: { size: 'XL' } }, 'validation_error', 422],
+      [{ ...full, customFields: { size: 'M', other: 'x' } }, 'validation_error', 422],
+    ] as const;
+    for (const [body, code, httpStatus] of refusals)
+      await h.fails('links.start', { params: { shortCode: link.shortCode }, body }, code, httpStatus);
     const session = await start(link, full);
     expect(session.customer).toEqual({ email: 'awa@example.com', phone: '+237690000001' });
   });

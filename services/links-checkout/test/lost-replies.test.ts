@@ -13,6 +13,8 @@ import { merchant, useHarness, type Harness } from './harness.js';
  */
 const ORANGE = { paymentMethod: 'ORANGE_MONEY', phone: '+237690000001' };
 
+const unavailable = () => appError('service_unavailable', 'The payments service is temporarily unavailable.');
+
 type Link = { id: string; shortCode: string; usageCount: number };
 type Session = { id: string };
 type Status = { status: string; paymentId: string | null; failureCode: string | null };
@@ -35,6 +37,8 @@ function payer(h: Harness) {
       );
       return error.fields?.[0]?.message ?? '';
     },
+    /** Pays the session while payments' answer to the initiation is lost on the way. */
+    initiationAnswerLost: (session: Session) => h.payRefused(session.id, unavailable()),
     paymentOf: (session: Session) =>
       [...h.payments.values()].find((p) => p.checkoutSessionId === session.id) as PaymentSnapshot,
     /** What a process that died mid-attempt leaves: the session claimed, its attempt long over. */
@@ -55,8 +59,6 @@ function payer(h: Harness) {
       },
   };
 }
-
-const unavailable = () => appError('service_unavailable', 'The payments service is temporarily unavailable.');
 
 describe('a pay attempt while payments is away', () => {
   const h = useHarness({ REQUEST_TIMEOUT_MS: '1000' }, { paymentsAway: true });
@@ -98,11 +100,7 @@ describe('a pay attempt whose payment was made', () => {
   it('pays, after its process died before it stored the payment, the payment payments made', async () => {
     const link = await p.link({ name: 'Half', amount: 1000, maxUses: 1 });
     const [a, b] = [await p.start(link), await p.start(link)];
-    h.stand.initiate = async () => {
-      throw unavailable();
-    };
-    await h.fails('sessions.pay', { params: { id: a.id }, body: ORANGE }, 'service_unavailable', 503);
-    h.stand.reset();
+    await p.initiationAnswerLost(a);
     const payment = p.paymentOf(a);
     await h.restart(p.diedMidAttempt(a, { paymentId: null, paymentToken: null }));
     // payments announced the payment it made: the session learns it from the event.
@@ -119,11 +117,7 @@ describe('a pay attempt whose payment was made', () => {
   it('gives the use back when the payment whose initiation answer was lost expires', async () => {
     const link = await p.link({ name: 'Lost', amount: 1000, maxUses: 1 });
     const [a, b] = [await p.start(link), await p.start(link)];
-    h.stand.initiate = async () => {
-      throw unavailable();
-    };
-    await h.fails('sessions.pay', { params: { id: a.id }, body: ORANGE }, 'service_unavailable', 503);
-    h.stand.reset();
+    await p.initiationAnswerLost(a);
     expect((await p.statusOf(a)).status).toBe('idle');
     // payments may have initiated it: the use stays held until the payment says how it ended.
     expect(await p.refusedForLink(b)).toBe('link_exhausted');
@@ -145,11 +139,7 @@ describe('a pay attempt whose payment was made', () => {
     expect((await p.pay(a)).status).toBe(200);
     expect(h.calls.initiate.filter((call) => call.token === p.paymentOf(a).token)).toHaveLength(2);
 
-    h.stand.initiate = async () => {
-      throw unavailable();
-    };
-    await h.fails('sessions.pay', { params: { id: b.id }, body: ORANGE }, 'service_unavailable', 503);
-    h.stand.reset();
+    await p.initiationAnswerLost(b);
     await h.paymentEvent('payment.initiated', { ...p.paymentOf(b), paymentMethod: 'ORANGE_MONEY' });
     await eventually(async () => (await p.statusOf(b)).status === 'processing');
     await h.fails('sessions.pay', { params: { id: b.id }, body: ORANGE }, 'invalid_state', 409);

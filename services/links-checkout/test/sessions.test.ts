@@ -223,77 +223,31 @@ describe('paying a session', () => {
   it('checks the phone against the operator before anything else', async () => {
     const session = await merchantSession();
     const before = h.calls.initiate.length;
-    const at = { params: { id: session.id } };
-    await h.fails(
-      'sessions.pay',
-      { ...at, body: { paymentMethod: 'ORANGE_MONEY', phone: '+237670000001' } },
-      'invalid_phone',
-      400,
-    );
-    await h.fails(
-      'sessions.pay',
-      { ...at, body: { paymentMethod: 'MTN_MOMO', phone: '+237690000001' } },
-      'invalid_phone',
-      400,
-    );
-    await h.fails(
-      'sessions.pay',
-      { ...at, body: { paymentMethod: 'ORANGE_MONEY', phone: '12345' } },
-      'invalid_phone',
-      400,
-    );
-    await h.fails(
-      'sessions.pay',
-      { ...at, body: { paymentMethod: 'ORANGE_MONEY', phone: '+2250700000000' } },
-      'invalid_phone',
-      400,
-    );
-    await h.fails(
-      'sessions.pay',
-      { ...at, body: { paymentMethod: 'WAVE', phone: '+237690000001' } },
-      'validation_error',
-      422,
-    );
-    await h.fails(
-      'sessions.pay',
-      { ...at, body: { paymentMethod: 'CASH', phone: '+237690000001' } },
-      'validation_error',
-      422,
-    );
-    await h.fails(
-      'sessions.pay',
-      { ...at, body: { paymentMethod: 'ORANGE_MONEY' } },
-      'missing_required_field',
-      400,
-    );
+    const refusals = [
+      [{ paymentMethod: 'ORANGE_MONEY', phone: '+237670000001' }, 'invalid_phone', 400],
+      [{ paymentMethod: 'MTN_MOMO', phone: '+237690000001' }, 'invalid_phone', 400],
+      [{ paymentMethod: 'ORANGE_MONEY', phone: '12345' }, 'invalid_phone', 400],
+      [{ paymentMethod: 'ORANGE_MONEY', phone: '+2250700000000' }, 'invalid_phone', 400],
+      [{ paymentMethod: 'WAVE', phone: '+237690000001' }, 'validation_error', 422],
+      [{ paymentMethod: 'CASH', phone: '+237690000001' }, 'validation_error', 422],
+      [{ paymentMethod: 'ORANGE_MONEY' }, 'missing_required_field', 400],
+    ] as const;
+    for (const [body, code, httpStatus] of refusals)
+      await h.fails('sessions.pay', { params: { id: session.id }, body }, code, httpStatus);
     expect(h.calls.initiate.length).toBe(before);
     expect((await status(session.id)).status).toBe('idle');
   });
 
   it('goes back to the form when payments refuses the number, and pays on the next try', async () => {
     const session = await merchantSession();
-    h.stand.initiate = async () => {
-      throw appError('invalid_phone', 'The operator refused this number.');
-    };
-    try {
-      await h.fails('sessions.pay', { params: { id: session.id }, body: ORANGE }, 'invalid_phone', 400);
-    } finally {
-      h.stand.reset();
-    }
+    await h.payRefused(session.id, appError('invalid_phone', 'The operator refused this number.'));
     expect((await status(session.id)).status).toBe('idle');
     expect((await pay(session.id)).status).toBe('processing');
   });
 
   it('ends the session when payments says the payment expired', async () => {
     const session = await merchantSession();
-    h.stand.initiate = async () => {
-      throw appError('payment_expired', 'The payment expired.');
-    };
-    try {
-      await h.fails('sessions.pay', { params: { id: session.id }, body: ORANGE }, 'payment_expired', 400);
-    } finally {
-      h.stand.reset();
-    }
+    await h.payRefused(session.id, appError('payment_expired', 'The payment expired.'));
     expect((await status(session.id)).status).toBe('expired');
     await h.fails('sessions.pay', { params: { id: session.id }, body: ORANGE }, 'payment_expired', 400);
   });

@@ -127,19 +127,16 @@ describe('create', () => {
 });
 
 describe('Idempotency-Key', () => {
+  /** A create carrying the merchant's Idempotency-Key. */
+  const withKey = (key: string, body: Record<string, unknown>) => ({
+    body,
+    headers: { 'idempotency-key': key },
+  });
   it('replays the first status and body for the same key and body', async () => {
     const actor = merchant();
     const key = randomUUID();
-    const first = await h.call(
-      'create',
-      { body: { amount: 2500 }, headers: { 'idempotency-key': key } },
-      actor,
-    );
-    const second = await h.call(
-      'create',
-      { body: { amount: 2500 }, headers: { 'idempotency-key': key } },
-      actor,
-    );
+    const first = await h.call('create', withKey(key, { amount: 2500 }), actor);
+    const second = await h.call('create', withKey(key, { amount: 2500 }), actor);
     expect(second.status).toBe(201);
     expect(second.body).toEqual(first.body);
     expect(second.headers).toEqual({ 'Idempotent-Replayed': 'true' });
@@ -149,28 +146,16 @@ describe('Idempotency-Key', () => {
   it('answers 409 idempotency_conflict for the same key with another body', async () => {
     const actor = merchant();
     const key = randomUUID();
-    await h.call('create', { body: { amount: 2500 }, headers: { 'idempotency-key': key } }, actor);
-    const error = await h.callError(
-      'create',
-      { body: { amount: 2600 }, headers: { 'idempotency-key': key } },
-      actor,
-    );
+    await h.call('create', withKey(key, { amount: 2500 }), actor);
+    const error = await h.callError('create', withKey(key, { amount: 2600 }), actor);
     expect(error.code).toBe('idempotency_conflict');
     expect(error.status).toBe(409);
   });
 
   it('scopes keys to the project and environment', async () => {
     const key = randomUUID();
-    const a = await h.call(
-      'create',
-      { body: { amount: 2500 }, headers: { 'idempotency-key': key } },
-      merchant(),
-    );
-    const b = await h.call(
-      'create',
-      { body: { amount: 2500 }, headers: { 'idempotency-key': key } },
-      merchant(),
-    );
+    const a = await h.call('create', withKey(key, { amount: 2500 }), merchant());
+    const b = await h.call('create', withKey(key, { amount: 2500 }), merchant());
     expect((a.body as { id: string }).id).not.toBe((b.body as { id: string }).id);
   });
 
@@ -178,9 +163,7 @@ describe('Idempotency-Key', () => {
     const actor = merchant();
     const key = randomUUID();
     const results = await Promise.allSettled(
-      Array.from({ length: 8 }, () =>
-        h.call('create', { body: { amount: 7000 }, headers: { 'idempotency-key': key } }, actor),
-      ),
+      Array.from({ length: 8 }, () => h.call('create', withKey(key, { amount: 7000 }), actor)),
     );
     const ids = new Set(
       results.filter((r) => r.status === 'fulfilled').map((r) => (r.value.body as { id: string }).id),
@@ -191,11 +174,7 @@ describe('Idempotency-Key', () => {
   });
 
   it('refuses an Idempotency-Key longer than 255 characters', async () => {
-    const error = await h.callError(
-      'create',
-      { body: { amount: 5000 }, headers: { 'idempotency-key': 'k'.repeat(256) } },
-      merchant(),
-    );
+    const error = await h.callError('create', withKey('k'.repeat(256), { amount: 5000 }), merchant());
     expect(error.code).toBe('invalid_request');
     expect(error.status).toBe(400);
   });
@@ -204,24 +183,16 @@ describe('Idempotency-Key', () => {
     const actor = merchant();
     const key = randomUUID();
     await createPayment(h, actor, { reference: 'TAKEN' });
-    const error = await h.callError(
-      'create',
-      { body: { amount: 5000, reference: 'TAKEN' }, headers: { 'idempotency-key': key } },
-      actor,
-    );
+    const error = await h.callError('create', withKey(key, { amount: 5000, reference: 'TAKEN' }), actor);
     expect(error.code).toBe('duplicate_transaction');
-    const again = await h.callError(
-      'create',
-      { body: { amount: 5000, reference: 'TAKEN' }, headers: { 'idempotency-key': key } },
-      actor,
-    );
+    const again = await h.callError('create', withKey(key, { amount: 5000, reference: 'TAKEN' }), actor);
     expect(again.code).toBe('duplicate_transaction');
   });
 
   it('forgets a key after 24 hours: the same request then creates a new payment', async () => {
     const actor = merchant();
     const key = randomUUID();
-    const request = { body: { amount: 4200 }, headers: { 'idempotency-key': key } };
+    const request = withKey(key, { amount: 4200 });
     const first = await h.call('create', request, actor);
     const HOUR = 3_600_000;
     try {
@@ -247,11 +218,7 @@ describe('Idempotency-Key', () => {
   it('after a crash between storing the payment and answering, a retry answers that payment', async () => {
     const actor = merchant();
     const key = randomUUID();
-    const first = await h.call(
-      'create',
-      { body: { amount: 3100 }, headers: { 'idempotency-key': key } },
-      actor,
-    );
+    const first = await h.call('create', withKey(key, { amount: 3100 }), actor);
     // Put the key back the way a crash leaves it: claimed long ago, no answer stored.
     const db = openPaymentsDb(h.service.context.store);
     const reopened = await db.idempotency.findOneAndUpdate(
@@ -262,11 +229,7 @@ describe('Idempotency-Key', () => {
       },
     );
     expect(reopened).not.toBeNull();
-    const retried = await h.call(
-      'create',
-      { body: { amount: 3100 }, headers: { 'idempotency-key': key } },
-      actor,
-    );
+    const retried = await h.call('create', withKey(key, { amount: 3100 }), actor);
     expect(retried.status).toBe(201);
     expect(retried.body).toEqual(first.body);
     expect(

@@ -7,7 +7,6 @@ import {
   createEventPublisher,
   createLogger,
   operation,
-  serveOperations,
   startService,
   type EventConsumer,
   type NatsConnection,
@@ -15,7 +14,13 @@ import {
   type Resolve,
   type RunningService,
 } from '@mmp/platform';
-import { createTestBus, createTestSystem, eventually, type TestSystem } from '@mmp/platform/testing';
+import {
+  createTestBus,
+  createTestSystem,
+  eventually,
+  serveStandIn,
+  type TestSystem,
+} from '@mmp/platform/testing';
 import type { ServiceRequest } from '@mmp/protocol';
 import {
   PAYMENT_EVENTS,
@@ -197,19 +202,12 @@ export function usePaymentsHarness(options: Options = {}) {
     },
     /** provider-router's `orders.status`, answering from `orderStatus`, until `stopRouter`. */
     async serveRouter() {
-      router = await serveOperations({
-        nc,
-        naming: system.naming,
-        service: 'provider-router',
-        version: '0.0.1',
-        log,
-        operations: [
-          operation(
-            routerQueries.orderStatus,
-            async ({ paymentId }) => orderStatus.get(paymentId) ?? { order: null, settlement: null },
-          ),
-        ],
-      });
+      router = await serveStandIn(nc, system.naming, 'provider-router', [
+        operation(
+          routerQueries.orderStatus,
+          async ({ paymentId }) => orderStatus.get(paymentId) ?? { order: null, settlement: null },
+        ),
+      ]);
     },
     async stopRouter() {
       await router?.stop();

@@ -2,7 +2,6 @@ import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { jetstreamManager } from '@nats-io/jetstream';
 import {
   connectNats,
   createEventPublisher,
@@ -13,8 +12,9 @@ import {
   type RunningService,
   type ServiceDefinition,
 } from '@mmp/platform';
-import { EVENTS_STREAM, newEventId, projectEvents, type ServiceName } from '@mmp/protocol';
+import { newEventId, projectEvents, type ServiceName } from '@mmp/protocol';
 import {
+  consumed,
   createTestSystem,
   eventually,
   freePort,
@@ -174,16 +174,9 @@ export async function startSystem(
       occurredAt: new Date().toISOString(),
       data: { project },
     });
-    const jsm = await jetstreamManager(connection);
-    for (const durable of ['payments-projects', 'links-checkout-projects']) {
-      await eventually(async () => {
-        const info = await jsm.consumers
-          .info(system.naming.stream(EVENTS_STREAM), system.naming.consumer(durable))
-          .catch(() => null);
-        // A service left out of this system (started later by the test) reads it when it starts.
-        return !info || (info.num_pending === 0 && info.num_ack_pending === 0);
-      });
-    }
+    // A service left out of this system (started later by the test) reads it when it starts.
+    for (const durable of ['payments-projects', 'links-checkout-projects'])
+      await consumed(connection, system.naming, durable, { orAbsent: true });
   }
 
   /**

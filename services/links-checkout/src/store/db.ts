@@ -1,4 +1,4 @@
-import type { Store } from '@mmp/platform';
+import type { IndexSpec, Store } from '@mmp/platform';
 import type { LinkDoc } from './links.js';
 import type { SessionDoc } from './sessions.js';
 import type { LogoDoc } from './logos.js';
@@ -16,16 +16,27 @@ export function openLinksCheckoutDb(store: Store) {
 }
 export type LinksCheckoutDb = ReturnType<typeof openLinksCheckoutDb>;
 
+/** Every index of the service, by collection; created at start (idempotent). */
+const INDEXES: { [C in keyof LinksCheckoutDb]: IndexSpec[] } = {
+  links: [
+    { fields: { shortCode: 1 }, unique: true },
+    { fields: { projectId: 1, livemode: 1, createdAt: -1 } },
+    { fields: { status: 1, expiresAt: 1 } },
+    // The sweep's range on deadlines: NeDB serves a range from a single-field index only.
+    { fields: { expiresAt: 1 } },
+  ],
+  sessions: [
+    { fields: { paymentId: 1 } },
+    { fields: { linkId: 1, status: 1 } },
+    { fields: { status: 1, expiresAt: 1 } },
+    { fields: { expiresAt: 1 } },
+  ],
+  processedEvents: [{ fields: { processedAt: 1 }, expireAfterSeconds: 30 * 24 * 3600 }],
+  logos: [{ fields: { expiresAt: 1 }, expireAfterSeconds: 0 }],
+};
+
 export async function ensureIndexes(db: LinksCheckoutDb): Promise<void> {
-  await db.links.ensureIndex({ fields: { shortCode: 1 }, unique: true });
-  await db.links.ensureIndex({ fields: { projectId: 1, livemode: 1, createdAt: -1 } });
-  await db.links.ensureIndex({ fields: { status: 1, expiresAt: 1 } });
-  // The sweep's range on deadlines: NeDB serves a range from a single-field index only.
-  await db.links.ensureIndex({ fields: { expiresAt: 1 } });
-  await db.sessions.ensureIndex({ fields: { paymentId: 1 } });
-  await db.sessions.ensureIndex({ fields: { linkId: 1, status: 1 } });
-  await db.sessions.ensureIndex({ fields: { status: 1, expiresAt: 1 } });
-  await db.sessions.ensureIndex({ fields: { expiresAt: 1 } });
-  await db.processedEvents.ensureIndex({ fields: { processedAt: 1 }, expireAfterSeconds: 30 * 24 * 3600 });
-  await db.logos.ensureIndex({ fields: { expiresAt: 1 }, expireAfterSeconds: 0 });
+  for (const collection of Object.keys(INDEXES) as (keyof LinksCheckoutDb)[]) {
+    for (const spec of INDEXES[collection]) await db[collection].ensureIndex(spec);
+  }
 }

@@ -9,10 +9,9 @@ import {
   normalizePhone,
   uuid,
   type CreatePaymentBody,
-  type Currency,
   type CreatePaymentForSession,
 } from '@mmp/protocol';
-import type { Payment, PaymentCustomer } from '../domain/payment.js';
+import type { Payment } from '../domain/payment.js';
 import {
   findPaymentByReference,
   findPaymentOfIdempotencyKey,
@@ -24,21 +23,23 @@ import type { Deps } from '../deps.js';
 import { createdEvent } from './transition.js';
 
 /** What a new payment is made of, whoever asked for it. */
-type NewPayment = {
+type NewPayment = Pick<
+  Payment,
+  | 'amount'
+  | 'currency'
+  | 'description'
+  | 'reference'
+  | 'returnUrl'
+  | 'cancelUrl'
+  | 'userId'
+  | 'customerId'
+  | 'customer'
+  | 'metadata'
+  | 'idempotencyId'
+> & {
   scope: Scope;
-  amount: number;
-  currency: Currency;
-  description: string | null;
-  reference: string | null;
-  returnUrl: string | null;
-  cancelUrl: string | null;
-  userId: string | null;
-  customerId: string | null;
-  customer: PaymentCustomer | null;
-  metadata: Record<string, unknown>;
   /** The hosted page's session: minted for a merchant's payment, or the session that asked. */
   checkoutSessionId: string;
-  idempotencyId: string | null;
 };
 
 function customerOf(input: CreatePaymentBody['customer'] | CreatePaymentForSession['customer']) {
