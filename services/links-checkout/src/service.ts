@@ -81,10 +81,12 @@ export function createLinksCheckoutService(options: LinksCheckoutOptions = {}): 
       });
 
       kit.loop({ name: 'link_sweep', intervalMs: env.LINK_SWEEP_INTERVAL_MS, pass: createSweeper(deps) });
+      // Each event applied once per id, on top of guarded writes that make a replay harmless.
       kit.consume({
         durable: PAYMENT_EVENTS_CONSUMER,
         events: FOLLOWED_EVENTS,
         handle: createPaymentEventHandler(deps),
+        dedupe: true,
       });
 
       const links = linkHandlers(deps);

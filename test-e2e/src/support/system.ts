@@ -4,7 +4,6 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import {
   connectNats,
-  createEventPublisher,
   createLogger,
   openStore,
   startService,
@@ -12,7 +11,7 @@ import {
   type RunningService,
   type ServiceDefinition,
 } from '@mmp/platform';
-import { newEventId, projectEvents, type ServiceName } from '@mmp/protocol';
+import type { ServiceName } from '@mmp/protocol';
 import {
   consumed,
   createTestSystem,
@@ -154,27 +153,12 @@ export async function startSystem(
     }));
 
   /**
-   * Announces a project as the gateway does (`project.updated`), and waits until the
-   * services that show merchants have their copy, so a test reads the name at once.
+   * Waits until the services that show merchants have their copy of what the gateway last
+   * announced (`project.updated`), so a test reads a new project's name at once. A service
+   * left out of this system (started later by the test) reads it when it starts.
    */
-  async function announceProject(project: {
-    id: string;
-    name: string;
-    displayName: string | null;
-    logoUrl: string | null;
-  }) {
+  async function projectsKnown() {
     const connection = await probe();
-    const publish = createEventPublisher(connection, system.naming, {
-      service: 'gateway',
-      types: new Set([projectEvents.updated.type]),
-    });
-    await publish({
-      id: newEventId(),
-      type: projectEvents.updated.type,
-      occurredAt: new Date().toISOString(),
-      data: { project },
-    });
-    // A service left out of this system (started later by the test) reads it when it starts.
     for (const durable of ['payments-projects', 'links-checkout-projects'])
       await consumed(connection, system.naming, durable, { orAbsent: true });
   }
@@ -216,18 +200,9 @@ export async function startSystem(
     async createProject(name = 'Shop', extra: Record<string, unknown> = {}): Promise<ProjectKeys> {
       const project = await admin<{
         id: string;
-        name: string;
-        displayName: string | null;
-        logoUrl?: string | null;
         keys: { kind: 'secret' | 'publishable'; livemode: boolean; key: string }[];
       }>('POST', '/v1/admin/projects', { name, displayName: name, ...extra });
-      // Until the gateway publishes it from its own outbox, the test system does.
-      await announceProject({
-        id: project.id,
-        name: project.name,
-        displayName: project.displayName,
-        logoUrl: project.logoUrl ?? null,
-      });
+      await projectsKnown();
       const key = (kind: string, livemode: boolean) =>
         project.keys.find((k) => k.kind === kind && k.livemode === livemode)?.key ?? '';
       return {

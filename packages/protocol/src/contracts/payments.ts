@@ -257,7 +257,10 @@ const paymentEvent = <T extends string>(type: T, summary: string, consumers = PA
 const ENDED_CONSUMERS: readonly ServiceName[] = ['customers', 'links-checkout', 'payments'];
 
 export const paymentEvents = {
-  created: paymentEvent('payment.created', 'A payment was created (PENDING)'),
+  created: paymentEvent(
+    'payment.created',
+    'A payment was created (PENDING); links-checkout makes its hosted session (checkoutSessionId) from it',
+  ),
   initiated: defineEvent({
     type: 'payment.initiated',
     version: 1,

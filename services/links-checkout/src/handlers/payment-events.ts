@@ -1,4 +1,4 @@
-import { createIdempotentConsumer, type ReceivedEvent } from '@mmp/platform';
+import type { ReceivedEvent } from '@mmp/platform';
 import { paymentEvents } from '@mmp/protocol';
 import type { Deps } from '../deps.js';
 import { followPayment } from '../use-cases/follow-payment.js';
@@ -17,10 +17,8 @@ export const FOLLOWED_EVENTS = [
   paymentEvents.cancelled,
 ] as const;
 
-/** Each event applied once per id, on top of the guarded writes that make a replay harmless anyway. */
+/** What a payment's event means for its session and link use (guarded writes: a replay changes nothing). */
 export function createPaymentEventHandler(deps: Deps) {
-  const once = createIdempotentConsumer(deps.db.processedEvents, PAYMENT_EVENTS_CONSUMER);
-  return async (event: ReceivedEvent<(typeof FOLLOWED_EVENTS)[number]>): Promise<void> => {
-    await once.once(event.id, () => followPayment(deps, event.type, event.data.payment));
-  };
+  return (event: ReceivedEvent<(typeof FOLLOWED_EVENTS)[number]>): Promise<void> =>
+    followPayment(deps, event.type, event.data.payment);
 }

@@ -3,14 +3,11 @@ import type { LinkDoc } from './links.js';
 import type { SessionDoc } from './sessions.js';
 import type { LogoDoc } from './logos.js';
 
-export type ProcessedEventDoc = { _id: string; consumer: string; eventId: string; processedAt: Date };
-
 /** links-checkout's collections; the only place that names them. */
 export function openLinksCheckoutDb(store: Store) {
   return {
     links: store.collection<LinkDoc>('payment_links'),
     sessions: store.collection<SessionDoc>('checkout_sessions'),
-    processedEvents: store.collection<ProcessedEventDoc>('processed_events'),
     logos: store.collection<LogoDoc>('merchant_logos'),
   };
 }
@@ -22,7 +19,7 @@ const INDEXES: { [C in keyof LinksCheckoutDb]: IndexSpec[] } = {
     { fields: { shortCode: 1 }, unique: true },
     { fields: { projectId: 1, livemode: 1, createdAt: -1 } },
     { fields: { status: 1, expiresAt: 1 } },
-    // The sweep's range on deadlines: NeDB serves a range from a single-field index only.
+    // The sweep's range on deadlines.
     { fields: { expiresAt: 1 } },
   ],
   sessions: [
@@ -31,7 +28,6 @@ const INDEXES: { [C in keyof LinksCheckoutDb]: IndexSpec[] } = {
     { fields: { status: 1, expiresAt: 1 } },
     { fields: { expiresAt: 1 } },
   ],
-  processedEvents: [{ fields: { processedAt: 1 }, expireAfterSeconds: 30 * 24 * 3600 }],
   logos: [{ fields: { expiresAt: 1 }, expireAfterSeconds: 0 }],
 };
 
