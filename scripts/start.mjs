@@ -235,8 +235,9 @@ const baseEnv = {
   // The sandbox provider registers its rail through the gateway's public API.
   GATEWAY_URL: process.env.GATEWAY_URL ?? `http://127.0.0.1:${gatewayPort}`,
   OPS_HOST: '127.0.0.1',
-  // A local run: a provider adapter under development (the kit's example) may listen on
-  // http://127.0.0.1. Loopback only; set it to false to try the production rule.
+  // A local run: a provider adapter under development (the kit's example) or a merchant's
+  // webhook receiver may listen on http://127.0.0.1. Loopback only; set it to false to try
+  // the production rule.
   ALLOW_HTTP_LOOPBACK_ENDPOINTS: process.env.ALLOW_HTTP_LOOPBACK_ENDPOINTS ?? 'true',
   // No ingress to wait for on one machine: a stop stops at once.
   SHUTDOWN_DELAY_MS: process.env.SHUTDOWN_DELAY_MS ?? '0',

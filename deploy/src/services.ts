@@ -54,7 +54,8 @@ export const SERVICES: readonly ServiceSpec[] = [
     name: 'payments',
     scaling: 'horizontal',
     production: { min: 2, max: 6 },
-    config: {},
+    // A merchant payment's paymentUrl is its hosted page there.
+    config: { PUBLIC_URL: `https://${PUBLIC_HOST}` },
     secrets: [MONGO, SERVICE_SECRET_KEY, ...NATS_CREDENTIALS],
     measuredMiB: { idle: 106, loaded: 108 },
   },

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSystem, type ProjectKeys, type RunningSystem } from './support/system.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useShop } from './support/shop.js';
 
 /**
  * Every documented route, with its right credentials, fed input no client should send:
@@ -14,29 +14,22 @@ type Operation = {
 };
 type Document = { paths: Record<string, Record<string, Operation>> };
 
-let system: RunningSystem;
-let project: ProjectKeys;
+const shop = useShop('Garbage In');
 let providerKey: string;
 let document: Document;
 
 beforeAll(async () => {
-  system = await startSystem();
-  project = await system.createProject('Garbage In');
   providerKey = (
-    await system.admin<{ apiKey: string }>('POST', '/v1/admin/providers', { name: 'Garbage Rails' })
+    await shop.system.admin<{ apiKey: string }>('POST', '/v1/admin/providers', { name: 'Garbage Rails' })
   ).apiKey;
-  document = (await (await fetch(`${system.baseUrl}/v1/openapi.json`)).json()) as Document;
+  document = (await (await fetch(`${shop.system.baseUrl}/v1/openapi.json`)).json()) as Document;
 }, 60_000);
-
-afterAll(async () => {
-  await system?.stop();
-});
 
 function credentialFor(operation: Operation): string | undefined {
   const schemes = operation.security.flatMap((s) => Object.keys(s));
-  if (schemes.includes('secretKey')) return project.testSecretKey;
+  if (schemes.includes('secretKey')) return shop.project.testSecretKey;
   if (schemes.includes('providerKey')) return providerKey;
-  if (schemes.includes('adminToken')) return system.adminToken;
+  if (schemes.includes('adminToken')) return shop.system.adminToken;
   return undefined;
 }
 
@@ -100,14 +93,16 @@ describe('bad input on every route', () => {
       for (const [method, operation] of Object.entries(operations)) {
         const credential = credentialFor(operation);
         const form = operation.responses['400']?.content?.['application/json'].schema.$ref?.split('/').pop();
-        const urls = ODD_IDS.map((id) => `${system.baseUrl}${path.replace(/\{[^}]+\}/g, id)}${ODD_QUERY}`);
-        if (!path.includes('{')) urls.push(`${system.baseUrl}${path}`);
+        const urls = ODD_IDS.map(
+          (id) => `${shop.system.baseUrl}${path.replace(/\{[^}]+\}/g, id)}${ODD_QUERY}`,
+        );
+        if (!path.includes('{')) urls.push(`${shop.system.baseUrl}${path}`);
         const bodies = ['post', 'put', 'patch'].includes(method) ? bodiesFor(operation) : [undefined];
         for (const url of urls) {
           for (const body of bodies) {
             calls += 1;
             const { status, text } = await send(method.toUpperCase(), url, credential, body);
-            const where = `${method.toUpperCase()} ${url.slice(system.baseUrl.length, 120)} ${String(body).slice(0, 40)}`;
+            const where = `${method.toUpperCase()} ${url.slice(shop.system.baseUrl.length, 120)} ${String(body).slice(0, 40)}`;
             if (status >= 500) {
               failures.push(`${where} -> ${status} ${text.slice(0, 200)}`);
               continue;

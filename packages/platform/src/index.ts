@@ -16,3 +16,4 @@ export * from './ops-server.js';
 export * from './service.js';
 export * from './store/index.js';
 export * from './nats-permissions.js';
+export * from './projects.js';

@@ -1,21 +1,14 @@
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { jetstream } from '@nats-io/jetstream';
 import { createEventPublisher, startService, type RunningService } from '@mmp/platform';
 import {
   createTestBus,
   createTestSystem,
-  eventually,
+  consumed,
   TEST_NATS_URL,
   type TestSystem,
 } from '@mmp/platform/testing';
-import {
-  EVENTS_STREAM,
-  PAYMENT_EVENTS,
-  customersApi,
-  eventSubject,
-  type Actor,
-  type PendingEvent,
-} from '@mmp/protocol';
+import { PAYMENT_EVENTS, customersApi, eventSubject, type Actor, type PendingEvent } from '@mmp/protocol';
 import { customersService, PROJECTION_CONSUMER } from '../src/service.js';
 
 export type Harness = Awaited<ReturnType<typeof startHarness>>;
@@ -51,16 +44,7 @@ export async function startHarness(label: string) {
       }
     },
     /** Resolves once the projection consumer has processed and acked everything published. */
-    async settled() {
-      const jsm = await jetstreamManager(nc);
-      await eventually(async () => {
-        const info = await jsm.consumers.info(
-          system.naming.stream(EVENTS_STREAM),
-          system.naming.consumer(PROJECTION_CONSUMER),
-        );
-        return info.num_pending === 0 && info.num_ack_pending === 0;
-      });
-    },
+    settled: () => consumed(nc, system.naming, PROJECTION_CONSUMER),
     async call(
       operation: keyof typeof customersApi,
       actor: Actor,

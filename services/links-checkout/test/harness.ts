@@ -1,27 +1,46 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
+import { afterAll, beforeAll, expect } from 'vitest';
+import type { z } from 'zod';
 import {
   connectNats,
   createEventPublisher,
   createLogger,
-  createServiceClient,
   openEmbeddedStore,
-  serveOperations,
+  operation,
   startService,
-  type Operation,
+  type NatsConnection,
+  type OperationHandler,
+  type Resolve,
+  type RunningService,
   type Store,
 } from '@mmp/platform';
-import { createTestSystem, samplePaymentSnapshot, TEST_NATS_URL } from '@mmp/platform/testing';
 import {
+  consumed,
+  createTestBus,
+  createTestSystem,
+  samplePaymentSnapshot,
+  serveStandIn,
+  TEST_NATS_URL,
+  type TestSystem,
+} from '@mmp/platform/testing';
+import {
+  PAYMENT_EVENTS,
   appError,
+  checkoutApi,
   isAppError,
+  linksApi,
   newEventId,
+  pagesApi,
+  paymentsForCheckout,
+  projectEvents,
   type Actor,
+  type AppError,
   type PaymentSnapshot,
   type ServiceReply,
+  type ServiceRequest,
 } from '@mmp/protocol';
-import { expect } from 'vitest';
-import { linksCheckoutService } from '../src/service.js';
+import { createLinksCheckoutService } from '../src/service.js';
 
 export const PUBLIC_URL = 'http://pages.test:3000';
 export const PROJECT = {
@@ -42,142 +61,139 @@ export function merchant(projectId = PROJECT.id, livemode = false): Actor {
   };
 }
 export const PUBLIC: Actor = { kind: 'public' };
-export const SERVICE: Actor = { kind: 'service', service: 'payments' };
 
-type InitiateBody = { token: string; paymentMethod: string; phone: string };
+/** Every operation of links-checkout, by its name (`links.create`, `sessions.pay`…). */
+const OPERATIONS = new Map(
+  [...Object.values(linksApi), ...Object.values(checkoutApi), ...Object.values(pagesApi)].map((contract) => [
+    contract.name,
+    contract,
+  ]),
+);
+
+type Request = z.input<typeof ServiceRequest>;
+type Payments = typeof paymentsForCheckout;
+type InitiateBody = z.output<Payments['initiate']['request']>;
+
+export function snapshot(overrides: Partial<PaymentSnapshot> = {}): PaymentSnapshot {
+  return samplePaymentSnapshot({ projectId: PROJECT.id, ...overrides });
+}
 
 /**
- * links-checkout in-process on the real NATS server, with stand-ins answering for the
- * gateway (projects.get) and payments (create-for-session, initiate, cancel-for-session,
- * retrieve-internal). With `paymentsAway`, nothing answers for payments until `paymentsUp()`.
+ * links-checkout in-process on the real NATS server, started before the file's tests and
+ * stopped after them, with a stand-in for what it asks of payments (create-for-session,
+ * initiate, cancel-for-session, retrieve-internal) and publishers of the events it follows:
+ * payments' and the gateway's `project.updated`, sent for PROJECT before the tests run.
+ * With `paymentsAway`, nothing answers for payments until `paymentsUp()`.
  */
-export async function startHarness(extraEnv: Record<string, string> = {}, options = { paymentsAway: false }) {
-  const system = createTestSystem('lc');
-  const env = { ...system.env, PUBLIC_URL, LINK_SWEEP_INTERVAL_MS: '150', ...extraEnv };
-  let service = await startService(linksCheckoutService, env);
+export function useHarness(
+  extraEnv: Record<string, string> = {},
+  options: { paymentsAway?: boolean; resolve?: Resolve } = {},
+) {
+  const definition = createLinksCheckoutService({ resolve: options.resolve });
   const log = createLogger({ service: 'stand-in', level: 'silent' });
-  const nc = await connectNats({ url: TEST_NATS_URL, name: 'stand-in', log });
+  let system: TestSystem;
+  let env: Record<string, string>;
+  let service: RunningService;
+  let nc: NatsConnection;
+  let standIn: { stop(): Promise<void> } | null = null;
   const payments = new Map<string, PaymentSnapshot>();
   const calls = {
     createForSession: [] as unknown[],
     initiate: [] as InitiateBody[],
     cancel: [] as unknown[],
-    retrieve: [] as { token?: string; checkoutSessionId?: string }[],
+    retrieve: [] as unknown[],
+  };
+  const paidWith = (body: InitiateBody) => {
+    const payment = payments.get(body.token);
+    if (!payment) throw appError('resource_not_found', 'no such payment');
+    return { payment: { ...payment, paymentMethod: body.paymentMethod, payerPhone: body.phone } };
   };
   const stand = {
-    /** What payments answers to initiate; replace to simulate a refusal. */
-    initiate: async (body: InitiateBody): Promise<unknown> => {
-      const payment = payments.get(body.token);
-      if (!payment) throw appError('resource_not_found', 'no such payment');
-      return { payment: { ...payment, paymentMethod: body.paymentMethod, payerPhone: body.phone } };
+    /** What payments answers to initiate; replace to simulate a refusal, `reset()` to undo. */
+    initiate: async (body: InitiateBody): Promise<{ payment: PaymentSnapshot }> => paidWith(body),
+    reset() {
+      stand.initiate = async (body) => paidWith(body);
     },
   };
-  const paymentsOps: Record<string, Operation> = {
-    'create-for-session': async (request) => {
-      const body = request.body as {
-        checkoutSessionId: string;
-        projectId: string;
-        livemode: boolean;
-        amount: number;
-        currency: string;
-      };
-      calls.createForSession.push(body);
-      const existing = [...payments.values()].find((p) => p.checkoutSessionId === body.checkoutSessionId);
-      if (existing) return { status: 200, body: existing };
-      const payment = snapshot({
-        checkoutSessionId: body.checkoutSessionId,
-        projectId: body.projectId,
-        livemode: body.livemode,
-        amount: body.amount,
-        currency: body.currency,
-      });
-      payments.set(payment.token, payment);
-      return { status: 201, body: payment };
-    },
-    initiate: async (request) => {
-      calls.initiate.push(request.body as InitiateBody);
-      return { status: 200, body: await stand.initiate(request.body as InitiateBody) };
-    },
-    'cancel-for-session': async (request) => {
-      calls.cancel.push(request.body);
-      return { status: 200, body: {} };
-    },
-    'retrieve-internal': async (request) => {
-      const body = request.body as { token?: string; checkoutSessionId?: string };
-      calls.retrieve.push(body);
-      const payment = body.token
+  const createForSession: OperationHandler<Payments['createForSession']> = async (body) => {
+    calls.createForSession.push(body);
+    const existing = [...payments.values()].find((p) => p.checkoutSessionId === body.checkoutSessionId);
+    if (existing) return existing;
+    const payment = snapshot({
+      checkoutSessionId: body.checkoutSessionId,
+      projectId: body.projectId,
+      livemode: body.livemode,
+      amount: body.amount,
+      currency: body.currency,
+    });
+    payments.set(payment.token, payment);
+    return payment;
+  };
+  const initiate: OperationHandler<Payments['initiate']> = async (body) => {
+    calls.initiate.push(body);
+    return stand.initiate(body);
+  };
+  const cancelForSession: OperationHandler<Payments['cancelForSession']> = async (body) => {
+    calls.cancel.push(body);
+    const payment = payments.get(body.token);
+    if (!payment) throw appError('resource_not_found', 'No such payment.');
+    return { ...payment, status: 'CANCELLED' };
+  };
+  const retrieve: OperationHandler<Payments['retrieve']> = async (body) => {
+    calls.retrieve.push(body);
+    const payment =
+      'token' in body
         ? payments.get(body.token)
-        : [...payments.values()].find((p) => p.checkoutSessionId === body.checkoutSessionId);
-      if (!payment) throw appError('resource_not_found', 'No such payment.');
-      return { status: 200, body: payment };
-    },
+        : [...payments.values()].find(
+            (p) => 'checkoutSessionId' in body && p.checkoutSessionId === body.checkoutSessionId,
+          );
+    if (!payment) throw appError('resource_not_found', 'No such payment.');
+    return payment;
   };
   const servePayments = () =>
-    serveOperations({
-      nc,
-      naming: system.naming,
+    serveStandIn(nc, system.naming, 'payments', [
+      operation(paymentsForCheckout.createForSession, createForSession),
+      operation(paymentsForCheckout.initiate, initiate),
+      operation(paymentsForCheckout.cancelForSession, cancelForSession),
+      operation(paymentsForCheckout.retrieve, retrieve),
+    ]);
+  const publisher = () =>
+    createEventPublisher(nc, system.naming, {
       service: 'payments',
-      version: '0.0.1',
-      log,
-      operations: paymentsOps,
+      types: new Set([...PAYMENT_EVENTS, projectEvents.updated].map((event) => event.type)),
     });
-  let paymentsStandIn = options.paymentsAway ? null : await servePayments();
-  const gatewayOps: Record<string, Operation> = {
-    'projects.get': async (request) => {
-      const { projectId } = request.body as { projectId: string };
-      return { status: 200, body: { ...PROJECT, id: projectId } };
-    },
-  };
-  const gatewayStandIn = await serveOperations({
-    nc,
-    naming: system.naming,
-    service: 'gateway',
-    version: '0.0.1',
-    log,
-    operations: gatewayOps,
-  });
-  const client = createServiceClient({ nc, naming: system.naming, caller: 'test', defaultTimeoutMs: 5000 });
-  const publish = createEventPublisher(nc, system.naming);
 
-  async function call(
-    operation: string,
-    request: {
-      params?: Record<string, string>;
-      query?: Record<string, string>;
-      body?: unknown;
-      headers?: Record<string, string>;
-    },
-    actor: Actor = PUBLIC,
-  ): Promise<ServiceReply> {
-    return client.call('links-checkout', operation, request, { actor });
+  async function call(operationName: string, request: Request, actor: Actor = PUBLIC): Promise<ServiceReply> {
+    const contract = OPERATIONS.get(operationName);
+    if (!contract) throw new Error(`links-checkout has no operation ${operationName}`);
+    return createTestBus(nc, system.naming).request(contract, request, { actor });
   }
 
-  return {
-    system,
+  const harness = {
+    get system() {
+      return system;
+    },
+    get service() {
+      return service;
+    },
     payments,
     calls,
     stand,
     call,
     /** The reply body of a successful call, typed for the test. */
     async ok<T = Record<string, unknown>>(
-      operation: string,
-      request: Parameters<typeof call>[1],
+      operationName: string,
+      request: Request,
       actor?: Actor,
       status?: number,
     ): Promise<T> {
-      const reply = await call(operation, request, actor);
+      const reply = await call(operationName, request, actor);
       if (status !== undefined) expect(reply.status).toBe(status);
       return reply.body as T;
     },
     /** Asserts the call fails with this code (and status), returning the error for more checks. */
-    async fails(
-      operation: string,
-      request: Parameters<typeof call>[1],
-      code: string,
-      status: number,
-      actor?: Actor,
-    ) {
-      const error = await call(operation, request, actor).then(
+    async fails(operationName: string, request: Request, code: string, status: number, actor?: Actor) {
+      const error = await call(operationName, request, actor).then(
         (reply) => {
           throw new Error(`expected ${code}, got ${reply.status} ${JSON.stringify(reply.body)}`);
         },
@@ -187,20 +203,54 @@ export async function startHarness(extraEnv: Record<string, string> = {}, option
       expect({ code: error.code, status: error.status }).toEqual({ code, status });
       return error;
     },
-    /** Publishes a payment event as payments would, returning its id (to replay it). */
+    /**
+     * Publishes a payment event as payments would, returning its id (to replay it);
+     * `payment.initiated` with the payer's choice as its execution.
+     */
     async paymentEvent(type: string, payment: PaymentSnapshot, id = newEventId()): Promise<string> {
-      await publish({
+      const execution = {
+        network: payment.paymentMethod === 'UNKNOWN' ? 'ORANGE_MONEY' : payment.paymentMethod,
+        phone: payment.payerPhone ?? '+237690000001',
+        country: 'CM',
+      };
+      await publisher()({
         id,
         type,
         occurredAt: new Date().toISOString(),
         projectId: payment.projectId,
         livemode: payment.livemode,
-        data: { payment },
+        data: { payment, ...(type === 'payment.initiated' ? { execution } : {}) },
       });
       return id;
     },
+    /**
+     * Pays the session (with an Orange Money number) while payments refuses the initiation
+     * with `error`, or loses its answer (`service_unavailable`): the pay fails the same way.
+     */
+    async payRefused(sessionId: string, error: AppError) {
+      stand.initiate = async () => {
+        throw error;
+      };
+      try {
+        const body = { paymentMethod: 'ORANGE_MONEY', phone: '+237690000001' };
+        return await harness.fails(
+          'sessions.pay',
+          { params: { id: sessionId }, body },
+          error.code,
+          error.status,
+        );
+      } finally {
+        stand.reset();
+      }
+    },
+    /** Resolves once every payment event published so far is applied. */
+    paymentEventsApplied: () => consumed(nc, system.naming, 'links-checkout'),
     async paymentsUp() {
-      paymentsStandIn ??= await servePayments();
+      standIn ??= await servePayments();
+    },
+    async paymentsDown() {
+      await standIn?.stop();
+      standIn = null;
     },
     /**
      * Stops links-checkout and starts it again on the same data, as a new process would;
@@ -212,18 +262,31 @@ export async function startHarness(extraEnv: Record<string, string> = {}, option
         const store = await openEmbeddedStore({ dir: path.join(system.dataDir, 'links-checkout') });
         await whileStopped(store).finally(() => store.close());
       }
-      service = await startService(linksCheckoutService, env);
-    },
-    async stop() {
-      await Promise.all([paymentsStandIn?.stop(), gatewayStandIn.stop()]);
-      await service.stop();
-      await nc.close();
-      await system.cleanup();
+      service = await startService(definition, env);
     },
   };
-}
-export type Harness = Awaited<ReturnType<typeof startHarness>>;
 
-export function snapshot(overrides: Partial<PaymentSnapshot> = {}): PaymentSnapshot {
-  return samplePaymentSnapshot({ projectId: PROJECT.id, ...overrides });
+  beforeAll(async () => {
+    system = createTestSystem('lc');
+    env = { ...system.env, PUBLIC_URL, LINK_SWEEP_INTERVAL_MS: '150', ...extraEnv };
+    service = await startService(definition, env);
+    nc = await connectNats({ url: TEST_NATS_URL, name: 'stand-in', log });
+    if (!options.paymentsAway) standIn = await servePayments();
+    // As the gateway announces every project it creates.
+    await publisher()({
+      id: newEventId(),
+      type: projectEvents.updated.type,
+      occurredAt: new Date().toISOString(),
+      data: { project: PROJECT },
+    });
+    await consumed(nc, system.naming, 'links-checkout-projects');
+  });
+  afterAll(async () => {
+    await standIn?.stop();
+    await service?.stop();
+    await nc?.close();
+    await system?.cleanup();
+  });
+  return harness;
 }
+export type Harness = ReturnType<typeof useHarness>;

@@ -1,17 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { eventually } from '@mmp/platform/testing';
 import { appError, isAppError, type PaymentSnapshot } from '@mmp/protocol';
-import { merchant, startHarness, type Harness } from './harness.js';
+import { merchant, useHarness } from './harness.js';
 
 type Link = { id: string; shortCode: string; usageCount: number; maxUses: number | null };
 type Session = { id: string; status: string };
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(() => h?.stop());
+const h = useHarness();
 
 const ORANGE = { paymentMethod: 'ORANGE_MONEY', phone: '+237690000001' };
 const create = (body: unknown) => h.ok<Link>('links.create', { body }, merchant(), 201);
@@ -158,17 +154,10 @@ describe('maxUses under concurrency', () => {
     expect((await refusedForLink(waiting[1]!)).reason).toBe('link_exhausted');
 
     // An expired payment gives its use back; a number the operator refuses gives it back at once.
-    h.stand.initiate = async () => {
-      throw appError('invalid_phone', 'The operator refused this number.');
-    };
-    try {
-      await h.paymentEvent('payment.expired', { ...paymentOf(waiting[0]!), status: 'EXPIRED' });
-      await eventually(async () => (await statusOf(waiting[0]!)) === 'expired');
-      await h.fails('sessions.pay', { params: { id: waiting[1]!.id }, body: ORANGE }, 'invalid_phone', 400);
-      expect(await statusOf(waiting[1]!)).toBe('idle');
-    } finally {
-      h.stand.initiate = async (body) => ({ payment: h.payments.get(body.token) });
-    }
+    await h.paymentEvent('payment.expired', { ...paymentOf(waiting[0]!), status: 'EXPIRED' });
+    await eventually(async () => (await statusOf(waiting[0]!)) === 'expired');
+    await h.payRefused(waiting[1]!.id, appError('invalid_phone', 'The operator refused this number.'));
+    expect(await statusOf(waiting[1]!)).toBe('idle');
     expect((await pay(waiting[2]!)).status).toBe(200);
 
     // Both holders complete: the link is used up, never over.

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { eventually } from '@mmp/platform/testing';
-import { PUBLIC_URL, merchant, startHarness, type Harness } from './harness.js';
+import { PUBLIC_URL, merchant, useHarness } from './harness.js';
 
 type Link = { id: string; shortCode: string; usageCount: number };
 type Session = {
@@ -12,11 +12,7 @@ type Session = {
   paymentId: string | null;
 };
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(() => h?.stop());
+const h = useHarness();
 
 const create = (body: unknown) => h.ok<Link>('links.create', { body }, merchant(), 201);
 const start = (link: Link, body: unknown = {}) =>
@@ -72,45 +68,18 @@ describe('starting to pay a link', () => {
       ],
     });
     const full = { name: 'Awa', email: 'awa@example.com', phone: '690000001', customFields: { size: 'M' } };
-    const at = { params: { shortCode: link.shortCode } };
-    await h.fails(
-      'links.start',
-      { ...at, body: { ...full, name: undefined } },
-      'missing_required_field',
-      400,
-    );
-    await h.fails(
-      'links.start',
-      { ...at, body: { ...full, email: undefined } },
-      'missing_required_field',
-      400,
-    );
-    await h.fails(
-      'links.start',
-      { ...at, body: { ...full, phone: undefined } },
-      'missing_required_field',
-      400,
-    );
-    await h.fails(
-      'links.start',
-      { ...at, body: { ...full, customFields: {} } },
-      'missing_required_field',
-      400,
-    );
-    await h.fails('links.start', { ...at, body: { ...full, email: 'not-an-email' } }, 'invalid_email', 400);
-    await h.fails('links.start', { ...at, body: { ...full, phone: '12' } }, 'invalid_phone', 400);
-    await h.fails(
-      'links.start',
-      { ...at, body: { ...full, customFields: { size: 'XL' } } },
-      'validation_error',
-      422,
-    );
-    await h.fails(
-      'links.start',
-      { ...at, body: { ...full, customFields: { size: 'M', other: 'x' } } },
-      'validation_error',
-      422,
-    );
+    const refusals = [
+      [{ ...full, name: undefined }, 'missing_required_field', 400],
+      [{ ...full, email: undefined }, 'missing_required_field', 400],
+      [{ ...full, phone: undefined }, 'missing_required_field', 400],
+      [{ ...full, customFields: {} }, 'missing_required_field', 400],
+      [{ ...full, email: 'not-an-email' }, 'invalid_email', 400],
+      [{ ...full, phone: '12' }, 'invalid_phone', 400],
+      [{ ...full, customFields: { size: 'XL' } }, 'validation_error', 422],
+      [{ ...full, customFields: { size: 'M', other: 'x' } }, 'validation_error', 422],
+    ] as const;
+    for (const [body, code, httpStatus] of refusals)
+      await h.fails('links.start', { params: { shortCode: link.shortCode }, body }, code, httpStatus);
     const session = await start(link, full);
     expect(session.customer).toEqual({ email: 'awa@example.com', phone: '+237690000001' });
   });

@@ -3,19 +3,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import {
-  DuplicateKeyError,
-  createLogger,
-  openEmbeddedStore,
-  type ServiceClient,
-  type Store,
-} from '@mmp/platform';
-import { isAppError, newCheckoutSessionId, type ServiceRequest } from '@mmp/protocol';
-import { openCollections, type LinkDoc } from '../src/store/collections.js';
-import type { Deps } from '../src/handlers/deps.js';
-import { linkOperations } from '../src/handlers/links.js';
-import { holdLinkUse, releaseLinkUse } from '../src/handlers/link-uses.js';
-import { PUBLIC_URL, merchant } from './harness.js';
+import { DuplicateKeyError, createLogger, openEmbeddedStore, type Store } from '@mmp/platform';
+import { CreatePaymentLinkBody, isAppError, newCheckoutSessionId } from '@mmp/protocol';
+import { ensureIndexes, openLinksCheckoutDb } from '../src/store/db.js';
+import type { LinkDoc } from '../src/store/links.js';
+import type { Deps } from '../src/deps.js';
+import { createLink } from '../src/use-cases/links.js';
+import { holdLinkUse, releaseLinkUse } from '../src/use-cases/link-uses.js';
+import { PUBLIC_URL, PROJECT } from './harness.js';
 
 /**
  * The handlers straight on the real embedded store, without NATS in between: the test
@@ -31,13 +26,15 @@ let codes: () => string;
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'mmp-lc-store-'));
   store = await openEmbeddedStore({ dir });
+  const db = openLinksCheckoutDb(store);
+  await ensureIndexes(db);
   deps = {
-    db: await openCollections(store),
-    // Nothing tested here calls another service or the merchant directory.
-    services: {} as ServiceClient,
-    merchants: { get: async () => ({ name: 'Shop', logo: null }) },
+    db,
+    // Nothing tested here calls another service or shows a merchant.
+    bus: { request: () => Promise.reject(new Error('no service is called here')) },
+    projects: { get: async (id) => ({ id, name: 'Shop', displayName: null, logoUrl: null }) },
     log: createLogger({ service: 'links-checkout', level: 'silent' }),
-    settings: { publicUrl: PUBLIC_URL, sessionTtlSeconds: 900, recoveryAfterMs: 120_000 },
+    settings: { publicUrl: PUBLIC_URL, sessionTtlSeconds: 900, attemptMs: 11_000 },
     now: () => new Date(),
     newShortCode: () => {
       const code = codes();
@@ -51,33 +48,25 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-const request = (body: unknown): ServiceRequest => ({ params: {}, query: {}, headers: {}, body });
-const context = {
-  requestId: 'req_test',
-  actor: merchant(),
-  log: createLogger({ service: 't', level: 'silent' }),
-};
-const createLink = (body: unknown) => linkOperations(deps)['links.create']!(request(body), context);
+const create = (body: unknown) =>
+  createLink(deps, { projectId: PROJECT.id, livemode: false }, CreatePaymentLinkBody.parse(body));
 
 describe('short codes', () => {
   it('draws a fresh code when the one drawn is taken', async () => {
     const sequence = ['AAAAAAAA', 'AAAAAAAA', 'AAAAAAAA', 'BBBBBBBB'];
     codes = () => sequence.shift() ?? 'ZZZZZZZZ';
     draws.length = 0;
-    const first = await createLink({ name: 'First', amount: 1000 });
-    const second = await createLink({ name: 'Second', amount: 1000 });
-    expect(first).toMatchObject({ status: 201, body: { shortCode: 'AAAAAAAA' } });
-    expect(second).toMatchObject({
-      status: 201,
-      body: { shortCode: 'BBBBBBBB', url: `${PUBLIC_URL}/pay/BBBBBBBB`, name: 'Second' },
-    });
+    const first = await create({ name: 'First', amount: 1000 });
+    const second = await create({ name: 'Second', amount: 1000 });
+    expect(first).toMatchObject({ shortCode: 'AAAAAAAA', name: 'First' });
+    expect(second).toMatchObject({ shortCode: 'BBBBBBBB', name: 'Second' });
     expect(draws).toEqual(['AAAAAAAA', 'AAAAAAAA', 'AAAAAAAA', 'BBBBBBBB']);
   });
 
   it('gives up after five taken codes and stores nothing', async () => {
     codes = () => 'AAAAAAAA';
     draws.length = 0;
-    await expect(createLink({ name: 'Unlucky', amount: 1000 })).rejects.toBeInstanceOf(DuplicateKeyError);
+    await expect(create({ name: 'Unlucky', amount: 1000 })).rejects.toBeInstanceOf(DuplicateKeyError);
     expect(draws).toHaveLength(5);
     expect(await deps.db.links.count({ name: 'Unlucky' })).toBe(0);
   });

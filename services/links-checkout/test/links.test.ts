@@ -1,15 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { eventually } from '@mmp/platform/testing';
-import { PROJECT, PUBLIC_URL, merchant, startHarness, type Harness } from './harness.js';
+import { PROJECT, PUBLIC_URL, merchant, useHarness } from './harness.js';
 
 type Link = Record<string, unknown> & { id: string; shortCode: string; status: string; usageCount: number };
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(() => h?.stop());
+const h = useHarness();
 
 const create = (body: unknown, actor = merchant()) => h.ok<Link>('links.create', { body }, actor, 201);
 

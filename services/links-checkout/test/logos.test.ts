@@ -3,12 +3,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger, openEmbeddedStore, type Store } from '@mmp/platform';
+import { createLogger, createOutboundHttp, openEmbeddedStore, type Store } from '@mmp/platform';
 import { MAX_LOGO_BYTES } from '../src/domain/logo.js';
-import { fetchLogo } from '../src/handlers/logo-fetch.js';
-import { createMerchantLogos } from '../src/handlers/logos.js';
-import { openCollections, type Collections } from '../src/store/collections.js';
-import { merchant, PROJECT, startHarness, type Harness } from './harness.js';
+import { ensureIndexes, openLinksCheckoutDb, type LinksCheckoutDb } from '../src/store/db.js';
+import { fetchLogo } from '../src/use-cases/logo-fetch.js';
+import { createMerchantLogos } from '../src/use-cases/logos.js';
+import { merchant, PROJECT, useHarness } from './harness.js';
 
 /** A 1×1 PNG. */
 const PNG = Buffer.from(
@@ -43,23 +43,25 @@ beforeAll(async () => {
   const address = server.address();
   base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
 });
+// Development (loopback allowed, the switch on) and any other deployment.
+const dev = createOutboundHttp({ allowLoopback: true });
+const prod = createOutboundHttp({ allowLoopback: false });
 afterAll(async () => {
   server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
+  await Promise.all([dev.close(), prod.close()]);
 });
-
-const dev = { allowLoopback: true, timeoutMs: 1000 };
-const prod = { allowLoopback: false, timeoutMs: 1000 };
+const fetchFrom = (http: typeof dev, url: string) => fetchLogo(http, url, 1000);
 
 describe('fetching a merchant logo', () => {
   it('takes a small PNG, JPEG, WebP or GIF answered directly', async () => {
-    const logo = await fetchLogo(`${base}/logo.png`, dev);
+    const logo = await fetchFrom(dev, `${base}/logo.png`);
     expect(logo).toEqual({ ok: true, contentType: 'image/png', bytes: PNG });
   });
 
   it('refuses SVG, oversized, mislabelled, redirected, missing and slow logos', async () => {
     const reason = async (path: string) => {
-      const logo = await fetchLogo(`${base}${path}`, dev);
+      const logo = await fetchFrom(dev, `${base}${path}`);
       return logo.ok ? 'taken' : logo.reason;
     };
     expect(await reason('/logo.svg')).toMatch(/not PNG/);
@@ -74,7 +76,7 @@ describe('fetching a merchant logo', () => {
 
   it('outside development, asks only https hosts on public addresses', async () => {
     const before = hits['/logo.png'] ?? 0;
-    expect(await fetchLogo(`${base}/logo.png`, prod)).toEqual({ ok: false, reason: 'not https' });
+    expect(await fetchFrom(prod, `${base}/logo.png`)).toEqual({ ok: false, reason: 'not https' });
     for (const url of [
       'https://127.0.0.1/logo.png',
       'https://10.1.2.3/logo.png',
@@ -82,17 +84,34 @@ describe('fetching a merchant logo', () => {
       'https://169.254.169.254/latest/meta-data',
       'https://localhost/logo.png',
     ])
-      expect(await fetchLogo(url, prod), url).toEqual({ ok: false, reason: 'private address' });
-    expect(await fetchLogo('https://user:pw@cdn.example.com/l.png', prod)).toMatchObject({ ok: false });
-    expect(await fetchLogo('not a url', prod)).toEqual({ ok: false, reason: 'not a URL' });
+      expect(await fetchFrom(prod, url), url).toEqual({ ok: false, reason: 'private address' });
+    expect(await fetchFrom(prod, 'https://user:pw@cdn.example.com/l.png')).toMatchObject({ ok: false });
+    expect(await fetchFrom(prod, 'not a url')).toEqual({ ok: false, reason: 'not a URL' });
     expect(hits['/logo.png'] ?? 0).toBe(before);
+  });
+});
+
+describe('a logo host named, not written as an address', () => {
+  it('is refused when it resolves to a private address, as the connection is made', async () => {
+    const internal = createOutboundHttp({
+      allowLoopback: true,
+      resolve: async () => [{ address: '10.0.0.7', family: 4 }],
+    });
+    try {
+      expect(await fetchFrom(internal, 'https://cdn.internal.test/logo.png')).toEqual({
+        ok: false,
+        reason: 'private address',
+      });
+    } finally {
+      await internal.close();
+    }
   });
 });
 
 describe('the logo cache', () => {
   let dir: string;
   let store: Store;
-  let db: Collections;
+  let db: LinksCheckoutDb;
   // Real time: the store's own TTL index removes documents whose date has passed.
   let clock = Date.now();
   const now = () => new Date(clock);
@@ -101,7 +120,8 @@ describe('the logo cache', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'mmp-logos-'));
     store = await openEmbeddedStore({ dir });
-    db = await openCollections(store);
+    db = openLinksCheckoutDb(store);
+    await ensureIndexes(db);
   });
   afterAll(async () => {
     await store.close();
@@ -110,8 +130,8 @@ describe('the logo cache', () => {
 
   const logos = () =>
     createMerchantLogos({
-      collection: db.logos,
-      fetch: (url) => fetchLogo(url, dev),
+      db,
+      fetch: (url) => fetchFrom(dev, url),
       log,
       ttlMs: 3_600_000,
       now,
@@ -147,12 +167,10 @@ describe('the logo cache', () => {
 });
 
 describe('pages with a logo', () => {
-  let h: Harness;
-  beforeAll(async () => {
+  beforeAll(() => {
     PROJECT.logoUrl = `${base}/logo.png?page`;
-    h = await startHarness({ ALLOW_HTTP_LOOPBACK_ENDPOINTS: 'true' });
   });
-  afterAll(() => h?.stop());
+  const h = useHarness({ ALLOW_HTTP_LOOPBACK_ENDPOINTS: 'true' });
 
   it('inline the logo the service fetched, so the browser asks nobody else', async () => {
     const session = await h.ok<{ id: string }>(

@@ -1,11 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { merchant, startHarness, type Harness } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { merchant, useHarness } from './harness.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(() => h?.stop());
+const h = useHarness();
 
 const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";

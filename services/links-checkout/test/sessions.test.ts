@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
 import { eventually } from '@mmp/platform/testing';
-import { appError, newPaymentToken, type PaymentSnapshot } from '@mmp/protocol';
-import { PROJECT, PUBLIC_URL, SERVICE, merchant, snapshot, startHarness, type Harness } from './harness.js';
+import { appError, newCheckoutSessionId, type PaymentSnapshot } from '@mmp/protocol';
+import { PROJECT, PUBLIC_URL, merchant, snapshot, useHarness } from './harness.js';
 
 type Session = Record<string, unknown> & {
   id: string;
@@ -18,11 +17,7 @@ type Status = {
   redirectUrl: string | null;
 };
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(() => h?.stop());
+const h = useHarness();
 
 const ORANGE = { paymentMethod: 'ORANGE_MONEY', phone: '+237690000001' };
 
@@ -49,45 +44,72 @@ async function until(id: string, state: string) {
   await eventually(async () => (await status(id)).status === state);
 }
 
+/** A merchant's payment as payments announces it, with the session id it minted. */
+function merchantPayment(overrides: Partial<PaymentSnapshot> = {}): PaymentSnapshot {
+  const id = newCheckoutSessionId();
+  const payment = snapshot({
+    checkoutSessionId: id,
+    paymentUrl: `${PUBLIC_URL}/checkout/${id}`,
+    expiresAt: new Date(Date.now() + 900_000).toISOString(),
+    ...overrides,
+  });
+  h.payments.set(payment.token, payment);
+  return payment;
+}
+
+/** The session of a merchant's payment, made from its payment.created. */
+async function announced(overrides: Partial<PaymentSnapshot> = {}) {
+  const payment = merchantPayment(overrides);
+  await h.paymentEvent('payment.created', payment);
+  await h.paymentEventsApplied();
+  return { payment, id: payment.checkoutSessionId! };
+}
+
 describe('creating sessions', () => {
-  it('creates one session per payment, however often payments asks', async () => {
-    const paymentId = randomUUID();
-    const body = {
-      paymentId,
-      token: newPaymentToken(),
-      projectId: PROJECT.id,
-      livemode: false,
+  it('makes the session of a merchant payment from payment.created, once however often it comes', async () => {
+    const { payment, id } = await announced({
       amount: 4200,
-      currency: 'XAF',
       description: 'Commande 42',
       returnUrl: 'https://shop.example/merci',
-      cancelUrl: null,
-      customer: { email: 'a@b.cm', phone: null },
-      expiresAt: new Date(Date.now() + 900_000).toISOString(),
-    };
-    const first = await h.ok<{ id: string; url: string }>(
-      'sessions.create-for-payment',
-      { body },
-      SERVICE,
-      201,
-    );
-    const again = await h.ok<{ id: string; url: string }>(
-      'sessions.create-for-payment',
-      { body },
-      SERVICE,
-      200,
-    );
-    expect(again).toEqual(first);
-    expect(first.url).toBe(`${PUBLIC_URL}/checkout/${first.id}`);
-    const session = await h.ok<Session>('sessions.retrieve', { params: { id: first.id } });
+      payerEmail: 'a@b.cm',
+    });
+    const session = await h.ok<Session>('sessions.retrieve', { params: { id } });
     expect(session).toMatchObject({
-      paymentId,
+      id,
+      url: payment.paymentUrl,
+      paymentId: payment.id,
       amount: 4200,
       description: 'Commande 42',
       successUrl: 'https://shop.example/merci',
       cancelUrl: null,
+      status: 'idle',
+      customer: { email: 'a@b.cm', phone: null },
+      merchantName: PROJECT.displayName,
+      retryable: false,
     });
-    await h.fails('sessions.create-for-payment', { body }, 'insufficient_permissions', 403);
+    // The same event again (a relay after the duplicate window) changes nothing.
+    await h.paymentEvent('payment.created', { ...payment, amount: 1 });
+    await h.paymentEventsApplied();
+    expect(await h.ok<Session>('sessions.retrieve', { params: { id } })).toEqual(session);
+    // Payments was never asked: the event brought everything the session needs.
+    expect(h.calls.retrieve).toEqual([]);
+  });
+
+  it('opens the session a payer reaches before its payment.created, from payments, and the event changes nothing', async () => {
+    const payment = merchantPayment({ amount: 3100, status: 'PENDING' });
+    const id = payment.checkoutSessionId!;
+    const asked = h.calls.retrieve.length;
+    const page = await h.call('pages.checkout', { params: { sessionId: id } });
+    expect(page.status).toBe(200);
+    expect(h.calls.retrieve.slice(asked)).toEqual([{ checkoutSessionId: id }]);
+    const opened = await h.ok<Session>('sessions.retrieve', { params: { id } });
+    expect(opened).toMatchObject({ id, paymentId: payment.id, amount: 3100, status: 'idle' });
+    await h.paymentEvent('payment.created', payment);
+    await h.paymentEventsApplied();
+    expect(await h.ok<Session>('sessions.retrieve', { params: { id } })).toEqual(opened);
+    expect(h.calls.retrieve).toHaveLength(asked + 1);
+    // A session id payments does not know either is not found.
+    await h.fails('sessions.status', { params: { id: newCheckoutSessionId() } }, 'resource_not_found', 404);
   });
 
   it('creates a merchant session and reads it publicly with every field', async () => {
@@ -180,24 +202,8 @@ describe('paying a session', () => {
     expect((await status(session.id)).status).toBe('success');
   });
 
-  it('pays the payment a session was created for without creating another', async () => {
-    const payment = snapshot({ amount: 1500 });
-    h.payments.set(payment.token, payment);
-    const { id } = await h.ok<{ id: string }>(
-      'sessions.create-for-payment',
-      {
-        body: {
-          paymentId: payment.id,
-          token: payment.token,
-          projectId: PROJECT.id,
-          livemode: false,
-          amount: 1500,
-          currency: 'XAF',
-          expiresAt: new Date(Date.now() + 60_000).toISOString(),
-        },
-      },
-      SERVICE,
-    );
+  it('pays the payment a session was made for without creating another', async () => {
+    const { payment, id } = await announced({ amount: 1500 });
     const before = h.calls.createForSession.length;
     await pay(id, { paymentMethod: 'MTN_MOMO', phone: '677 00 00 01' });
     expect(h.calls.createForSession.length).toBe(before);
@@ -217,77 +223,31 @@ describe('paying a session', () => {
   it('checks the phone against the operator before anything else', async () => {
     const session = await merchantSession();
     const before = h.calls.initiate.length;
-    const at = { params: { id: session.id } };
-    await h.fails(
-      'sessions.pay',
-      { ...at, body: { paymentMethod: 'ORANGE_MONEY', phone: '+237670000001' } },
-      'invalid_phone',
-      400,
-    );
-    await h.fails(
-      'sessions.pay',
-      { ...at, body: { paymentMethod: 'MTN_MOMO', phone: '+237690000001' } },
-      'invalid_phone',
-      400,
-    );
-    await h.fails(
-      'sessions.pay',
-      { ...at, body: { paymentMethod: 'ORANGE_MONEY', phone: '12345' } },
-      'invalid_phone',
-      400,
-    );
-    await h.fails(
-      'sessions.pay',
-      { ...at, body: { paymentMethod: 'ORANGE_MONEY', phone: '+2250700000000' } },
-      'invalid_phone',
-      400,
-    );
-    await h.fails(
-      'sessions.pay',
-      { ...at, body: { paymentMethod: 'WAVE', phone: '+237690000001' } },
-      'validation_error',
-      422,
-    );
-    await h.fails(
-      'sessions.pay',
-      { ...at, body: { paymentMethod: 'CASH', phone: '+237690000001' } },
-      'validation_error',
-      422,
-    );
-    await h.fails(
-      'sessions.pay',
-      { ...at, body: { paymentMethod: 'ORANGE_MONEY' } },
-      'missing_required_field',
-      400,
-    );
+    const refusals = [
+      [{ paymentMethod: 'ORANGE_MONEY', phone: '+237670000001' }, 'invalid_phone', 400],
+      [{ paymentMethod: 'MTN_MOMO', phone: '+237690000001' }, 'invalid_phone', 400],
+      [{ paymentMethod: 'ORANGE_MONEY', phone: '12345' }, 'invalid_phone', 400],
+      [{ paymentMethod: 'ORANGE_MONEY', phone: '+2250700000000' }, 'invalid_phone', 400],
+      [{ paymentMethod: 'WAVE', phone: '+237690000001' }, 'validation_error', 422],
+      [{ paymentMethod: 'CASH', phone: '+237690000001' }, 'validation_error', 422],
+      [{ paymentMethod: 'ORANGE_MONEY' }, 'missing_required_field', 400],
+    ] as const;
+    for (const [body, code, httpStatus] of refusals)
+      await h.fails('sessions.pay', { params: { id: session.id }, body }, code, httpStatus);
     expect(h.calls.initiate.length).toBe(before);
     expect((await status(session.id)).status).toBe('idle');
   });
 
   it('goes back to the form when payments refuses the number, and pays on the next try', async () => {
     const session = await merchantSession();
-    h.stand.initiate = async () => {
-      throw appError('invalid_phone', 'The operator refused this number.');
-    };
-    try {
-      await h.fails('sessions.pay', { params: { id: session.id }, body: ORANGE }, 'invalid_phone', 400);
-    } finally {
-      h.stand.initiate = async (body) => ({ payment: h.payments.get(body.token) });
-    }
+    await h.payRefused(session.id, appError('invalid_phone', 'The operator refused this number.'));
     expect((await status(session.id)).status).toBe('idle');
     expect((await pay(session.id)).status).toBe('processing');
   });
 
   it('ends the session when payments says the payment expired', async () => {
     const session = await merchantSession();
-    h.stand.initiate = async () => {
-      throw appError('payment_expired', 'The payment expired.');
-    };
-    try {
-      await h.fails('sessions.pay', { params: { id: session.id }, body: ORANGE }, 'payment_expired', 400);
-    } finally {
-      h.stand.initiate = async (body) => ({ payment: h.payments.get(body.token) });
-    }
+    await h.payRefused(session.id, appError('payment_expired', 'The payment expired.'));
     expect((await status(session.id)).status).toBe('expired');
     await h.fails('sessions.pay', { params: { id: session.id }, body: ORANGE }, 'payment_expired', 400);
   });
@@ -336,22 +296,7 @@ describe('paying a session', () => {
   });
 
   it('expires idle sessions after their time', async () => {
-    const payment = snapshot();
-    const { id } = await h.ok<{ id: string }>(
-      'sessions.create-for-payment',
-      {
-        body: {
-          paymentId: payment.id,
-          token: payment.token,
-          projectId: PROJECT.id,
-          livemode: false,
-          amount: 5000,
-          currency: 'XAF',
-          expiresAt: new Date(Date.now() + 200).toISOString(),
-        },
-      },
-      SERVICE,
-    );
+    const { id } = await announced({ expiresAt: new Date(Date.now() + 200).toISOString() });
     await new Promise((resolve) => setTimeout(resolve, 300));
     await h.fails('sessions.pay', { params: { id }, body: ORANGE }, 'payment_expired', 400);
     expect((await status(id)).status).toBe('expired');

@@ -3,23 +3,27 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openEmbeddedStore, type Store } from '@mmp/platform';
-import type { Deps } from '../src/handlers/deps.js';
-import { sweepOnce } from '../src/handlers/sweep.js';
-import { openCollections, type Collections } from '../src/store/collections.js';
+import { ensureIndexes, openLinksCheckoutDb, type LinksCheckoutDb } from '../src/store/db.js';
+import { sweepOnce } from '../src/use-cases/sweep.js';
 
 const NOW = new Date('2026-01-01T12:00:00.000Z');
 const minutesAgo = (m: number) => new Date(NOW.getTime() - m * 60_000);
 
 let dir: string;
 let store: Store;
-let db: Collections;
-let deps: Deps;
+let db: LinksCheckoutDb;
+const deps = {
+  get db() {
+    return db;
+  },
+  now: () => NOW,
+};
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'lc-sweep-'));
   store = await openEmbeddedStore({ dir });
-  db = await openCollections(store);
-  deps = { db, now: () => NOW } as unknown as Deps;
+  db = openLinksCheckoutDb(store);
+  await ensureIndexes(db);
 });
 
 afterAll(async () => {
@@ -27,8 +31,14 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const session = (id: string, status: string, expiresAt: Date) =>
-  db.sessions.insertOne({ _id: id, status, expiresAt, updatedAt: minutesAgo(60) } as never);
+const session = (id: string, status: string, expiresAt: Date, attemptUntil?: string) =>
+  db.sessions.insertOne({
+    _id: id,
+    status,
+    expiresAt,
+    updatedAt: minutesAgo(60),
+    ...(attemptUntil ? { attemptUntil } : {}),
+  } as never);
 
 const statusOf = async (id: string) => (await db.sessions.findOne({ _id: id }))?.status;
 
@@ -38,8 +48,13 @@ describe('expiry sweep', () => {
     await session('cs_due', 'idle', minutesAgo(1));
     await session('cs_open', 'idle', new Date(NOW.getTime() + 60_000));
     await session('cs_paid', 'success', minutesAgo(30));
+    // A pay attempt whose process died holds nothing; a payment under way decides its own end.
+    await session('cs_lost', 'processing', minutesAgo(5), minutesAgo(14).toISOString());
+    await session('cs_paying', 'processing', minutesAgo(5));
     const first = await sweepOnce(deps);
-    expect(first.sessions).toBe(2);
+    expect(first.sessions).toBe(3);
+    expect(await statusOf('cs_lost')).toBe('expired');
+    expect(await statusOf('cs_paying')).toBe('processing');
     expect(await statusOf('cs_old')).toBe('expired');
     expect(await statusOf('cs_due')).toBe('expired');
     expect(await statusOf('cs_open')).toBe('idle');

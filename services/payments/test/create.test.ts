@@ -1,22 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openPaymentsDb } from '../src/store/db.js';
-import {
-  createPayment,
-  eventually,
-  merchant,
-  startPaymentsHarness,
-  type PaymentsHarness,
-} from './support.js';
+import { describe, expect, it } from 'vitest';
 import { SPEC_PAYMENT_FIELDS } from '@mmp/platform/testing';
+import { openPaymentsDb } from '../src/store/db.js';
+import { PUBLIC_URL, createPayment, eventually, merchant, usePaymentsHarness } from './support.js';
 
-let h: PaymentsHarness;
-beforeAll(async () => {
-  h = await startPaymentsHarness();
-});
-afterAll(async () => {
-  await h?.close();
-});
+const h = usePaymentsHarness();
 
 describe('create', () => {
   it('answers 201 with exactly the fields of the specification', async () => {
@@ -35,15 +23,42 @@ describe('create', () => {
       completedAt: null,
     });
     expect(body.token).toMatch(/^pay_[A-Za-z0-9]+$/);
-    expect(body.paymentUrl).toMatch(/^http:\/\/localhost:3000\/checkout\/cs_/);
-    const session = h.sessions.find((s) => s.paymentId === body.id);
-    expect(session).toMatchObject({
-      token: body.token,
+    // The hosted page's session id is minted here: links-checkout is not asked.
+    expect(body.paymentUrl).toMatch(new RegExp(`^${PUBLIC_URL}/checkout/cs_[A-Za-z0-9]{16,}$`));
+    await eventually(async () => h.eventsOf(body.id as string, 'payment.created').length === 1);
+  });
+
+  it('announces the payment with all links-checkout needs to make its hosted session', async () => {
+    const actor = merchant();
+    const created = await createPayment(h, actor, {
+      amount: 4200,
+      description: 'Commande 42',
+      returnUrl: 'https://shop.example/merci',
+      customer: { email: 'a@b.cm' },
+    });
+    const [event] = await eventually(async () => {
+      const found = h.eventsOf(created.id, 'payment.created');
+      return found.length === 1 && found;
+    });
+    const sessionId = created.paymentUrl!.slice(created.paymentUrl!.lastIndexOf('/') + 1);
+    expect(event!.data.payment).toMatchObject({
+      id: created.id,
+      token: created.token,
       projectId: actor.projectId,
       livemode: false,
-      amount: 5000,
+      amount: 4200,
+      currency: 'XAF',
+      description: 'Commande 42',
+      checkoutSessionId: sessionId,
+      paymentUrl: created.paymentUrl,
+      returnUrl: 'https://shop.example/merci',
+      cancelUrl: null,
+      payerEmail: 'a@b.cm',
     });
-    await eventually(async () => h.eventsOf(body.id as string, 'payment.created').length === 1);
+    expect(Date.parse(event!.data.payment.expiresAt!) - Date.parse(created.createdAt)).toBe(900_000);
+    // The session a payer opens before links-checkout consumed the event is found by its id.
+    const read = await h.checkout.retrieve({ checkoutSessionId: sessionId });
+    expect(read).toMatchObject({ id: created.id, paymentUrl: created.paymentUrl });
   });
 
   it('takes livemode from the key', async () => {
@@ -105,22 +120,6 @@ describe('create', () => {
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
   });
 
-  it('answers 503 service_unavailable and stores nothing while links-checkout is down', async () => {
-    const actor = merchant();
-    await h.stopPeer('links-checkout');
-    try {
-      const error = await h.callError('create', { body: { amount: 5000, reference: 'DOWN-1' } }, actor);
-      expect(error.code).toBe('service_unavailable');
-      expect(error.status).toBe(503);
-    } finally {
-      await h.servePeer('links-checkout');
-    }
-    expect(
-      ((await h.call('list', { query: {} }, actor)).body as { meta: { total: number } }).meta.total,
-    ).toBe(0);
-    await createPayment(h, actor, { reference: 'DOWN-1' });
-  });
-
   it('refuses callers that are not merchants', async () => {
     const error = await h.callError('create', { body: { amount: 5000 } }, { kind: 'public' });
     expect(error.code).toBe('insufficient_permissions');
@@ -128,19 +127,16 @@ describe('create', () => {
 });
 
 describe('Idempotency-Key', () => {
+  /** A create carrying the merchant's Idempotency-Key. */
+  const withKey = (key: string, body: Record<string, unknown>) => ({
+    body,
+    headers: { 'idempotency-key': key },
+  });
   it('replays the first status and body for the same key and body', async () => {
     const actor = merchant();
     const key = randomUUID();
-    const first = await h.call(
-      'create',
-      { body: { amount: 2500 }, headers: { 'idempotency-key': key } },
-      actor,
-    );
-    const second = await h.call(
-      'create',
-      { body: { amount: 2500 }, headers: { 'idempotency-key': key } },
-      actor,
-    );
+    const first = await h.call('create', withKey(key, { amount: 2500 }), actor);
+    const second = await h.call('create', withKey(key, { amount: 2500 }), actor);
     expect(second.status).toBe(201);
     expect(second.body).toEqual(first.body);
     expect(second.headers).toEqual({ 'Idempotent-Replayed': 'true' });
@@ -150,28 +146,16 @@ describe('Idempotency-Key', () => {
   it('answers 409 idempotency_conflict for the same key with another body', async () => {
     const actor = merchant();
     const key = randomUUID();
-    await h.call('create', { body: { amount: 2500 }, headers: { 'idempotency-key': key } }, actor);
-    const error = await h.callError(
-      'create',
-      { body: { amount: 2600 }, headers: { 'idempotency-key': key } },
-      actor,
-    );
+    await h.call('create', withKey(key, { amount: 2500 }), actor);
+    const error = await h.callError('create', withKey(key, { amount: 2600 }), actor);
     expect(error.code).toBe('idempotency_conflict');
     expect(error.status).toBe(409);
   });
 
   it('scopes keys to the project and environment', async () => {
     const key = randomUUID();
-    const a = await h.call(
-      'create',
-      { body: { amount: 2500 }, headers: { 'idempotency-key': key } },
-      merchant(),
-    );
-    const b = await h.call(
-      'create',
-      { body: { amount: 2500 }, headers: { 'idempotency-key': key } },
-      merchant(),
-    );
+    const a = await h.call('create', withKey(key, { amount: 2500 }), merchant());
+    const b = await h.call('create', withKey(key, { amount: 2500 }), merchant());
     expect((a.body as { id: string }).id).not.toBe((b.body as { id: string }).id);
   });
 
@@ -179,9 +163,7 @@ describe('Idempotency-Key', () => {
     const actor = merchant();
     const key = randomUUID();
     const results = await Promise.allSettled(
-      Array.from({ length: 8 }, () =>
-        h.call('create', { body: { amount: 7000 }, headers: { 'idempotency-key': key } }, actor),
-      ),
+      Array.from({ length: 8 }, () => h.call('create', withKey(key, { amount: 7000 }), actor)),
     );
     const ids = new Set(
       results.filter((r) => r.status === 'fulfilled').map((r) => (r.value.body as { id: string }).id),
@@ -192,11 +174,7 @@ describe('Idempotency-Key', () => {
   });
 
   it('refuses an Idempotency-Key longer than 255 characters', async () => {
-    const error = await h.callError(
-      'create',
-      { body: { amount: 5000 }, headers: { 'idempotency-key': 'k'.repeat(256) } },
-      merchant(),
-    );
+    const error = await h.callError('create', withKey('k'.repeat(256), { amount: 5000 }), merchant());
     expect(error.code).toBe('invalid_request');
     expect(error.status).toBe(400);
   });
@@ -205,24 +183,16 @@ describe('Idempotency-Key', () => {
     const actor = merchant();
     const key = randomUUID();
     await createPayment(h, actor, { reference: 'TAKEN' });
-    const error = await h.callError(
-      'create',
-      { body: { amount: 5000, reference: 'TAKEN' }, headers: { 'idempotency-key': key } },
-      actor,
-    );
+    const error = await h.callError('create', withKey(key, { amount: 5000, reference: 'TAKEN' }), actor);
     expect(error.code).toBe('duplicate_transaction');
-    const again = await h.callError(
-      'create',
-      { body: { amount: 5000, reference: 'TAKEN' }, headers: { 'idempotency-key': key } },
-      actor,
-    );
+    const again = await h.callError('create', withKey(key, { amount: 5000, reference: 'TAKEN' }), actor);
     expect(again.code).toBe('duplicate_transaction');
   });
 
   it('forgets a key after 24 hours: the same request then creates a new payment', async () => {
     const actor = merchant();
     const key = randomUUID();
-    const request = { body: { amount: 4200 }, headers: { 'idempotency-key': key } };
+    const request = withKey(key, { amount: 4200 });
     const first = await h.call('create', request, actor);
     const HOUR = 3_600_000;
     try {
@@ -248,11 +218,7 @@ describe('Idempotency-Key', () => {
   it('after a crash between storing the payment and answering, a retry answers that payment', async () => {
     const actor = merchant();
     const key = randomUUID();
-    const first = await h.call(
-      'create',
-      { body: { amount: 3100 }, headers: { 'idempotency-key': key } },
-      actor,
-    );
+    const first = await h.call('create', withKey(key, { amount: 3100 }), actor);
     // Put the key back the way a crash leaves it: claimed long ago, no answer stored.
     const db = openPaymentsDb(h.service.context.store);
     const reopened = await db.idempotency.findOneAndUpdate(
@@ -263,11 +229,7 @@ describe('Idempotency-Key', () => {
       },
     );
     expect(reopened).not.toBeNull();
-    const retried = await h.call(
-      'create',
-      { body: { amount: 3100 }, headers: { 'idempotency-key': key } },
-      actor,
-    );
+    const retried = await h.call('create', withKey(key, { amount: 3100 }), actor);
     expect(retried.status).toBe(201);
     expect(retried.body).toEqual(first.body);
     expect(

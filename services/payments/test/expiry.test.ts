@@ -1,24 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
-  SERVICE_ACTOR,
   createPayment,
   eventually,
+  execution,
+  failure,
+  initiated,
   merchant,
-  startPaymentsHarness,
-  type PaymentsHarness,
+  settlement,
+  timeline,
+  usePaymentsHarness,
 } from './support.js';
 
-let h: PaymentsHarness;
-beforeAll(async () => {
-  h = await startPaymentsHarness({ PAYMENT_TTL_SECONDS: '1' });
-});
-afterAll(async () => {
-  await h?.close();
-});
-
+const h = usePaymentsHarness({ env: { PAYMENT_TTL_SECONDS: '1' } });
 const actor = merchant();
-const retrieve = async (token: string) =>
-  (await h.call('retrieve', { params: { token } }, actor)).body as { status: string };
+const retrieve = (token: string) => timeline(h, token, actor);
 
 describe('expiry', () => {
   it('expires an unconfirmed payment after its TTL, with payment.expired', async () => {
@@ -26,45 +21,22 @@ describe('expiry', () => {
     expect((await retrieve(payment.token)).status).toBe('PENDING');
     await eventually(async () => (await retrieve(payment.token)).status === 'EXPIRED', 5000);
     await eventually(async () => h.eventsOf(payment.id, 'payment.expired').length === 1);
-    const error = await h.callError(
-      'initiate',
-      { body: { token: payment.token, paymentMethod: 'ORANGE_MONEY', phone: '+237690000001' } },
-      SERVICE_ACTOR,
+    const error = await failure(
+      h.checkout.initiate({ token: payment.token, paymentMethod: 'ORANGE_MONEY', phone: '+237690000001' }),
     );
     expect(error.code).toBe('payment_expired');
     expect(error.status).toBe(400);
   });
 
   it('expires a PROCESSING payment too', async () => {
-    const payment = await createPayment(h, actor);
-    await h.call(
-      'initiate',
-      { body: { token: payment.token, paymentMethod: 'ORANGE_MONEY', phone: '+237690000001' } },
-      SERVICE_ACTOR,
-    );
-    await h.publish('execution.accepted', {
-      paymentId: payment.id,
-      orderKey: 'k',
-      railId: 'r',
-      code: null,
-      reason: null,
-    });
+    const payment = await initiated(h, actor);
+    await h.publish('execution.accepted', execution(payment.id));
     await eventually(async () => (await retrieve(payment.token)).status === 'EXPIRED', 5000);
   });
 
   it('never expires a payment that completed within its window', async () => {
     const payment = await createPayment(h, actor);
-    await h.publish('settlement.received', {
-      settlementId: `set_${payment.id}`,
-      paymentId: payment.id,
-      orderKey: 'k',
-      providerId: 'p',
-      status: 'COMPLETED',
-      amount: 5000,
-      currency: 'XAF',
-      network: 'ORANGE_MONEY',
-      settledAt: new Date().toISOString(),
-    });
+    await h.publish('settlement.received', settlement(payment.id, 'COMPLETED'));
     await eventually(async () => (await retrieve(payment.token)).status === 'COMPLETED');
     await new Promise((resolve) => setTimeout(resolve, 1300));
     expect((await retrieve(payment.token)).status).toBe('COMPLETED');

@@ -1,70 +1,36 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  SERVICE_ACTOR,
   createPayment,
   eventually,
+  execution,
+  failure,
+  initiated as initiatedBy,
   merchant,
-  startPaymentsHarness,
-  type PaymentsHarness,
+  PUBLIC_URL,
+  settlement,
+  timeline,
+  usePaymentsHarness,
 } from './support.js';
 
-let h: PaymentsHarness;
-beforeAll(async () => {
-  h = await startPaymentsHarness();
-});
-afterAll(async () => {
-  await h?.close();
-});
-
+const h = usePaymentsHarness();
 const actor = merchant();
 
 async function status(token: string) {
-  return ((await h.call('retrieve', { params: { token } }, actor)).body as { status: string }).status;
+  return (await timeline(h, token, actor)).status;
 }
 
-async function initiated(body: Record<string, unknown> = {}) {
-  const payment = await createPayment(h, actor, body);
-  await h.call(
-    'initiate',
-    { body: { token: payment.token, paymentMethod: 'ORANGE_MONEY', phone: '690000001' } },
-    SERVICE_ACTOR,
-  );
-  return payment;
-}
-
-function settlement(paymentId: string, status: string, extra: Record<string, unknown> = {}) {
-  return {
-    settlementId: `set_${Math.random().toString(36).slice(2)}`,
-    paymentId,
-    orderKey: `pexec_${paymentId.replace(/-/g, '')}`,
-    providerId: 'prov_1',
-    status,
-    amount: 5000,
-    currency: 'XAF',
-    network: 'ORANGE_MONEY',
-    settledAt: new Date().toISOString(),
-    failureCode: null,
-    ...extra,
-  };
-}
-
-const execution = (paymentId: string) => ({
-  paymentId,
-  orderKey: 'pexec_1',
-  railId: 'rail_1',
-  code: null,
-  reason: null,
-});
+const initiated = (body: Record<string, unknown> = {}) => initiatedBy(h, actor, body);
+const ORANGE = { paymentMethod: 'ORANGE_MONEY', phone: '+237690000001' } as const;
 
 describe('initiate', () => {
   it('records the payer and emits payment.initiated with the execution, once', async () => {
     const payment = await createPayment(h, actor);
-    const reply = await h.call(
-      'initiate',
-      { body: { token: payment.token, paymentMethod: 'ORANGE_MONEY', phone: '+237 6 90 00 00 01' } },
-      SERVICE_ACTOR,
-    );
-    expect(reply.body).toMatchObject({
+    const reply = await h.checkout.initiate({
+      token: payment.token,
+      paymentMethod: 'ORANGE_MONEY',
+      phone: '+237 6 90 00 00 01',
+    });
+    expect(reply).toMatchObject({
       payment: {
         token: payment.token,
         status: 'PENDING',
@@ -79,27 +45,39 @@ describe('initiate', () => {
     expect(event!.data).toMatchObject({
       execution: { network: 'ORANGE_MONEY', phone: '+237690000001', country: 'CM' },
     });
-    const again = await h.callError(
-      'initiate',
-      { body: { token: payment.token, paymentMethod: 'ORANGE_MONEY', phone: '690000001' } },
-      SERVICE_ACTOR,
-    );
-    expect(again.code).toBe('invalid_state');
-    expect(again.status).toBe(409);
+    // The same choice again (an answer links-checkout lost) answers the same payment…
+    const again = await h.checkout.initiate({
+      token: payment.token,
+      paymentMethod: 'ORANGE_MONEY',
+      phone: '690000001',
+    });
+    expect(again.payment).toMatchObject({ id: payment.id, payerPhone: '+237690000001' });
+    // …another choice is refused: one order per payment.
+    for (const other of [
+      { paymentMethod: 'ORANGE_MONEY', phone: '+237690000002' },
+      { paymentMethod: 'MTN_MOMO', phone: '+237670000001' },
+    ] as const) {
+      const refused = await failure(h.checkout.initiate({ token: payment.token, ...other }));
+      expect(refused).toMatchObject({ code: 'invalid_state', status: 409 });
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(h.eventsOf(payment.id, 'payment.initiated')).toHaveLength(1);
   });
 
   it('makes one order for concurrent initiations', async () => {
     const payment = await createPayment(h, actor);
+    const choices = Array.from({ length: 5 }, (_, i) =>
+      i < 3
+        ? { paymentMethod: 'MTN_MOMO', phone: '+237670000001' }
+        : { paymentMethod: 'MTN_MOMO', phone: '+237670000002' },
+    ) as { paymentMethod: 'MTN_MOMO'; phone: string }[];
     const results = await Promise.allSettled(
-      Array.from({ length: 5 }, () =>
-        h.call(
-          'initiate',
-          { body: { token: payment.token, paymentMethod: 'MTN_MOMO', phone: '+237670000001' } },
-          SERVICE_ACTOR,
-        ),
-      ),
+      choices.map((choice) => h.checkout.initiate({ token: payment.token, ...choice })),
     );
-    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    const answered = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value.payment.payerPhone] : []));
+    // Whichever number won, only initiations with that number are answered, all with one payment.
+    expect(new Set(answered).size).toBe(1);
+    expect(answered.length).toBe(answered[0] === '+237670000001' ? 3 : 2);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(h.eventsOf(payment.id, 'payment.initiated')).toHaveLength(1);
   });
@@ -110,12 +88,8 @@ describe('initiate', () => {
       ['MTN_MOMO', '+237690000001'],
       ['ORANGE_MONEY', '12'],
       ['ORANGE_MONEY', '+2250707000001'],
-    ]) {
-      const error = await h.callError(
-        'initiate',
-        { body: { token: payment.token, paymentMethod, phone } },
-        SERVICE_ACTOR,
-      );
+    ] as const) {
+      const error = await failure(h.checkout.initiate({ token: payment.token, paymentMethod, phone }));
       expect(error.code).toBe('invalid_phone');
       expect(error.status).toBe(400);
     }
@@ -124,30 +98,21 @@ describe('initiate', () => {
   it('refuses cancelled and expired payments with their codes, and unknown tokens with 404', async () => {
     const cancelled = await createPayment(h, actor);
     await h.call('cancel', { params: { token: cancelled.token } }, actor);
-    const body = (token: string) => ({
-      body: { token, paymentMethod: 'ORANGE_MONEY', phone: '+237690000001' },
-    });
-    expect((await h.callError('initiate', body(cancelled.token), SERVICE_ACTOR)).code).toBe(
+    expect((await failure(h.checkout.initiate({ token: cancelled.token, ...ORANGE }))).code).toBe(
       'payment_cancelled',
     );
-    expect((await h.callError('initiate', body('pay_nothing'), SERVICE_ACTOR)).code).toBe(
+    expect((await failure(h.checkout.initiate({ token: 'pay_nothing', ...ORANGE }))).code).toBe(
       'resource_not_found',
     );
-    const invalid = await h.callError(
-      'initiate',
-      { body: { token: cancelled.token, paymentMethod: 'VISA', phone: '1' } },
-      SERVICE_ACTOR,
+    const invalid = await failure(
+      h.checkout.initiate({ token: cancelled.token, paymentMethod: 'VISA' as 'WAVE', phone: '1' }),
     );
     expect(invalid.code).toBe('validation_error');
   });
 
   it('is internal: a merchant key cannot call it', async () => {
     const payment = await createPayment(h, actor);
-    const error = await h.callError(
-      'initiate',
-      { body: { token: payment.token, paymentMethod: 'ORANGE_MONEY', phone: '+237690000001' } },
-      actor,
-    );
+    const error = await failure(h.checkout.initiate({ token: payment.token, ...ORANGE }, actor));
     expect(error.code).toBe('insufficient_permissions');
   });
 
@@ -166,12 +131,7 @@ describe('lifecycle events', () => {
     await eventually(async () => (await status(payment.token)) === 'PROCESSING');
     await h.publish('settlement.received', settlement(payment.id, 'COMPLETED'));
     await eventually(async () => (await status(payment.token)) === 'COMPLETED');
-    const full = (
-      await h.call('retrieve', { params: { token: payment.token }, query: { expand: 'events' } }, actor)
-    ).body as {
-      completedAt: string;
-      events: { type: string }[];
-    };
+    const full = await timeline(h, payment.token, actor);
     expect(full.completedAt).toEqual(expect.any(String));
     expect(full.events.map((e) => e.type)).toEqual([
       'payment.created',
@@ -193,9 +153,7 @@ describe('lifecycle events', () => {
     const event = await eventually(async () => h.eventsOf(payment.id, 'payment.failed')[0]);
     expect(event.data).toMatchObject({ payment: { failureCode: 'provider_unavailable' } });
     // The merchant reads why on the timeline, in plain words (the router's own reason stays internal).
-    const full = (
-      await h.call('retrieve', { params: { token: payment.token }, query: { 'expand[]': 'events' } }, actor)
-    ).body as Record<string, unknown> & { events: Record<string, unknown>[] };
+    const full = await timeline(h, payment.token, actor);
     expect(full.events.at(-1)).toEqual({
       id: event.id,
       type: 'payment.failed',
@@ -235,9 +193,7 @@ describe('lifecycle events', () => {
     await h.publish('settlement.received', settlement(payment.id, 'COMPLETED'));
     const event = await eventually(async () => h.eventsOf(payment.id, 'payment.completed')[0]);
     expect(event.data).toMatchObject({ payment: { failureCode: null, failureReason: null } });
-    const full = (
-      await h.call('retrieve', { params: { token: payment.token }, query: { expand: 'events' } }, actor)
-    ).body as { events: { type: string; failureCode?: string }[] };
+    const full = await timeline(h, payment.token, actor);
     expect(full.events.find((e) => e.type === 'payment.failed')?.failureCode).toBe('insufficient_balance');
   });
 
@@ -247,11 +203,7 @@ describe('lifecycle events', () => {
     await eventually(async () => (await status(payment.token)) === 'COMPLETED');
     await h.publish('settlement.received', settlement(payment.id, 'FAILED'));
     const events = await eventually(async () => {
-      const body = (
-        await h.call('retrieve', { params: { token: payment.token }, query: { expand: 'events' } }, actor)
-      ).body as {
-        events: { type: string }[];
-      };
+      const body = await timeline(h, payment.token, actor);
       return body.events.some((e) => e.type === 'reconciliation.anomaly') && body.events;
     });
     expect(await status(payment.token)).toBe('COMPLETED');
@@ -264,11 +216,7 @@ describe('lifecycle events', () => {
     await h.call('cancel', { params: { token: payment.token } }, actor);
     await h.publish('settlement.received', settlement(payment.id, 'COMPLETED'));
     await eventually(async () => (await status(payment.token)) === 'COMPLETED');
-    const body = (
-      await h.call('retrieve', { params: { token: payment.token }, query: { expand: 'events' } }, actor)
-    ).body as {
-      events: { type: string }[];
-    };
+    const body = await timeline(h, payment.token, actor);
     expect(body.events.map((e) => e.type)).toEqual([
       'payment.created',
       'payment.cancelled',
@@ -302,178 +250,140 @@ describe('internal operations for checkout', () => {
     projectId: actor.projectId,
     livemode: false,
     amount: 1500,
-    currency: 'XAF',
+    currency: 'XAF' as const,
     description: 'Link payment',
     returnUrl: 'https://shop.example/ok',
     cancelUrl: null,
-    paymentUrl: `http://localhost:3000/checkout/${checkoutSessionId}`,
     customer: { email: 'a@example.com', phone: null },
     metadata: { size: 'M' },
   });
 
   it('creates one payment per checkout session and reads it back by token or id', async () => {
     const sessionId = `cs_${Math.random().toString(36).slice(2)}`;
-    const first = await h.call('create-for-session', { body: sessionBody(sessionId) }, SERVICE_ACTOR);
-    expect(first.status).toBe(201);
-    const again = await h.call('create-for-session', { body: sessionBody(sessionId) }, SERVICE_ACTOR);
-    expect(again.status).toBe(200);
-    const snapshot = first.body as { id: string; token: string; checkoutSessionId: string; status: string };
-    expect(again.body).toMatchObject({ id: snapshot.id });
-    expect(snapshot).toMatchObject({
+    const first = await h.checkout.createForSession(sessionBody(sessionId));
+    const again = await h.checkout.createForSession(sessionBody(sessionId));
+    expect(again).toMatchObject({ id: first.id });
+    expect(first).toMatchObject({
       checkoutSessionId: sessionId,
       status: 'PENDING',
       amount: 1500,
       payerEmail: 'a@example.com',
+      paymentUrl: `${PUBLIC_URL}/checkout/${sessionId}`,
     });
-    for (const body of [{ token: snapshot.token }, { id: snapshot.id }]) {
-      const read = await h.call('retrieve-internal', { body }, SERVICE_ACTOR);
-      expect(read.body).toMatchObject({
-        id: snapshot.id,
-        paymentUrl: `http://localhost:3000/checkout/${sessionId}`,
+    for (const body of [{ token: first.token }, { id: first.id }]) {
+      expect(await h.checkout.retrieve(body)).toMatchObject({
+        id: first.id,
+        paymentUrl: `${PUBLIC_URL}/checkout/${sessionId}`,
       });
     }
-    expect(
-      (await h.callError('retrieve-internal', { body: { token: 'pay_none' } }, SERVICE_ACTOR)).code,
-    ).toBe('resource_not_found');
-    expect(
-      (
-        await h.callError(
-          'create-for-session',
-          { body: { ...sessionBody('cs_x'), amount: 10 } },
-          SERVICE_ACTOR,
-        )
-      ).code,
-    ).toBe('invalid_amount');
-    expect((await h.callError('create-for-session', { body: sessionBody('cs_y') }, actor)).code).toBe(
+    expect((await failure(h.checkout.retrieve({ token: 'pay_none' }))).code).toBe('resource_not_found');
+    expect((await failure(h.checkout.createForSession({ ...sessionBody('cs_x'), amount: 10 }))).code).toBe(
+      'invalid_amount',
+    );
+    expect((await failure(h.checkout.createForSession(sessionBody('cs_y'), actor))).code).toBe(
       'insufficient_permissions',
     );
   });
 
   it('answers by checkout session whether that session has a payment', async () => {
     const sessionId = `cs_${Math.random().toString(36).slice(2)}`;
-    const ask = { body: { checkoutSessionId: sessionId } };
-    expect((await h.callError('retrieve-internal', ask, SERVICE_ACTOR)).code).toBe('resource_not_found');
-    const created = await h.call('create-for-session', { body: sessionBody(sessionId) }, SERVICE_ACTOR);
-    const read = await h.call('retrieve-internal', ask, SERVICE_ACTOR);
-    expect(read.body).toMatchObject({
-      id: (created.body as { id: string }).id,
+    const ask = { checkoutSessionId: sessionId };
+    expect((await failure(h.checkout.retrieve(ask))).code).toBe('resource_not_found');
+    const created = await h.checkout.createForSession(sessionBody(sessionId));
+    expect(await h.checkout.retrieve(ask)).toMatchObject({
+      id: created.id,
       checkoutSessionId: sessionId,
       status: 'PENDING',
       paymentMethod: 'UNKNOWN',
     });
-    expect((await h.callError('retrieve-internal', ask, actor)).code).toBe('insufficient_permissions');
+    expect((await failure(h.checkout.retrieve(ask, actor))).code).toBe('insufficient_permissions');
   });
 
   it('cancels for the payer while open, even once initiated, and refuses afterwards', async () => {
     const payment = await initiated();
-    const reply = await h.call('cancel-for-session', { body: { token: payment.token } }, SERVICE_ACTOR);
-    expect(reply.body).toMatchObject({ status: 'CANCELLED', failureCode: 'payment_cancelled' });
+    const cancelled = await h.checkout.cancel({ token: payment.token });
+    expect(cancelled).toMatchObject({ status: 'CANCELLED', failureCode: 'payment_cancelled' });
+    expect((await failure(h.checkout.cancel({ token: payment.token }))).code).toBe('invalid_state');
     expect(
-      (await h.callError('cancel-for-session', { body: { token: payment.token } }, SERVICE_ACTOR)).code,
-    ).toBe('invalid_state');
-    expect(
-      (
-        await h.callError(
-          'cancel-for-session',
-          { body: { token: payment.token, checkoutSessionId: 'cs_other' } },
-          SERVICE_ACTOR,
-        )
-      ).code,
+      (await failure(h.checkout.cancel({ token: payment.token, checkoutSessionId: 'cs_other' }))).code,
     ).toBe('resource_not_found');
   });
 });
 
 describe('verify', () => {
+  beforeAll(() => h.serveRouter());
+  afterAll(() => h.stopRouter());
+
   it('applies a settlement provider-router knows of and returns the full payment', async () => {
-    await h.serveRouter();
-    try {
-      const payment = await initiated();
-      h.orderStatus.set(payment.id, {
-        order: { orderKey: 'pexec_1', status: 'ACCEPTED', railId: 'r', providerId: 'p' },
-        settlement: settlement(payment.id, 'COMPLETED'),
-      });
-      const reply = await h.call('verify', { params: { token: payment.token } }, actor);
-      expect(reply.body).toMatchObject({
-        token: payment.token,
-        status: 'COMPLETED',
-        completedAt: expect.any(String),
-      });
-      const again = await h.call('verify', { params: { token: payment.token } }, actor);
-      expect(again.body).toMatchObject({ status: 'COMPLETED' });
-      await eventually(async () => h.eventsOf(payment.id, 'payment.completed').length === 1);
-    } finally {
-      await h.stopRouter();
-    }
+    const payment = await initiated();
+    h.orderStatus.set(payment.id, {
+      order: { orderKey: 'pexec_1', status: 'ACCEPTED', railId: 'r', providerId: 'p' },
+      settlement: settlement(payment.id, 'COMPLETED'),
+    });
+    const reply = await h.call('verify', { params: { token: payment.token } }, actor);
+    expect(reply.body).toMatchObject({
+      token: payment.token,
+      status: 'COMPLETED',
+      completedAt: expect.any(String),
+    });
+    const again = await h.call('verify', { params: { token: payment.token } }, actor);
+    expect(again.body).toMatchObject({ status: 'COMPLETED' });
+    await eventually(async () => h.eventsOf(payment.id, 'payment.completed').length === 1);
   });
 
   it('moves a payment to PROCESSING when provider-router says a rail accepted its order', async () => {
-    await h.serveRouter();
-    try {
-      const payment = await initiated();
-      h.orderStatus.set(payment.id, {
-        order: { orderKey: 'pexec_2', status: 'ACCEPTED', railId: 'r', providerId: 'p', decisions: [] },
-        settlement: null,
-      });
-      const reply = await h.call('verify', { params: { token: payment.token } }, actor);
-      expect(reply.body).toMatchObject({ status: 'PROCESSING' });
-      // The event that was missed arrives after all: nothing moves twice.
-      await h.publish('execution.accepted', { ...execution(payment.id), orderKey: 'pexec_2' });
-      await h.call('verify', { params: { token: payment.token } }, actor);
-      await eventually(async () => h.eventsOf(payment.id, 'payment.processing').length === 1);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      expect(h.eventsOf(payment.id, 'payment.processing')).toHaveLength(1);
-    } finally {
-      await h.stopRouter();
-    }
+    const payment = await initiated();
+    h.orderStatus.set(payment.id, {
+      order: { orderKey: 'pexec_2', status: 'ACCEPTED', railId: 'r', providerId: 'p', decisions: [] },
+      settlement: null,
+    });
+    const reply = await h.call('verify', { params: { token: payment.token } }, actor);
+    expect(reply.body).toMatchObject({ status: 'PROCESSING' });
+    // The event that was missed arrives after all: nothing moves twice.
+    await h.publish('execution.accepted', { ...execution(payment.id), orderKey: 'pexec_2' });
+    await h.call('verify', { params: { token: payment.token } }, actor);
+    await eventually(async () => h.eventsOf(payment.id, 'payment.processing').length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(h.eventsOf(payment.id, 'payment.processing')).toHaveLength(1);
   });
 
   it('fails a payment with the code of an order no rail could take, and tells the merchant why', async () => {
-    await h.serveRouter();
-    try {
-      const payment = await initiated();
-      h.orderStatus.set(payment.id, {
-        order: {
-          orderKey: 'pexec_3',
-          status: 'FAILED',
-          railId: 'r',
-          providerId: 'p',
-          failureCode: 'provider_timeout',
-          expiresAt: new Date().toISOString(),
-          decisions: [{ at: new Date().toISOString(), railId: 'r', action: 'failed', reason: 'TIMEOUT' }],
-        },
-        settlement: null,
-      });
-      const reply = await h.call('verify', { params: { token: payment.token } }, actor);
-      expect(reply.body).toMatchObject({ status: 'FAILED' });
-      const event = await eventually(async () => h.eventsOf(payment.id, 'payment.failed')[0]);
-      expect(event.data).toMatchObject({
-        payment: { failureCode: 'provider_timeout', failureReason: expect.any(String) },
-      });
-      const full = (
-        await h.call('retrieve', { params: { token: payment.token }, query: { expand: 'events' } }, actor)
-      ).body as { events: Record<string, unknown>[] };
-      expect(full.events.at(-1)).toMatchObject({ type: 'payment.failed', failureCode: 'provider_timeout' });
-    } finally {
-      await h.stopRouter();
-    }
+    const payment = await initiated();
+    h.orderStatus.set(payment.id, {
+      order: {
+        orderKey: 'pexec_3',
+        status: 'FAILED',
+        railId: 'r',
+        providerId: 'p',
+        failureCode: 'provider_timeout',
+        expiresAt: new Date().toISOString(),
+        decisions: [{ at: new Date().toISOString(), railId: 'r', action: 'failed', reason: 'TIMEOUT' }],
+      },
+      settlement: null,
+    });
+    const reply = await h.call('verify', { params: { token: payment.token } }, actor);
+    expect(reply.body).toMatchObject({ status: 'FAILED' });
+    const event = await eventually(async () => h.eventsOf(payment.id, 'payment.failed')[0]);
+    expect(event.data).toMatchObject({
+      payment: { failureCode: 'provider_timeout', failureReason: expect.any(String) },
+    });
+    const full = await timeline(h, payment.token, actor);
+    expect(full.events.at(-1)).toMatchObject({ type: 'payment.failed', failureCode: 'provider_timeout' });
   });
 
   it('changes nothing while the order is still being routed', async () => {
-    await h.serveRouter();
-    try {
-      const payment = await initiated();
-      h.orderStatus.set(payment.id, {
-        order: { orderKey: 'pexec_4', status: 'ROUTED', railId: 'r', providerId: 'p' },
-        settlement: null,
-      });
-      const reply = await h.call('verify', { params: { token: payment.token } }, actor);
-      expect(reply.body).toMatchObject({ status: 'PENDING' });
-    } finally {
-      await h.stopRouter();
-    }
+    const payment = await initiated();
+    h.orderStatus.set(payment.id, {
+      order: { orderKey: 'pexec_4', status: 'ROUTED', railId: 'r', providerId: 'p' },
+      settlement: null,
+    });
+    const reply = await h.call('verify', { params: { token: payment.token } }, actor);
+    expect(reply.body).toMatchObject({ status: 'PENDING' });
   });
+});
 
-  it('answers the stored payment when provider-router is unavailable', async () => {
+describe('verify while provider-router is away', () => {
+  it('answers the stored payment', async () => {
     const payment = await createPayment(h, actor);
     const reply = await h.call('verify', { params: { token: payment.token } }, actor);
     expect(reply.body).toMatchObject({ token: payment.token, status: 'PENDING' });

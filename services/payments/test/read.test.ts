@@ -1,16 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openPaymentsDb } from '../src/store/db.js';
-import { createPayment, merchant, startPaymentsHarness, type PaymentsHarness } from './support.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { SPEC_PAYMENT_FIELDS } from '@mmp/platform/testing';
+import { openPaymentsDb } from '../src/store/db.js';
+import { createPayment, eventually, knownProject, merchant, usePaymentsHarness } from './support.js';
 
-let h: PaymentsHarness;
-beforeAll(async () => {
-  h = await startPaymentsHarness();
-});
-afterAll(async () => {
-  await h?.close();
-});
+const h = usePaymentsHarness();
 
 type ListBody = {
   data: { id: string; token: string; amount: number; createdAt: string }[];
@@ -53,6 +47,7 @@ describe('retrieve', () => {
 
   it('expands customer, project, refunds and events with expand[] or expand', async () => {
     const actor = merchant();
+    await knownProject(h, actor, 'Test shop');
     const created = await createPayment(h, actor, {
       customerId: 'cust-1',
       customer: { phone: '+237690000001' },
@@ -76,20 +71,31 @@ describe('retrieve', () => {
     expect(plain.body).not.toHaveProperty('events');
   });
 
-  it('answers 503 when the project expansion cannot be read', async () => {
+  it('names a project whose project.updated has not come yet neutrally, and its latest name once it has', async () => {
     const actor = merchant();
     const created = await createPayment(h, actor);
-    await h.stopPeer('gateway');
-    try {
-      const error = await h.callError(
-        'retrieve',
-        { params: { token: created.token }, query: { expand: 'project' } },
-        actor,
-      );
-      expect(error.code).toBe('service_unavailable');
-    } finally {
-      await h.servePeer('gateway');
-    }
+    const project = async () =>
+      (
+        (await h.call('retrieve', { params: { token: created.token }, query: { expand: 'project' } }, actor))
+          .body as { project: unknown }
+      ).project;
+    expect(await project()).toEqual({ id: actor.projectId, name: 'Merchant' });
+    await knownProject(h, actor, 'Boutique');
+    const renamedAt = new Date().toISOString();
+    await h.publish(
+      'project.updated',
+      { project: { id: actor.projectId, name: 'Boutique Ndolo', displayName: null, logoUrl: null } },
+      { occurredAt: renamedAt },
+    );
+    // An older event delivered late changes nothing.
+    await h.publish(
+      'project.updated',
+      { project: { id: actor.projectId, name: 'Old name', displayName: null, logoUrl: null } },
+      { occurredAt: new Date(Date.parse(renamedAt) - 60_000).toISOString() },
+    );
+    await eventually(async () => JSON.stringify(await project()).includes('Boutique Ndolo'));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await project()).toEqual({ id: actor.projectId, name: 'Boutique Ndolo' });
   });
 
   it('answers 400 invalid_request for an unknown expansion', async () => {
@@ -110,6 +116,7 @@ describe('list', () => {
   const userId = randomUUID();
   const created: { id: string; token: string }[] = [];
   beforeAll(async () => {
+    await knownProject(h, actor, 'Test shop');
     for (let i = 0; i < 7; i += 1) {
       created.push(
         await createPayment(h, actor, {

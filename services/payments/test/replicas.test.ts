@@ -1,13 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, startService, type RunningService, type Store } from '@mmp/platform';
 import { createPaymentsService } from '../src/service.js';
-import {
-  createPayment,
-  eventually,
-  merchant,
-  startPaymentsHarness,
-  type PaymentsHarness,
-} from './support.js';
+import { createPayment, eventually, merchant, usePaymentsHarness } from './support.js';
 import { startReceiver } from './receiver.js';
 
 /**
@@ -17,16 +11,18 @@ import { startReceiver } from './receiver.js';
  * merchant webhook is posted once.
  */
 
-let h: PaymentsHarness;
+const h = usePaymentsHarness({
+  env: {
+    PAYMENT_TTL_SECONDS: '1',
+    EXPIRY_INTERVAL_MS: '20',
+    WEBHOOK_POLL_INTERVAL_MS: '10',
+    ALLOW_HTTP_LOOPBACK_ENDPOINTS: 'true',
+  },
+});
 let store: Store;
 const replicas: RunningService[] = [];
 
 beforeAll(async () => {
-  h = await startPaymentsHarness({
-    PAYMENT_TTL_SECONDS: '1',
-    EXPIRY_INTERVAL_MS: '20',
-    WEBHOOK_POLL_INTERVAL_MS: '10',
-  });
   // The harness's own instance makes way for two sharing one opened store (one database).
   await h.service.stop();
   store = await openStore({ dataDir: h.system.dataDir, service: 'payments' });
@@ -36,7 +32,6 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const replica of replicas) await replica.stop();
   await store?.close();
-  await h?.close();
 });
 
 async function metric(replica: RunningService, name: string, labels: Record<string, string>) {

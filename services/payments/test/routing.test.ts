@@ -1,39 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Payment as PaymentView } from '@mmp/protocol';
 import {
-  SERVICE_ACTOR,
-  createPayment,
   eventually,
+  execution,
+  initiated as initiatedBy,
   merchant,
-  startPaymentsHarness,
-  type PaymentsHarness,
+  timeline as timelineOf,
+  usePaymentsHarness,
 } from './support.js';
 
-let h: PaymentsHarness;
-beforeAll(async () => {
-  h = await startPaymentsHarness();
-});
-afterAll(async () => {
-  await h?.close();
-});
-
+const h = usePaymentsHarness();
 const actor = merchant();
-type Entry = Record<string, unknown> & { id: string; type: string };
-
-async function timeline(token: string) {
-  const reply = await h.call('retrieve', { params: { token }, query: { 'expand[]': 'events' } }, actor);
-  return reply.body as { status: string; events: Entry[] };
-}
-
-async function initiated() {
-  const payment = await createPayment(h, actor);
-  await h.call(
-    'initiate',
-    { body: { token: payment.token, paymentMethod: 'ORANGE_MONEY', phone: '+237690000001' } },
-    SERVICE_ACTOR,
-  );
-  return payment;
-}
+const timeline = (token: string) => timelineOf(h, token, actor);
+const initiated = () => initiatedBy(h, actor);
 
 const routed = (paymentId: string) => ({
   paymentId,
@@ -98,13 +77,7 @@ describe('routing.decided on the timeline', () => {
   it('shows decisions in the order they happened, whatever the order they arrive in', async () => {
     const payment = await initiated();
     const decidedAt = new Date().toISOString();
-    await h.publish('execution.accepted', {
-      paymentId: payment.id,
-      orderKey: 'pexec_abc',
-      railId: 'rail_1',
-      code: null,
-      reason: null,
-    });
+    await h.publish('execution.accepted', execution(payment.id, { orderKey: 'pexec_abc' }));
     await eventually(async () => (await timeline(payment.token)).status === 'PROCESSING');
     await h.publish('routing.decided', routed(payment.id), { occurredAt: decidedAt });
     const body = await eventually(async () => {

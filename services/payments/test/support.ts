@@ -1,30 +1,52 @@
 import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll } from 'vitest';
+import type { z } from 'zod';
 import {
   connectNats,
   consumeEvents,
   createEventPublisher,
   createLogger,
-  createServiceClient,
-  serveOperations,
+  operation,
   startService,
+  type EventConsumer,
   type NatsConnection,
-  type Operation,
   type ReceivedEvent,
+  type Resolve,
   type RunningService,
 } from '@mmp/platform';
-import { createTestSystem, eventually } from '@mmp/platform/testing';
 import {
+  createTestBus,
+  createTestSystem,
+  eventually,
+  serveStandIn,
+  type TestSystem,
+} from '@mmp/platform/testing';
+import type { ServiceRequest } from '@mmp/protocol';
+import {
+  PAYMENT_EVENTS,
   eventSubject,
   isAppError,
   newEventId,
+  Payment,
+  PaymentCreateResponse,
+  paymentsApi,
+  paymentsForCheckout,
+  projectEvents,
+  routerEvents,
+  routerQueries,
+  webhookEndpointsApi,
+  type Actor,
   type AppError,
   type MerchantActor,
+  type OrderStatus,
+  type SettlementReceivedData,
   type ServiceReply,
 } from '@mmp/protocol';
 import { createPaymentsService, type Env } from '../src/service.js';
-import type { z } from 'zod';
 
 export { eventually };
+
+export const PUBLIC_URL = 'http://pages.test:3000';
 
 export function merchant(overrides: Partial<MerchantActor> = {}): MerchantActor {
   return {
@@ -37,139 +59,130 @@ export function merchant(overrides: Partial<MerchantActor> = {}): MerchantActor 
   };
 }
 
-export const SERVICE_ACTOR = { kind: 'service', service: 'links-checkout' } as const;
+/** The merchant operations, by the names the tests use. */
+const MERCHANT_API = {
+  create: paymentsApi.create,
+  list: paymentsApi.list,
+  'list-by-user': paymentsApi.listByUser,
+  retrieve: paymentsApi.retrieve,
+  verify: paymentsApi.verify,
+  cancel: paymentsApi.cancel,
+  'webhook-endpoints.create': webhookEndpointsApi.create,
+  'webhook-endpoints.list': webhookEndpointsApi.list,
+  'webhook-endpoints.get': webhookEndpointsApi.get,
+  'webhook-endpoints.update': webhookEndpointsApi.update,
+  'webhook-endpoints.delete': webhookEndpointsApi.delete,
+  'webhook-endpoints.roll-secret': webhookEndpointsApi.rollSecret,
+  'webhook-endpoints.deliveries': webhookEndpointsApi.deliveries,
+  'webhook-endpoints.redeliver': webhookEndpointsApi.redeliver,
+};
+type MerchantOperation = keyof typeof MERCHANT_API;
+type Request = z.input<typeof ServiceRequest>;
+
+/** What links-checkout asks of payments; `actor` stands in for the caller's own by default. */
+const CHECKOUT = paymentsForCheckout;
+const LINKS_CHECKOUT: Actor = { kind: 'service', service: 'links-checkout' };
+
+/** What a test publishes: provider-router's events and the gateway's project.updated. */
+const PUBLISHED = new Set([...Object.values(routerEvents), projectEvents.updated].map((event) => event.type));
+
+type Options = {
+  env?: Record<string, string>;
+  /** How merchant webhook hosts resolve for the service: the test's own names, never real DNS. */
+  resolve?: Resolve;
+};
 
 /**
- * One payments service on its own NATS prefix and data folder, with tiny responders for the
- * peers it calls (links-checkout, gateway, provider-router), an event publisher and an
- * observer of everything the service publishes.
+ * One payments service on its own NATS prefix and data folder, started before the file's
+ * tests and stopped after them, with a stand-in for provider-router's `orders.status` (served
+ * on demand), publishers of the events payments consumes, and an observer of every payment
+ * event it publishes. Nothing answers for links-checkout: payments never calls it.
  */
-export async function startPaymentsHarness(extraEnv: Record<string, string> = {}) {
-  const system = createTestSystem('pay');
+export function usePaymentsHarness(options: Options = {}) {
+  let system: TestSystem;
+  let env: Record<string, string>;
+  let nc: NatsConnection;
+  let service: RunningService<z.infer<Env>>;
+  let observer: EventConsumer;
+  let router: { stop(): Promise<void> } | undefined;
+  let publisher: ReturnType<typeof createEventPublisher>;
+  const events: ReceivedEvent<(typeof PAYMENT_EVENTS)[number]>[] = [];
+  const orderStatus = new Map<string, z.input<typeof OrderStatus>>();
   const log = createLogger({ service: 'payments-test', level: 'silent' });
-  const nc: NatsConnection = await connectNats({
-    url: system.env.NATS_URL as string,
-    name: 'payments-test',
-    log,
-  });
-  const env = {
-    ...system.env,
-    EXPIRY_INTERVAL_MS: '100',
-    WEBHOOK_RETRY_SCHEDULE_MS: '100,200',
-    WEBHOOK_TIMEOUT_MS: '1000',
-    WEBHOOK_POLL_INTERVAL_MS: '50',
-    REQUEST_TIMEOUT_MS: '3000',
-    ...extraEnv,
-  };
   // The service's clock runs with real time, shifted by what a test advanced it.
   let clockOffsetMs = 0;
-  const paymentsService = createPaymentsService({ now: () => new Date(Date.now() + clockOffsetMs) });
-  let service: RunningService<z.infer<Env>> = await startService(paymentsService, env);
+  const definition = createPaymentsService({
+    now: () => new Date(Date.now() + clockOffsetMs),
+    resolve: options.resolve,
+  });
+  const gateway = () => createTestBus(nc, system.naming);
+  const checkout = () => createTestBus(nc, system.naming, 'links-checkout');
 
-  const sessions: Record<string, unknown>[] = [];
-  const orderStatus = new Map<string, { order: unknown; settlement: unknown }>();
-  const peers: Record<string, Record<string, Operation>> = {
-    'links-checkout': {
-      'sessions.create-for-payment': async (request) => {
-        const body = request.body as Record<string, unknown>;
-        sessions.push(body);
-        const id = `cs_${String(body.paymentId).replace(/-/g, '')}`;
-        return { status: 201, body: { id, url: `http://localhost:3000/checkout/${id}` } };
-      },
-    },
-    gateway: {
-      'projects.get': async (request) => {
-        const { projectId } = request.body as { projectId: string };
-        return {
-          status: 200,
-          body: { id: projectId, name: 'Test shop', displayName: 'Test shop', logoUrl: null },
-        };
-      },
-    },
-  };
-  const handles = new Map<string, Awaited<ReturnType<typeof serveOperations>>>();
-  async function servePeer(name: string) {
-    const operations = peers[name] ?? {};
-    handles.set(
-      name,
-      await serveOperations({
-        nc,
-        naming: system.naming,
-        service: name as 'gateway',
-        version: '0.0.1',
-        log,
-        operations,
-      }),
-    );
-  }
-  for (const name of Object.keys(peers)) await servePeer(name);
-  let router: Awaited<ReturnType<typeof serveOperations>> | undefined;
-  async function serveRouter() {
-    router = await serveOperations({
+  beforeAll(async () => {
+    system = createTestSystem('pay');
+    env = {
+      ...system.env,
+      PUBLIC_URL,
+      EXPIRY_INTERVAL_MS: '100',
+      WEBHOOK_RETRY_SCHEDULE_MS: '100,200',
+      WEBHOOK_TIMEOUT_MS: '1000',
+      WEBHOOK_POLL_INTERVAL_MS: '50',
+      REQUEST_TIMEOUT_MS: '3000',
+      ...options.env,
+    };
+    service = await startService(definition, env);
+    nc = await connectNats({ url: system.env.NATS_URL!, name: 'payments-test', log });
+    publisher = createEventPublisher(nc, system.naming, { service: 'provider-router', types: PUBLISHED });
+    observer = await consumeEvents({
       nc,
       naming: system.naming,
-      service: 'provider-router',
-      version: '0.0.1',
+      service: 'customers',
+      durable: `observer-${randomUUID().slice(0, 8)}`,
+      events: PAYMENT_EVENTS,
       log,
-      operations: {
-        'orders.status': async (request) => {
-          const { paymentId } = request.body as { paymentId: string };
-          return { status: 200, body: orderStatus.get(paymentId) ?? { order: null, settlement: null } };
-        },
-      },
+      handle: async (event) => void events.push(event),
     });
-  }
-
-  const client = createServiceClient({ nc, naming: system.naming, caller: 'test', defaultTimeoutMs: 5000 });
-  const publisher = createEventPublisher(nc, system.naming);
-  const events: ReceivedEvent[] = [];
-  const observer = await consumeEvents({
-    nc,
-    naming: system.naming,
-    durable: `observer-${randomUUID().slice(0, 8)}`,
-    types: ['payment.*'],
-    log,
-    handle: async (event) => void events.push(event),
+  });
+  afterAll(async () => {
+    await observer?.stop();
+    await service?.stop();
+    await router?.stop();
+    await nc?.drain();
+    await system?.cleanup();
   });
 
-  async function call(
-    operation: string,
-    request: Parameters<typeof client.call>[2],
-    actor: unknown,
-    timeoutMs?: number,
-  ): Promise<ServiceReply> {
-    return client.call('payments', operation, request, {
-      actor: actor as MerchantActor,
-      ...(timeoutMs ? { timeoutMs } : {}),
-    });
-  }
-
-  return {
-    system,
-    env,
-    nc,
-    sessions,
-    orderStatus,
-    events,
+  const harness = {
+    get system() {
+      return system;
+    },
+    get env() {
+      return env;
+    },
     get service() {
       return service;
     },
-    call,
-    /** The AppError an operation fails with; fails the test if it succeeds. */
-    async callError(
-      operation: string,
-      request: Parameters<typeof client.call>[2],
-      actor: unknown,
-    ): Promise<AppError> {
-      try {
-        const reply = await call(operation, request, actor);
-        throw new Error(`expected ${operation} to fail, got ${reply.status} ${JSON.stringify(reply.body)}`);
-      } catch (error) {
-        if (isAppError(error)) return error;
-        throw error;
-      }
+    events,
+    orderStatus,
+    /** A merchant operation, as the gateway forwards it. */
+    call(name: MerchantOperation, request: Request, actor: Actor, timeoutMs?: number): Promise<ServiceReply> {
+      return gateway().request(MERCHANT_API[name], request, { actor, ...(timeoutMs ? { timeoutMs } : {}) });
     },
-    /** Publishes an event as its producer would; returns its id. */
+    /** The AppError a merchant operation fails with; fails the test if it succeeds. */
+    async callError(name: MerchantOperation, request: Request, actor: Actor): Promise<AppError> {
+      return failure(harness.call(name, request, actor));
+    },
+    /** What links-checkout asks, as links-checkout asks it. */
+    checkout: {
+      createForSession: (body: z.input<typeof CHECKOUT.createForSession.request>, actor = LINKS_CHECKOUT) =>
+        checkout().request(CHECKOUT.createForSession, body, { actor }),
+      initiate: (body: z.input<typeof CHECKOUT.initiate.request>, actor = LINKS_CHECKOUT) =>
+        checkout().request(CHECKOUT.initiate, body, { actor }),
+      retrieve: (body: z.input<typeof CHECKOUT.retrieve.request>, actor = LINKS_CHECKOUT) =>
+        checkout().request(CHECKOUT.retrieve, body, { actor }),
+      cancel: (body: z.input<typeof CHECKOUT.cancelForSession.request>, actor = LINKS_CHECKOUT) =>
+        checkout().request(CHECKOUT.cancelForSession, body, { actor }),
+    },
+    /** Publishes an event as its producer would (data unchecked, to send a malformed one too). */
     async publish(type: string, data: unknown, event: { id?: string; occurredAt?: string } = {}) {
       const id = event.id ?? newEventId();
       await publisher({ id, type, occurredAt: event.occurredAt ?? new Date().toISOString(), data });
@@ -185,47 +198,123 @@ export async function startPaymentsHarness(extraEnv: Record<string, string> = {}
       await nc.flush();
     },
     eventsOf(paymentId: string, type?: string) {
-      return events.filter(
-        (event) =>
-          (event.data as { payment: { id: string } }).payment.id === paymentId &&
-          (!type || event.type === type),
-      );
+      return events.filter((event) => event.data.payment.id === paymentId && (!type || event.type === type));
     },
-    serveRouter,
-    servePeer,
-    /** Moves the service's clock by `ms` (negative moves it back). */
-    advanceClock(ms: number) {
-      clockOffsetMs += ms;
-    },
-    async stopPeer(name: 'links-checkout' | 'gateway') {
-      await handles.get(name)?.stop();
-      handles.delete(name);
+    /** provider-router's `orders.status`, answering from `orderStatus`, until `stopRouter`. */
+    async serveRouter() {
+      router = await serveStandIn(nc, system.naming, 'provider-router', [
+        operation(
+          routerQueries.orderStatus,
+          async ({ paymentId }) => orderStatus.get(paymentId) ?? { order: null, settlement: null },
+        ),
+      ]);
     },
     async stopRouter() {
       await router?.stop();
       router = undefined;
     },
+    /** Moves the service's clock by `ms` (negative moves it back). */
+    advanceClock(ms: number) {
+      clockOffsetMs += ms;
+    },
     async restart(overrides: Record<string, string> = {}) {
       await service.stop();
-      service = await startService(paymentsService, { ...env, ...overrides });
-    },
-    async close() {
-      await observer.stop();
-      await service.stop();
-      for (const handle of handles.values()) await handle.stop();
-      await router?.stop();
-      await nc.drain();
-      await system.cleanup();
+      service = await startService(definition, { ...env, ...overrides });
     },
   };
+  return harness;
 }
-export type PaymentsHarness = Awaited<ReturnType<typeof startPaymentsHarness>>;
+export type PaymentsHarness = ReturnType<typeof usePaymentsHarness>;
+
+/** The AppError `pending` fails with; fails the test if it succeeds. */
+export async function failure(pending: Promise<unknown>): Promise<AppError> {
+  try {
+    const value = await pending;
+    throw new Error(`expected a failure, got ${JSON.stringify(value)}`);
+  } catch (error) {
+    if (isAppError(error)) return error;
+    throw error;
+  }
+}
 
 export async function createPayment(
   harness: PaymentsHarness,
   actor: MerchantActor,
   body: Record<string, unknown> = {},
-) {
+): Promise<PaymentCreateResponse> {
   const reply = await harness.call('create', { body: { amount: 5000, ...body } }, actor);
-  return reply.body as { id: string; token: string; status: string; paymentUrl: string; createdAt: string };
+  return PaymentCreateResponse.parse(reply.body);
+}
+
+/** A payment the payer has initiated with an Orange Money number. */
+export async function initiated(
+  harness: PaymentsHarness,
+  actor: MerchantActor,
+  body: Record<string, unknown> = {},
+) {
+  const payment = await createPayment(harness, actor, body);
+  await harness.checkout.initiate({
+    token: payment.token,
+    paymentMethod: 'ORANGE_MONEY',
+    phone: '690000001',
+  });
+  return payment;
+}
+
+/** A `settlement.received` of the payment, as provider-router publishes it. */
+export function settlement(
+  paymentId: string,
+  status: SettlementReceivedData['status'],
+  extra: Partial<SettlementReceivedData> = {},
+): SettlementReceivedData {
+  return {
+    settlementId: `set_${Math.random().toString(36).slice(2)}`,
+    paymentId,
+    orderKey: `pexec_${paymentId.replace(/-/g, '')}`,
+    providerId: 'prov_1',
+    status,
+    amount: 5000,
+    currency: 'XAF',
+    network: 'ORANGE_MONEY',
+    settledAt: new Date().toISOString(),
+    failureCode: null,
+    ...extra,
+  };
+}
+
+/** An `execution.accepted` (or, with a code, `execution.failed`) of the payment. */
+export const execution = (paymentId: string, extra: Record<string, unknown> = {}) => ({
+  paymentId,
+  orderKey: 'pexec_1',
+  railId: 'rail_1',
+  code: null,
+  reason: null,
+  ...extra,
+});
+
+/** The payment as retrieve shows it, with its timeline (the `events` expansion). */
+export async function timeline(harness: PaymentsHarness, token: string, actor: MerchantActor) {
+  const reply = await harness.call('retrieve', { params: { token }, query: { 'expand[]': 'events' } }, actor);
+  const payment = Payment.parse(reply.body);
+  return { ...payment, events: payment.events ?? [] };
+}
+
+/**
+ * Publishes `project.updated` as the gateway does and waits until payments shows the name
+ * (on a payment of the other environment, so the actor's own lists are left as they are).
+ */
+export async function knownProject(harness: PaymentsHarness, actor: MerchantActor, name: string) {
+  const probe = { ...actor, livemode: !actor.livemode };
+  const payment = await createPayment(harness, probe);
+  await harness.publish(projectEvents.updated.type, {
+    project: { id: actor.projectId, name, displayName: name, logoUrl: null },
+  });
+  await eventually(async () => {
+    const reply = await harness.call(
+      'retrieve',
+      { params: { token: payment.token }, query: { expand: 'project' } },
+      probe,
+    );
+    return Payment.parse(reply.body).project?.name === name;
+  });
 }

@@ -9,6 +9,7 @@ import {
   type ReceivedEvent,
 } from '@mmp/platform';
 import { eventually } from '@mmp/platform/testing';
+import { paymentEvents } from '@mmp/protocol';
 import { startSystem, type ChildService, type ProjectKeys, type RunningSystem } from '../support/system.js';
 import { api } from '../support/http.js';
 import { startMerchantReceiver } from './merchant-receiver.js';
@@ -37,7 +38,8 @@ let merchant: ReturnType<typeof api>;
 let receiver: Awaited<ReturnType<typeof startMerchantReceiver>>;
 let nc: NatsConnection;
 let observer: EventConsumer;
-const events: ReceivedEvent[] = [];
+const OBSERVED = [paymentEvents.created, paymentEvents.completed] as const;
+const events: ReceivedEvent<(typeof OBSERVED)[number]>[] = [];
 const endpointIds: string[] = [];
 
 beforeAll(async () => {
@@ -60,8 +62,9 @@ beforeAll(async () => {
   observer = await consumeEvents({
     nc,
     naming: system.system.naming,
+    service: 'customers',
     durable: 'crash-observer',
-    types: ['payment.created', 'payment.completed'],
+    events: OBSERVED,
     log,
     handle: async (event) => void events.push(event),
   });
@@ -97,7 +100,7 @@ async function create(request: Create) {
   return reply;
 }
 
-const tokenOfEvent = (event: ReceivedEvent) => (event.data as { payment: { token: string } }).payment.token;
+const tokenOfEvent = (event: (typeof events)[number]) => event.data.payment.token;
 
 describe('payments killed with SIGKILL', () => {
   const creates: Create[] = Array.from({ length: BURST }, (_, i) => ({

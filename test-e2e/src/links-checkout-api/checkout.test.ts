@@ -1,24 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useShop } from '../support/shop.js';
+import { startSystem } from '../support/system.js';
 import { eventually } from '@mmp/platform/testing';
-import { startSystem, type ProjectKeys, type RunningSystem } from '../support/system.js';
 import { api } from '../support/http.js';
-import { expectSimpleError, NO_FUNDS, PAYS, type Call, type Session, type SessionStatus } from './helpers.js';
+import { expectSimpleError, NO_FUNDS, PAYS, type Session, type SessionStatus } from './helpers.js';
 
-let system: RunningSystem;
-let project: ProjectKeys;
-let merchant: Call;
-let shopper: Call;
-
-beforeAll(async () => {
-  system = await startSystem();
-  project = await system.createProject('Checkout Shop');
-  merchant = api(system.baseUrl, project.testSecretKey);
-  shopper = api(system.baseUrl);
-}, 60_000);
-
-afterAll(async () => {
-  await system?.stop();
-});
+const shop = useShop('Checkout Shop');
+const { merchant, shopper } = shop;
 
 async function newSession(body: Record<string, unknown> = {}): Promise<Session> {
   const created = await merchant<Session>('POST', '/v1/checkout/sessions', {
@@ -43,7 +31,7 @@ describe('POST /v1/checkout/sessions', () => {
     const session = await newSession({ description: 'Abonnement' });
     expect(session.id).toMatch(/^cs_[A-Za-z0-9]+$/);
     expect(session).toMatchObject({
-      url: `${system.baseUrl}/checkout/${session.id}`,
+      url: `${shop.system.baseUrl}/checkout/${session.id}`,
       amount: 2500,
       status: 'idle',
       paymentId: null,
@@ -85,22 +73,26 @@ describe('POST /v1/checkout/sessions', () => {
     const body = { amount: 1000 };
     expectSimpleError(await shopper('POST', '/v1/checkout/sessions', body), 401, 'invalid_api_key');
     expectSimpleError(
-      await api(system.baseUrl, 'svc_test_sk_' + 'x'.repeat(32))('POST', '/v1/checkout/sessions', body),
+      await api(shop.system.baseUrl, 'svc_test_sk_' + 'x'.repeat(32))('POST', '/v1/checkout/sessions', body),
       401,
       'invalid_api_key',
     );
     expectSimpleError(
-      await api(system.baseUrl, project.testPublishableKey)('POST', '/v1/checkout/sessions', body),
+      await api(shop.system.baseUrl, shop.project.testPublishableKey)('POST', '/v1/checkout/sessions', body),
       403,
       'insufficient_permissions',
     );
-    const { key } = await system.admin<{ key: string }>('POST', `/v1/admin/projects/${project.id}/keys`, {
-      kind: 'secret',
-      livemode: false,
-      scopes: ['payments:write'],
-    });
+    const { key } = await shop.system.admin<{ key: string }>(
+      'POST',
+      `/v1/admin/projects/${shop.project.id}/keys`,
+      {
+        kind: 'secret',
+        livemode: false,
+        scopes: ['payments:write'],
+      },
+    );
     expectSimpleError(
-      await api(system.baseUrl, key)('POST', '/v1/checkout/sessions', body),
+      await api(shop.system.baseUrl, key)('POST', '/v1/checkout/sessions', body),
       403,
       'insufficient_permissions',
     );
@@ -140,26 +132,13 @@ describe('public session operations', () => {
       'invalid_phone',
     );
     expect(wrongOperator.errors).toEqual([expect.objectContaining({ field: 'phone' })]);
-    expectSimpleError(
-      await pay(session.id, { paymentMethod: 'ORANGE_MONEY', phone: '12' }),
-      400,
-      'invalid_phone',
-    );
-    expectSimpleError(
-      await pay(session.id, { paymentMethod: 'ORANGE_MONEY', phone: '+2250700000000' }),
-      400,
-      'invalid_phone',
-    );
-    expectSimpleError(
-      await pay(session.id, { paymentMethod: 'CASH', phone: '+237690000001' }),
-      422,
-      'validation_error',
-    );
-    expectSimpleError(
-      await pay(session.id, { paymentMethod: 'WAVE', phone: '+237690000001' }),
-      422,
-      'validation_error',
-    );
+    for (const [body, status, code] of [
+      [{ paymentMethod: 'ORANGE_MONEY', phone: '12' }, 400, 'invalid_phone'],
+      [{ paymentMethod: 'ORANGE_MONEY', phone: '+2250700000000' }, 400, 'invalid_phone'],
+      [{ paymentMethod: 'CASH', phone: '+237690000001' }, 422, 'validation_error'],
+      [{ paymentMethod: 'WAVE', phone: '+237690000001' }, 422, 'validation_error'],
+    ] as const)
+      expectSimpleError(await pay(session.id, body), status, code);
     expectSimpleError(await pay(session.id, { ...PAYS, tip: 1 }), 422, 'validation_error');
     expectSimpleError(
       await pay(session.id, { paymentMethod: 'ORANGE_MONEY' }),

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useShop } from '../support/shop.js';
 import { eventually } from '@mmp/platform/testing';
-import { startSystem, type ProjectKeys, type RunningSystem } from '../support/system.js';
-import { api } from '../support/http.js';
 import {
   createLink,
   expectLinkRefusal,
@@ -9,27 +8,13 @@ import {
   NO_FUNDS,
   PAYS,
   startLink,
-  type Call,
   type Link,
   type Session,
   type SessionStatus,
 } from './helpers.js';
 
-let system: RunningSystem;
-let project: ProjectKeys;
-let merchant: Call;
-let shopper: Call;
-
-beforeAll(async () => {
-  system = await startSystem();
-  project = await system.createProject('Usage Shop');
-  merchant = api(system.baseUrl, project.testSecretKey);
-  shopper = api(system.baseUrl);
-}, 60_000);
-
-afterAll(async () => {
-  await system?.stop();
-});
+const shop = useShop('Usage Shop');
+const { merchant, shopper } = shop;
 
 const pay = (session: Session, body: unknown = PAYS) =>
   shopper<SessionStatus>('POST', `/v1/checkout/sessions/${session.id}/pay`, body);

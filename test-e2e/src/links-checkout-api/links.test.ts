@@ -1,31 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSystem, type ProjectKeys, type RunningSystem } from '../support/system.js';
+import { describe, expect, it } from 'vitest';
+import { useShop } from '../support/shop.js';
 import { api } from '../support/http.js';
 import {
   createLink,
   expectLinkRefusal,
   expectSimpleError,
   startLink,
-  type Call,
   type Link,
   type Session,
 } from './helpers.js';
 
-let system: RunningSystem;
-let project: ProjectKeys;
-let merchant: Call;
-let shopper: Call;
-
-beforeAll(async () => {
-  system = await startSystem();
-  project = await system.createProject('Links Shop');
-  merchant = api(system.baseUrl, project.testSecretKey);
-  shopper = api(system.baseUrl);
-}, 60_000);
-
-afterAll(async () => {
-  await system?.stop();
-});
+const shop = useShop('Links Shop');
+const { merchant, shopper } = shop;
 
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 
@@ -39,7 +25,7 @@ describe('merchant CRUD on /v1/payment-links', () => {
       status: 'ACTIVE',
       maxUses: 3,
       usageCount: 0,
-      url: `${system.baseUrl}/pay/${link.shortCode}`,
+      url: `${shop.system.baseUrl}/pay/${link.shortCode}`,
     });
     expect(link.shortCode).toMatch(/^[A-Za-z0-9]{8}$/);
 
@@ -87,9 +73,9 @@ describe('merchant CRUD on /v1/payment-links', () => {
       400,
       'invalid_request',
     );
-    const raw = await fetch(`${system.baseUrl}/v1/payment-links`, {
+    const raw = await fetch(`${shop.system.baseUrl}/v1/payment-links`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${project.testSecretKey}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${shop.project.testSecretKey}`, 'content-type': 'application/json' },
       body: '{"name":',
     });
     const rawBody = { status: raw.status, body: await raw.json(), headers: raw.headers };
@@ -153,12 +139,12 @@ describe('merchant CRUD on /v1/payment-links', () => {
       ['PATCH', `/v1/payment-links/${link.id}`, { name: 'y' }],
       ['DELETE', `/v1/payment-links/${link.id}`],
     ];
-    const unknownKey = api(system.baseUrl, project.testSecretKey.slice(0, -4) + 'zzzz');
-    const publishable = api(system.baseUrl, project.testPublishableKey);
+    const unknownKey = api(shop.system.baseUrl, shop.project.testSecretKey.slice(0, -4) + 'zzzz');
+    const publishable = api(shop.system.baseUrl, shop.project.testPublishableKey);
     const readOnly = api(
-      system.baseUrl,
+      shop.system.baseUrl,
       (
-        await system.admin<{ key: string }>('POST', `/v1/admin/projects/${project.id}/keys`, {
+        await shop.system.admin<{ key: string }>('POST', `/v1/admin/projects/${shop.project.id}/keys`, {
           kind: 'secret',
           livemode: false,
           scopes: ['payment_links:read'],
@@ -178,8 +164,11 @@ describe('merchant CRUD on /v1/payment-links', () => {
 
   it("answers 404 for unknown, malformed, deleted and another environment's or project's links", async () => {
     const link = await createLink(merchant, { name: 'Mine', amount: 1000 });
-    const other = await system.createProject('Other Shop');
-    const strangers = [api(system.baseUrl, other.testSecretKey), api(system.baseUrl, project.liveSecretKey)];
+    const other = await shop.system.createProject('Other Shop');
+    const strangers = [
+      api(shop.system.baseUrl, other.testSecretKey),
+      api(shop.system.baseUrl, shop.project.liveSecretKey),
+    ];
     for (const stranger of strangers) {
       expectSimpleError(await stranger('GET', `/v1/payment-links/${link.id}`), 404, 'resource_not_found');
       expectSimpleError(
@@ -224,7 +213,7 @@ describe('public link read and start', () => {
     expect(read.body).toMatchObject({
       status: 'INACTIVE',
       merchantName: 'Links Shop',
-      projectId: project.id,
+      projectId: shop.project.id,
     });
     expectLinkRefusal(await shopper('POST', `/v1/pay/${off.shortCode}/sessions`, {}), 'link_inactive');
 

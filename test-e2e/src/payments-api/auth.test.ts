@@ -1,29 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useShop } from '../support/shop.js';
 import { eventually } from '@mmp/platform/testing';
-import { startSystem, type ProjectKeys, type RunningSystem } from '../support/system.js';
 import { api } from '../support/http.js';
-import { createPayment, expectSimpleError, type Call } from './helpers.js';
+import { createPayment, expectSimpleError } from './helpers.js';
 
 type IssuedKey = { id: string; key: string; scopes: string[] };
 
-let system: RunningSystem;
-let project: ProjectKeys;
-let merchant: Call;
-
-beforeAll(async () => {
-  system = await startSystem();
-  project = await system.createProject('Auth Shop');
-  merchant = api(system.baseUrl, project.testSecretKey);
-}, 60_000);
-
-afterAll(async () => {
-  await system?.stop();
-});
+const shop = useShop('Auth Shop');
+const { merchant } = shop;
 
 const create = (key: string | undefined, body: unknown = { amount: 1000 }) =>
-  api(system.baseUrl, key)('POST', '/v1/payments', body);
+  api(shop.system.baseUrl, key)('POST', '/v1/payments', body);
 const issueKey = (body: Record<string, unknown>) =>
-  system.admin<IssuedKey>('POST', `/v1/admin/projects/${project.id}/keys`, {
+  shop.system.admin<IssuedKey>('POST', `/v1/admin/projects/${shop.project.id}/keys`, {
     kind: 'secret',
     livemode: false,
     ...body,
@@ -32,14 +21,14 @@ const issueKey = (body: Record<string, unknown>) =>
 describe('authentication on payment routes', () => {
   it('answers 401 invalid_api_key without a key, with an unknown key, or a malformed one', async () => {
     expectSimpleError(await create(undefined), 401, 'invalid_api_key');
-    expectSimpleError(await api(system.baseUrl)('GET', '/v1/payments'), 401, 'invalid_api_key');
-    const unknownKey = project.testSecretKey.slice(0, -4) + 'zzzz';
+    expectSimpleError(await api(shop.system.baseUrl)('GET', '/v1/payments'), 401, 'invalid_api_key');
+    const unknownKey = shop.project.testSecretKey.slice(0, -4) + 'zzzz';
     const unknown = expectSimpleError(await create(unknownKey), 401, 'invalid_api_key');
     expect(unknown.error).toBe('Unauthorized');
     expect(JSON.stringify(unknown)).not.toContain(unknownKey);
     expectSimpleError(await create('hello'), 401, 'invalid_api_key');
-    const basic = await api(system.baseUrl)('GET', '/v1/payments', undefined, {
-      authorization: `Basic ${project.testSecretKey}`,
+    const basic = await api(shop.system.baseUrl)('GET', '/v1/payments', undefined, {
+      authorization: `Basic ${shop.project.testSecretKey}`,
     });
     expectSimpleError(basic, 401, 'invalid_api_key');
   });
@@ -47,9 +36,13 @@ describe('authentication on payment routes', () => {
   it('answers 401 invalid_api_key to a revoked key at once', async () => {
     const issued = await issueKey({});
     expect((await create(issued.key)).status).toBe(201);
-    await system.admin('POST', `/v1/admin/projects/${project.id}/keys/${issued.id}/revoke`);
+    await shop.system.admin('POST', `/v1/admin/projects/${shop.project.id}/keys/${issued.id}/revoke`);
     expectSimpleError(await create(issued.key), 401, 'invalid_api_key');
-    expectSimpleError(await api(system.baseUrl, issued.key)('GET', '/v1/payments'), 401, 'invalid_api_key');
+    expectSimpleError(
+      await api(shop.system.baseUrl, issued.key)('GET', '/v1/payments'),
+      401,
+      'invalid_api_key',
+    );
   });
 
   it('answers 401 expired_api_key once a key has expired', async () => {
@@ -68,8 +61,8 @@ describe('authentication on payment routes', () => {
 
   it('answers 403 insufficient_permissions to a publishable key on every payment route', async () => {
     const payment = await createPayment(merchant);
-    for (const key of [project.testPublishableKey, project.livePublishableKey]) {
-      const publishable = api(system.baseUrl, key);
+    for (const key of [shop.project.testPublishableKey, shop.project.livePublishableKey]) {
+      const publishable = api(shop.system.baseUrl, key);
       expectSimpleError(await create(key), 403, 'insufficient_permissions');
       expectSimpleError(await publishable('GET', '/v1/payments'), 403, 'insufficient_permissions');
       expectSimpleError(
@@ -94,7 +87,7 @@ describe('authentication on payment routes', () => {
 
   it('serves a restricted secret key only what its scopes allow', async () => {
     const readOnly = await issueKey({ scopes: ['payments:read'] });
-    const reader = api(system.baseUrl, readOnly.key);
+    const reader = api(shop.system.baseUrl, readOnly.key);
     const payment = await createPayment(merchant);
     expect((await reader('GET', '/v1/payments')).status).toBe(200);
     expect((await reader('GET', `/v1/payments/${payment.token}`)).status).toBe(200);
@@ -106,30 +99,31 @@ describe('authentication on payment routes', () => {
     );
     const writeOnly = await issueKey({ scopes: ['payments:write'] });
     // Write implies read.
-    expect((await api(system.baseUrl, writeOnly.key)('GET', `/v1/payments/${payment.token}`)).status).toBe(
-      200,
-    );
+    expect(
+      (await api(shop.system.baseUrl, writeOnly.key)('GET', `/v1/payments/${payment.token}`)).status,
+    ).toBe(200);
     const hooksOnly = await issueKey({ scopes: ['webhooks:write'] });
     expectSimpleError(await create(hooksOnly.key), 403, 'insufficient_permissions');
   });
 });
 
 describe('request shape on payment routes', () => {
-  it('answers 415 unsupported_media_type to a body that is not JSON', async () => {
-    const response = await fetch(`${system.baseUrl}/v1/payments`, {
+  /** A create whose body is sent as written, with its own content type. */
+  async function postRaw(contentType: string, body: string) {
+    const response = await fetch(`${shop.system.baseUrl}/v1/payments`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${project.testSecretKey}`, 'content-type': 'text/plain' },
-      body: 'amount=1000',
+      headers: { authorization: `Bearer ${shop.project.testSecretKey}`, 'content-type': contentType },
+      body,
     });
-    expectSimpleError(
-      { status: response.status, body: await response.json(), headers: response.headers },
-      415,
-      'unsupported_media_type',
-    );
+    return { status: response.status, body: await response.json(), headers: response.headers };
+  }
+
+  it('answers 415 unsupported_media_type to a body that is not JSON', async () => {
+    expectSimpleError(await postRaw('text/plain', 'amount=1000'), 415, 'unsupported_media_type');
   });
 
   it('answers 413 payload_too_large to an oversized body', async () => {
-    const response = await create(project.testSecretKey, {
+    const response = await create(shop.project.testSecretKey, {
       amount: 1000,
       description: 'x'.repeat(2_000_000),
     });
@@ -137,15 +131,6 @@ describe('request shape on payment routes', () => {
   });
 
   it('answers 400 invalid_request to malformed JSON', async () => {
-    const response = await fetch(`${system.baseUrl}/v1/payments`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${project.testSecretKey}`, 'content-type': 'application/json' },
-      body: '{"amount": ',
-    });
-    expectSimpleError(
-      { status: response.status, body: await response.json(), headers: response.headers },
-      400,
-      'invalid_request',
-    );
+    expectSimpleError(await postRaw('application/json', '{"amount": '), 400, 'invalid_request');
   });
 });

@@ -1,23 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSystem, type ProjectKeys, type RunningSystem } from '../support/system.js';
+import { describe, expect, it } from 'vitest';
+import { useShop } from '../support/shop.js';
 import { api } from '../support/http.js';
 import { expectSimpleError } from './helpers.js';
 import { SPEC_PAYMENT_FIELDS } from '@mmp/platform/testing';
 
-let system: RunningSystem;
-let project: ProjectKeys;
+const shop = useShop('Create Shop');
 
-beforeAll(async () => {
-  system = await startSystem();
-  project = await system.createProject('Create Shop');
-}, 60_000);
-
-afterAll(async () => {
-  await system?.stop();
-});
-
-const create = (body: unknown, key = project.testSecretKey) =>
-  api(system.baseUrl, key)('POST', '/v1/payments', body);
+const create = (body: unknown, key = shop.project.testSecretKey) =>
+  api(shop.system.baseUrl, key)('POST', '/v1/payments', body);
 
 describe('POST /v1/payments', () => {
   it('answers 201 with exactly the create-response fields', async () => {
@@ -30,7 +20,7 @@ describe('POST /v1/payments', () => {
     expect(created.status).toBe(201);
     expect(Object.keys(created.body).sort()).toEqual([...SPEC_PAYMENT_FIELDS.created].sort());
     expect(created.body).toMatchObject({
-      projectId: project.id,
+      projectId: shop.project.id,
       amount: 5000,
       currency: 'XAF',
       status: 'PENDING',
@@ -42,7 +32,7 @@ describe('POST /v1/payments', () => {
     expect(created.body.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(new Date(String(created.body.createdAt)).toISOString()).toBe(created.body.createdAt);
     const paymentUrl = new URL(String(created.body.paymentUrl));
-    expect(paymentUrl.origin).toBe(system.baseUrl);
+    expect(paymentUrl.origin).toBe(shop.system.baseUrl);
     expect(paymentUrl.pathname).toMatch(/\/cs_/);
   });
 
@@ -64,7 +54,7 @@ describe('POST /v1/payments', () => {
   });
 
   it('marks payments made with the live key as livemode', async () => {
-    const live = await create({ amount: 1000 }, project.liveSecretKey);
+    const live = await create({ amount: 1000 }, shop.project.liveSecretKey);
     expect(live.status).toBe(201);
     expect(live.body.livemode).toBe(true);
   });
@@ -136,13 +126,13 @@ describe('POST /v1/payments', () => {
     expect(again.message).toContain('inv-7');
     expect(again.error).toBe('Conflict');
     // The same reference in live, and in another project, is another payment.
-    expect((await create({ amount: 1000, reference: 'inv-7' }, project.liveSecretKey)).status).toBe(201);
+    expect((await create({ amount: 1000, reference: 'inv-7' }, shop.project.liveSecretKey)).status).toBe(201);
     expectSimpleError(
-      await create({ amount: 1000, reference: 'inv-7' }, project.liveSecretKey),
+      await create({ amount: 1000, reference: 'inv-7' }, shop.project.liveSecretKey),
       409,
       'duplicate_transaction',
     );
-    const other = await system.createProject('Other Shop');
+    const other = await shop.system.createProject('Other Shop');
     expect((await create({ amount: 1000, reference: 'inv-7' }, other.testSecretKey)).status).toBe(201);
   });
 

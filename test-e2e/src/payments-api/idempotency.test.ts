@@ -1,22 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useShop } from '../support/shop.js';
 import { randomUUID } from 'node:crypto';
-import { startSystem, type ProjectKeys, type RunningSystem } from '../support/system.js';
 import { api } from '../support/http.js';
 import { expectSimpleError, type Call } from './helpers.js';
 
-let system: RunningSystem;
-let project: ProjectKeys;
-let merchant: Call;
-
-beforeAll(async () => {
-  system = await startSystem();
-  project = await system.createProject('Idempotent Shop');
-  merchant = api(system.baseUrl, project.testSecretKey);
-}, 60_000);
-
-afterAll(async () => {
-  await system?.stop();
-});
+const shop = useShop('Idempotent Shop');
+const { merchant } = shop;
 
 const withKey = (key: string) => ({ 'idempotency-key': key });
 const total = async (call: Call) =>
@@ -49,8 +38,8 @@ describe('Idempotency-Key on POST /v1/payments', () => {
   });
 
   it('creates one payment for parallel duplicates through HTTP', async () => {
-    const shop = await system.createProject('Parallel Shop');
-    const call = api(system.baseUrl, shop.testSecretKey);
+    const parallel = await shop.system.createProject('Parallel Shop');
+    const call = api(shop.system.baseUrl, parallel.testSecretKey);
     const key = randomUUID();
     const body = { amount: 3000, description: 'Only once' };
     const answers = await Promise.all(
@@ -66,14 +55,14 @@ describe('Idempotency-Key on POST /v1/payments', () => {
   it('keeps keys apart per environment and per project', async () => {
     const key = randomUUID();
     const test = await merchant('POST', '/v1/payments', { amount: 1000 }, withKey(key));
-    const live = await api(system.baseUrl, project.liveSecretKey)(
+    const live = await api(shop.system.baseUrl, shop.project.liveSecretKey)(
       'POST',
       '/v1/payments',
       { amount: 1000 },
       withKey(key),
     );
-    const other = await system.createProject('Key Shop');
-    const elsewhere = await api(system.baseUrl, other.testSecretKey)(
+    const other = await shop.system.createProject('Key Shop');
+    const elsewhere = await api(shop.system.baseUrl, other.testSecretKey)(
       'POST',
       '/v1/payments',
       { amount: 1000 },
@@ -123,19 +112,11 @@ describe('Idempotency-Key on POST /v1/payments', () => {
   it('replays a merchant cancel with the same key', async () => {
     const created = await merchant<{ token: string }>('POST', '/v1/payments', { amount: 1000 });
     const key = randomUUID();
-    const first = await merchant(
-      'POST',
-      `/v1/payments/${created.body.token}/cancel`,
-      undefined,
-      withKey(key),
-    );
+    const cancel = () =>
+      merchant('POST', `/v1/payments/${created.body.token}/cancel`, undefined, withKey(key));
+    const first = await cancel();
     expect(first.status).toBe(200);
-    const second = await merchant(
-      'POST',
-      `/v1/payments/${created.body.token}/cancel`,
-      undefined,
-      withKey(key),
-    );
+    const second = await cancel();
     expect(second.status).toBe(200);
     expect(second.headers.get('idempotent-replayed')).toBe('true');
     expect(second.body).toEqual(first.body);

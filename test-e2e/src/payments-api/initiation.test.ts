@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useShop } from '../support/shop.js';
 import { eventually } from '@mmp/platform/testing';
-import { startSystem, type ProjectKeys, type RunningSystem } from '../support/system.js';
-import { api } from '../support/http.js';
-import { createPayment, expectSimpleError, type Call, type CreatedPayment } from './helpers.js';
+import { createPayment, expectSimpleError, type CreatedPayment } from './helpers.js';
 import { sessionOf } from '../support/shopper.js';
 
 /**
@@ -10,26 +9,13 @@ import { sessionOf } from '../support/shopper.js';
  * (`POST /v1/checkout/sessions/{id}/pay`, which asks payments to initiate).
  */
 
-let system: RunningSystem;
-let project: ProjectKeys;
-let merchant: Call;
-let shopper: Call;
-
 const TTL_SECONDS = 3;
 
-beforeAll(async () => {
-  system = await startSystem({
-    // A short confirmation window and no sweeper, so the pay route meets the expiry itself.
-    env: { PAYMENT_TTL_SECONDS: String(TTL_SECONDS), EXPIRY_INTERVAL_MS: '600000' },
-  });
-  project = await system.createProject('Initiation Shop');
-  merchant = api(system.baseUrl, project.testSecretKey);
-  shopper = api(system.baseUrl);
-}, 60_000);
-
-afterAll(async () => {
-  await system?.stop();
+const shop = useShop('Initiation Shop', {
+  // A short confirmation window and no sweeper, so the pay route meets the expiry itself.
+  env: { PAYMENT_TTL_SECONDS: String(TTL_SECONDS), EXPIRY_INTERVAL_MS: '600000' },
 });
+const { merchant, shopper } = shop;
 
 const pay = (payment: CreatedPayment, paymentMethod: string, phone: string) =>
   shopper('POST', `/v1/checkout/sessions/${sessionOf(payment)}/pay`, { paymentMethod, phone });

@@ -1,30 +1,25 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useShop } from '../support/shop.js';
 import { eventually } from '@mmp/platform/testing';
-import { startSystem, type ProjectKeys, type RunningSystem } from '../support/system.js';
-import { api, startWebhookReceiver } from '../support/http.js';
-import { createPayment, expectSimpleError, type Call } from './helpers.js';
+import { startWebhookReceiver } from '../support/http.js';
+import { createPayment, expectSimpleError } from './helpers.js';
 import { payOnHostedPage } from '../support/shopper.js';
 
 type Payment = { token: string; status: string; events?: { type: string }[] };
 
-let system: RunningSystem;
-let project: ProjectKeys;
-let merchant: Call;
+const shop = useShop('Lifecycle Shop', {
+  env: { PAYMENT_TTL_SECONDS: '2', EXPIRY_INTERVAL_MS: '600000', WEBHOOK_POLL_INTERVAL_MS: '50' },
+});
+const { merchant } = shop;
 let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
 
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
   // A short confirmation window and a sweeper that never runs in this file: only verify expires.
-  system = await startSystem({
-    env: { PAYMENT_TTL_SECONDS: '2', EXPIRY_INTERVAL_MS: '600000', WEBHOOK_POLL_INTERVAL_MS: '50' },
-  });
-  project = await system.createProject('Lifecycle Shop');
-  merchant = api(system.baseUrl, project.testSecretKey);
   expect((await merchant('POST', '/v1/webhook-endpoints', { url: receiver.url })).status).toBe(201);
 }, 60_000);
 
 afterAll(async () => {
-  await system?.stop();
   await receiver?.close();
 });
 
@@ -61,7 +56,7 @@ describe('payment lifecycle through the merchant API', () => {
 
   it('refuses a merchant cancel once the payer has initiated the payment', async () => {
     const payment = await createPayment(merchant);
-    await payOnHostedPage(system.baseUrl, payment, '+237690000003');
+    await payOnHostedPage(shop.system.baseUrl, payment, '+237690000003');
     const refused = expectSimpleError(
       await merchant('POST', `/v1/payments/${payment.token}/cancel`),
       409,

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSystem, type ProjectKeys, type RunningSystem } from '../support/system.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useShop } from '../support/shop.js';
 import { api } from '../support/http.js';
-import { createPayment, expectSimpleError, payAndSettle, type Call, type CreatedPayment } from './helpers.js';
+import { createPayment, expectSimpleError, payAndSettle, type CreatedPayment } from './helpers.js';
 
 type ListItem = {
   id: string;
@@ -14,17 +14,13 @@ type ListItem = {
 };
 type List = { data: ListItem[]; has_more: boolean; meta: { limit: number; total: number; page?: number } };
 
-let system: RunningSystem;
-let project: ProjectKeys;
-let merchant: Call;
+const shop = useShop('List Shop');
+const { merchant } = shop;
 /** p[0] is the oldest; `newest` is the expected list order. */
 const p: CreatedPayment[] = [];
 let newest: CreatedPayment[];
 
 beforeAll(async () => {
-  system = await startSystem();
-  project = await system.createProject('List Shop');
-  merchant = api(system.baseUrl, project.testSecretKey);
   p.push(
     await createPayment(merchant, {
       amount: 1000,
@@ -37,16 +33,15 @@ beforeAll(async () => {
   p.push(await createPayment(merchant, { amount: 4000 }));
   p.push(await createPayment(merchant, { amount: 5000 }));
   p.push(await createPayment(merchant, { amount: 6000, currency: 'XOF', customer: { name: 'Paul Mbarga' } }));
-  await createPayment(api(system.baseUrl, project.liveSecretKey), { amount: 9999, reference: 'alpha-001' });
-  await payAndSettle(system.baseUrl, merchant, p[2]!, '+237690000001', 'COMPLETED');
-  await payAndSettle(system.baseUrl, merchant, p[3]!, '+237690000002', 'FAILED');
+  await createPayment(api(shop.system.baseUrl, shop.project.liveSecretKey), {
+    amount: 9999,
+    reference: 'alpha-001',
+  });
+  await payAndSettle(shop.system.baseUrl, merchant, p[2]!, '+237690000001', 'COMPLETED');
+  await payAndSettle(shop.system.baseUrl, merchant, p[3]!, '+237690000002', 'FAILED');
   expect((await merchant('POST', `/v1/payments/${p[4]!.token}/cancel`)).status).toBe(200);
   newest = [...p].sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
 }, 60_000);
-
-afterAll(async () => {
-  await system?.stop();
-});
 
 const list = (query = '') => merchant<List>('GET', `/v1/payments${query}`);
 const tokensOf = async (query: string) => {
@@ -67,7 +62,7 @@ describe('GET /v1/payments', () => {
     );
     expect(all.body.has_more).toBe(false);
     expect(all.body.meta).toEqual({ limit: 20, total: 6, page: 1 });
-    const live = await api(system.baseUrl, project.liveSecretKey)<List>('GET', '/v1/payments');
+    const live = await api(shop.system.baseUrl, shop.project.liveSecretKey)<List>('GET', '/v1/payments');
     expect(live.body.meta.total).toBe(1);
   });
 
@@ -173,7 +168,7 @@ describe('GET /v1/payments', () => {
     });
     expect(byToken.get(p[2]!.token)!.customer).toBeNull();
     for (const item of expanded.body.data) {
-      expect(item.project).toEqual({ id: project.id, name: 'List Shop' });
+      expect(item.project).toEqual({ id: shop.project.id, name: 'List Shop' });
       expect(item.refunds).toEqual([]);
       expect(item).not.toHaveProperty('events');
       // Expansions add to the list item; they do not turn it into the full payment.
@@ -191,12 +186,15 @@ describe('GET /v1/payments', () => {
 
     const mixed = await list('?status=COMPLETED&expand=project&expand[]=refunds');
     expect(mixed.body.data.map((x) => x.token)).toEqual(tokens(2));
-    expect(mixed.body.data[0]).toMatchObject({ project: { id: project.id, name: 'List Shop' }, refunds: [] });
+    expect(mixed.body.data[0]).toMatchObject({
+      project: { id: shop.project.id, name: 'List Shop' },
+      refunds: [],
+    });
     expect(mixed.body.data[0]).not.toHaveProperty('customer');
-    // Another project's list expands to that project.
-    const other = await system.createProject('Other List Shop');
-    const theirs = await createPayment(api(system.baseUrl, other.testSecretKey));
-    const otherList = await api(system.baseUrl, other.testSecretKey)<List>(
+    // Another project's list expands to that shop.project.
+    const other = await shop.system.createProject('Other List Shop');
+    const theirs = await createPayment(api(shop.system.baseUrl, other.testSecretKey));
+    const otherList = await api(shop.system.baseUrl, other.testSecretKey)<List>(
       'GET',
       '/v1/payments?expand=project',
     );
@@ -232,7 +230,7 @@ describe('GET /v1/payments', () => {
   });
 
   it('refuses a cursor that is not a payment of this project and environment', async () => {
-    const live = await api(system.baseUrl, project.liveSecretKey)<List>('GET', '/v1/payments');
+    const live = await api(shop.system.baseUrl, shop.project.liveSecretKey)<List>('GET', '/v1/payments');
     expectSimpleError(await list(`?starting_after=${live.body.data[0]!.id}`), 400, 'invalid_request');
     expectSimpleError(
       await list('?ending_before=00000000-0000-4000-8000-000000000000'),

@@ -8,7 +8,7 @@ import {
   type ReceivedEvent,
 } from '@mmp/platform';
 import { eventually } from '@mmp/platform/testing';
-import { EXECUTION_EVENT_TYPES } from '@mmp/protocol';
+import { routerEvents } from '@mmp/protocol';
 import { startSystem, type ChildService, type ProjectKeys, type RunningSystem } from '../support/system.js';
 import { api, startWebhookReceiver } from '../support/http.js';
 import { createPayment, type Call, type CreatedPayment } from './helpers.js';
@@ -63,25 +63,29 @@ const webhooksFor = (token: string) =>
     .map((w) => JSON.parse(w.rawBody) as { id: string; type: string; data: { token: string } })
     .filter((event) => event.data.token === token);
 
+/** What payments' durable consumer of provider-router's outcomes reads. */
+const LIFECYCLE = [
+  routerEvents.executionAccepted,
+  routerEvents.executionFailed,
+  routerEvents.settlementReceived,
+] as const;
+
 /** Takes events off payments' own durable consumer and acknowledges them unapplied, until the settlement of `paymentId`. */
-async function loseSettlementOf(paymentId: string): Promise<ReceivedEvent> {
-  const lost: ReceivedEvent[] = [];
+async function loseSettlementOf(paymentId: string) {
+  const lost: ReceivedEvent<(typeof LIFECYCLE)[number]>[] = [];
   const consumer = await consumeEvents({
     nc,
     naming: system.system.naming,
+    service: 'payments',
     durable: 'payments-lifecycle',
-    types: [...EXECUTION_EVENT_TYPES, 'settlement.received'],
+    events: LIFECYCLE,
     log: createLogger({ service: 'lost-event', level: 'silent' }),
     handle: async (event) => void lost.push(event),
   });
   try {
     return await eventually(
       async () =>
-        lost.find(
-          (event) =>
-            event.type === 'settlement.received' &&
-            (event.data as { paymentId?: string }).paymentId === paymentId,
-        ),
+        lost.find((event) => event.type === 'settlement.received' && event.data.paymentId === paymentId),
       SETTLE_AFTER_MS + 15_000,
     );
   } finally {

@@ -1,21 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSystem, type ProjectKeys, type RunningSystem } from '../support/system.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useShop } from '../support/shop.js';
 import { api } from '../support/http.js';
-import { createPayment, expectSimpleError, payAndSettle, type Call, type CreatedPayment } from './helpers.js';
+import { createPayment, expectSimpleError, payAndSettle, type CreatedPayment } from './helpers.js';
 import { SPEC_PAYMENT_FIELDS } from '@mmp/platform/testing';
 
 const FULL_FIELDS = [...SPEC_PAYMENT_FIELDS.full].sort();
 
-let system: RunningSystem;
-let project: ProjectKeys;
-let merchant: Call;
+const shop = useShop('Retrieve Shop');
+const { merchant } = shop;
 let pending: CreatedPayment;
 let completed: CreatedPayment;
 
 beforeAll(async () => {
-  system = await startSystem();
-  project = await system.createProject('Retrieve Shop');
-  merchant = api(system.baseUrl, project.testSecretKey);
   pending = await createPayment(merchant, {
     amount: 4200,
     reference: 'ret-1',
@@ -23,12 +19,8 @@ beforeAll(async () => {
     customer: { email: 'awa@example.cm', phone: '+237690000009', name: 'Awa Ndiaye' },
   });
   completed = await createPayment(merchant, { amount: 7000, reference: 'ret-2' });
-  await payAndSettle(system.baseUrl, merchant, completed, '+237690000001', 'COMPLETED');
+  await payAndSettle(shop.system.baseUrl, merchant, completed, '+237690000001', 'COMPLETED');
 }, 60_000);
-
-afterAll(async () => {
-  await system?.stop();
-});
 
 type FullPayment = Record<string, unknown> & { events?: { id: string; type: string; createdAt: string }[] };
 
@@ -65,7 +57,7 @@ describe('GET /v1/payments/{token}', () => {
     expect(all.status).toBe(200);
     expect(all.body).toMatchObject({
       customer: null,
-      project: { id: project.id, name: 'Retrieve Shop' },
+      project: { id: shop.project.id, name: 'Retrieve Shop' },
       refunds: [],
     });
     expect(all.body.events!.map((e) => e.type)).toEqual(
@@ -86,7 +78,7 @@ describe('GET /v1/payments/{token}', () => {
       `/v1/payments/${pending.token}?expand=events&expand[]=project`,
     );
     expect(both.body.events).toHaveLength(1);
-    expect(both.body.project).toMatchObject({ id: project.id });
+    expect(both.body.project).toMatchObject({ id: shop.project.id });
   });
 
   it('refuses an unknown expansion or query parameter with 400', async () => {
@@ -108,12 +100,12 @@ describe('GET /v1/payments/{token}', () => {
       404,
       'resource_not_found',
     );
-    const other = await system.createProject('Nosy Shop');
-    const nosy = api(system.baseUrl, other.testSecretKey);
+    const other = await shop.system.createProject('Nosy Shop');
+    const nosy = api(shop.system.baseUrl, other.testSecretKey);
     expectSimpleError(await nosy('GET', `/v1/payments/${pending.token}`), 404, 'resource_not_found');
     expectSimpleError(await nosy('GET', `/v1/payments/${pending.token}/verify`), 404, 'resource_not_found');
     expectSimpleError(await nosy('POST', `/v1/payments/${pending.token}/cancel`), 404, 'resource_not_found');
-    const live = api(system.baseUrl, project.liveSecretKey);
+    const live = api(shop.system.baseUrl, shop.project.liveSecretKey);
     const notFound = expectSimpleError(
       await live('GET', `/v1/payments/${pending.token}`),
       404,
@@ -177,7 +169,7 @@ describe('GET /v1/payments/user/{userId}', () => {
   it("lists a user's payments newest first with the full field set, limit capped at 100", async () => {
     const first = await createPayment(merchant, { userId, amount: 1100 });
     const second = await createPayment(merchant, { userId: userId.toUpperCase(), amount: 1200 });
-    await createPayment(api(system.baseUrl, project.liveSecretKey), { userId, amount: 1300 });
+    await createPayment(api(shop.system.baseUrl, shop.project.liveSecretKey), { userId, amount: 1300 });
     const list = await merchant<FullPayment[]>('GET', `/v1/payments/user/${userId}`);
     expect(list.status).toBe(200);
     expect(list.body.map((p) => p.token)).toEqual([second.token, first.token]);

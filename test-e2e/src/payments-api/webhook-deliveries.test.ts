@@ -1,10 +1,10 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useShop } from '../support/shop.js';
 import { eventually } from '@mmp/platform/testing';
-import { startSystem, type ProjectKeys, type RunningSystem } from '../support/system.js';
 import { api } from '../support/http.js';
-import { createPayment, expectEnvelopeError, payAndSettle, type Call } from './helpers.js';
+import { createPayment, expectEnvelopeError, payAndSettle } from './helpers.js';
 
 type Received = {
   path: string;
@@ -35,9 +35,10 @@ type Delivery = {
 const RETRY_SCHEDULE_MS = [500, 1_500];
 const JITTER = 0.2;
 
-let system: RunningSystem;
-let project: ProjectKeys;
-let merchant: Call;
+const shop = useShop('Deliveries Shop', {
+  env: { WEBHOOK_RETRY_SCHEDULE_MS: RETRY_SCHEDULE_MS.join(','), WEBHOOK_POLL_INTERVAL_MS: '50' },
+});
+const { merchant } = shop;
 let server: Server;
 let base: string;
 const received: Received[] = [];
@@ -64,15 +65,9 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-  system = await startSystem({
-    env: { WEBHOOK_RETRY_SCHEDULE_MS: RETRY_SCHEDULE_MS.join(','), WEBHOOK_POLL_INTERVAL_MS: '50' },
-  });
-  project = await system.createProject('Deliveries Shop');
-  merchant = api(system.baseUrl, project.testSecretKey);
 }, 60_000);
 
 afterAll(async () => {
-  await system?.stop();
   await new Promise((resolve) => server?.close(resolve));
 });
 
@@ -164,9 +159,9 @@ describe('merchant webhook deliveries over HTTP', () => {
     });
     await endpoint('/everything', { enabledEvents: ['*'] });
     const paid = await createPayment(merchant);
-    await payAndSettle(system.baseUrl, merchant, paid, '+237690000001', 'COMPLETED');
+    await payAndSettle(shop.system.baseUrl, merchant, paid, '+237690000001', 'COMPLETED');
     const failed = await createPayment(merchant);
-    await payAndSettle(system.baseUrl, merchant, failed, '+237690000002', 'FAILED');
+    await payAndSettle(shop.system.baseUrl, merchant, failed, '+237690000002', 'FAILED');
     const cancelled = await cancelledPayment();
     await eventually(
       async () =>
@@ -276,8 +271,8 @@ describe('merchant webhook deliveries over HTTP', () => {
     ]);
     const unknown = `/v1/webhook-endpoints/${hook.id}/deliveries/whd_nothing/redeliver`;
     expectEnvelopeError(await merchant('POST', unknown), 404, 'resource_not_found');
-    const other = await system.createProject('Other Deliveries');
-    const nosy = api(system.baseUrl, other.testSecretKey);
+    const other = await shop.system.createProject('Other Deliveries');
+    const nosy = api(shop.system.baseUrl, other.testSecretKey);
     expectEnvelopeError(
       await nosy('POST', `/v1/webhook-endpoints/${hook.id}/deliveries/${delivered.id}/redeliver`),
       404,

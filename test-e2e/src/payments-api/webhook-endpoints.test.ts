@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSystem, type ProjectKeys, type RunningSystem } from '../support/system.js';
+import { describe, expect, it } from 'vitest';
+import { useShop } from '../support/shop.js';
 import { api } from '../support/http.js';
-import { expectEnvelopeError, type Call } from './helpers.js';
+import { expectEnvelopeError } from './helpers.js';
 
 type Endpoint = {
   id: string;
@@ -15,25 +15,18 @@ type Endpoint = {
   secret?: string;
 };
 
-let system: RunningSystem;
-let project: ProjectKeys;
-let merchant: Call;
-
-beforeAll(async () => {
-  system = await startSystem();
-  project = await system.createProject('Hooks Shop');
-  merchant = api(system.baseUrl, project.testSecretKey);
-}, 60_000);
-
-afterAll(async () => {
-  await system?.stop();
-});
+const shop = useShop('Hooks Shop');
+const { merchant } = shop;
 
 const createEndpoint = async (body: Record<string, unknown>, call = merchant) => {
   const created = await call<Endpoint>('POST', '/v1/webhook-endpoints', body);
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   return created.body;
 };
+
+/** 404 in the envelope form: an endpoint of another project, deleted, or never there. */
+const expectNotFound = (response: { status: number; body: unknown }) =>
+  expectEnvelopeError(response, 404, 'resource_not_found');
 
 describe('POST /v1/webhook-endpoints', () => {
   it('answers 201 with the whsec_ secret shown once, and list never shows it', async () => {
@@ -70,11 +63,7 @@ describe('POST /v1/webhook-endpoints', () => {
     expect(JSON.stringify(listed.body)).not.toContain(secret!.slice(6));
     const retrieved = await merchant<Endpoint>('GET', `/v1/webhook-endpoints/${created.id}`);
     expect(retrieved).toMatchObject({ status: 200, body: withoutSecret });
-    expectEnvelopeError(
-      await merchant('GET', '/v1/webhook-endpoints/00000000-0000-4000-8000-000000000000'),
-      404,
-      'resource_not_found',
-    );
+    expectNotFound(await merchant('GET', '/v1/webhook-endpoints/00000000-0000-4000-8000-000000000000'));
   });
 
   it('keeps endpoints per project and environment', async () => {
@@ -82,34 +71,18 @@ describe('POST /v1/webhook-endpoints', () => {
       url: 'http://127.0.0.1:9/env',
       enabledEvents: ['transaction.completed'],
     });
-    const live = await api(system.baseUrl, project.liveSecretKey)<{ data: Endpoint[] }>(
+    const live = await api(shop.system.baseUrl, shop.project.liveSecretKey)<{ data: Endpoint[] }>(
       'GET',
       '/v1/webhook-endpoints',
     );
     expect(live.body.data.map((e) => e.id)).not.toContain(created.id);
-    const other = await system.createProject('Other Hooks');
-    const nosy = api(system.baseUrl, other.testSecretKey);
+    const other = await shop.system.createProject('Other Hooks');
+    const nosy = api(shop.system.baseUrl, other.testSecretKey);
     expect((await nosy<{ data: Endpoint[] }>('GET', '/v1/webhook-endpoints')).body.data).toEqual([]);
-    expectEnvelopeError(
-      await nosy('PATCH', `/v1/webhook-endpoints/${created.id}`, { description: 'mine' }),
-      404,
-      'resource_not_found',
-    );
-    expectEnvelopeError(
-      await nosy('POST', `/v1/webhook-endpoints/${created.id}/roll-secret`),
-      404,
-      'resource_not_found',
-    );
-    expectEnvelopeError(
-      await nosy('DELETE', `/v1/webhook-endpoints/${created.id}`),
-      404,
-      'resource_not_found',
-    );
-    expectEnvelopeError(
-      await nosy('GET', `/v1/webhook-endpoints/${created.id}/deliveries`),
-      404,
-      'resource_not_found',
-    );
+    expectNotFound(await nosy('PATCH', `/v1/webhook-endpoints/${created.id}`, { description: 'mine' }));
+    expectNotFound(await nosy('POST', `/v1/webhook-endpoints/${created.id}/roll-secret`));
+    expectNotFound(await nosy('DELETE', `/v1/webhook-endpoints/${created.id}`));
+    expectNotFound(await nosy('GET', `/v1/webhook-endpoints/${created.id}/deliveries`));
   });
 
   it('refuses bad bodies in the envelope form, naming the field', async () => {
@@ -131,13 +104,18 @@ describe('POST /v1/webhook-endpoints', () => {
     }
   });
 
-  it('requires https for live endpoints', async () => {
-    const live = api(system.baseUrl, project.liveSecretKey);
-    expectEnvelopeError(
-      await live('POST', '/v1/webhook-endpoints', { url: 'http://127.0.0.1:9/live' }),
-      422,
-      'validation_error',
-    );
+  it('requires https and a public address, for live and test endpoints alike', async () => {
+    const live = api(shop.system.baseUrl, shop.project.liveSecretKey);
+    for (const call of [live, merchant]) {
+      for (const url of [
+        'http://shop.example/hook',
+        'https://10.0.0.1/hook',
+        'https://169.254.169.254/latest/meta-data',
+        'https://192.168.1.1/hook',
+      ]) {
+        expectEnvelopeError(await call('POST', '/v1/webhook-endpoints', { url }), 422, 'validation_error');
+      }
+    }
   });
 });
 
@@ -175,11 +153,7 @@ describe('PATCH, roll-secret and DELETE /v1/webhook-endpoints/{id}', () => {
     expectEnvelopeError(await merchant('PATCH', path, { url: 'nope' }), 422, 'validation_error');
     expectEnvelopeError(await merchant('PATCH', path, { secret: 'whsec_mine' }), 422, 'validation_error');
     const unknown = '00000000-0000-4000-8000-000000000000';
-    expectEnvelopeError(
-      await merchant('PATCH', `/v1/webhook-endpoints/${unknown}`, { status: 'disabled' }),
-      404,
-      'resource_not_found',
-    );
+    expectNotFound(await merchant('PATCH', `/v1/webhook-endpoints/${unknown}`, { status: 'disabled' }));
   });
 
   it('rolls the secret: a new whsec_ shown once, a new hint', async () => {
@@ -201,37 +175,29 @@ describe('PATCH, roll-secret and DELETE /v1/webhook-endpoints/{id}', () => {
     expect(deleted.body).toEqual({ id: created.id, deleted: true });
     const listed = await merchant<{ data: Endpoint[] }>('GET', '/v1/webhook-endpoints');
     expect(listed.body.data.map((e) => e.id)).not.toContain(created.id);
-    expectEnvelopeError(
-      await merchant('DELETE', `/v1/webhook-endpoints/${created.id}`),
-      404,
-      'resource_not_found',
-    );
-    expectEnvelopeError(
-      await merchant('GET', `/v1/webhook-endpoints/${created.id}/deliveries`),
-      404,
-      'resource_not_found',
-    );
+    expectNotFound(await merchant('DELETE', `/v1/webhook-endpoints/${created.id}`));
+    expectNotFound(await merchant('GET', `/v1/webhook-endpoints/${created.id}/deliveries`));
   });
 
   it('answers 404 for an id that is not a uuid', async () => {
-    expectEnvelopeError(
-      await merchant('PATCH', '/v1/webhook-endpoints/not-a-uuid', { status: 'disabled' }),
-      404,
-      'resource_not_found',
-    );
+    expectNotFound(await merchant('PATCH', '/v1/webhook-endpoints/not-a-uuid', { status: 'disabled' }));
   });
 });
 
 describe('authentication on webhook-endpoint routes', () => {
   it('answers 401 invalid_api_key and 403 insufficient_permissions in the envelope form', async () => {
-    expectEnvelopeError(await api(system.baseUrl)('GET', '/v1/webhook-endpoints'), 401, 'invalid_api_key');
-    const bogus = api(system.baseUrl, project.testSecretKey.slice(0, -4) + 'zzzz');
+    expectEnvelopeError(
+      await api(shop.system.baseUrl)('GET', '/v1/webhook-endpoints'),
+      401,
+      'invalid_api_key',
+    );
+    const bogus = api(shop.system.baseUrl, shop.project.testSecretKey.slice(0, -4) + 'zzzz');
     expectEnvelopeError(
       await bogus('POST', '/v1/webhook-endpoints', { url: 'http://127.0.0.1:9/x' }),
       401,
       'invalid_api_key',
     );
-    const publishable = api(system.baseUrl, project.testPublishableKey);
+    const publishable = api(shop.system.baseUrl, shop.project.testPublishableKey);
     expectEnvelopeError(await publishable('GET', '/v1/webhook-endpoints'), 403, 'insufficient_permissions');
     expectEnvelopeError(
       await publishable('POST', '/v1/webhook-endpoints', { url: 'http://127.0.0.1:9/x' }),

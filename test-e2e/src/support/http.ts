@@ -1,17 +1,22 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 
+/** A value, or how to read it when it is needed (a system a test file starts later). */
+type Later<T> = T | (() => T);
+const now = <T>(value: Later<T>): T => (value instanceof Function ? value() : value);
+
 /** Calls the gateway like a merchant backend or the hosted page would. */
-export function api(baseUrl: string, key?: string) {
+export function api(baseUrl: Later<string>, key?: Later<string | undefined>) {
   return async function request<T = Record<string, unknown>>(
     method: string,
     path: string,
     body?: unknown,
     headers: Record<string, string> = {},
   ): Promise<{ status: number; body: T; headers: Headers }> {
-    const response = await fetch(`${baseUrl}${path}`, {
+    const bearer = key === undefined ? undefined : now(key);
+    const response = await fetch(`${now(baseUrl)}${path}`, {
       method,
       headers: {
-        ...(key ? { authorization: `Bearer ${key}` } : {}),
+        ...(bearer ? { authorization: `Bearer ${bearer}` } : {}),
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         ...headers,
       },

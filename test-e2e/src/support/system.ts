@@ -13,6 +13,7 @@ import {
 } from '@mmp/platform';
 import type { ServiceName } from '@mmp/protocol';
 import {
+  consumed,
   createTestSystem,
   eventually,
   freePort,
@@ -94,8 +95,8 @@ export async function startSystem(
     GATEWAY_HOST: '127.0.0.1',
     PUBLIC_URL: baseUrl,
     GATEWAY_URL: baseUrl,
+    // Providers' adapters, merchants' receivers and logos of the tests listen on loopback.
     ALLOW_HTTP_LOOPBACK_ENDPOINTS: 'true',
-    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
     SANDBOX_POLL_MS: '200',
     SANDBOX_DELAY_MS: '200',
     // Tests poll fast; the limits themselves are tested in the gateway's own suite.
@@ -144,6 +145,23 @@ export async function startSystem(
 
   const children = new Set<ChildService>();
   let nc: NatsConnection | undefined;
+  const probe = async () =>
+    (nc ??= await connectNats({
+      url: env.NATS_URL!,
+      name: 'e2e-probe',
+      log: createLogger({ service: 'e2e-probe', level: 'silent' }),
+    }));
+
+  /**
+   * Waits until the services that show merchants have their copy of what the gateway last
+   * announced (`project.updated`), so a test reads a new project's name at once. A service
+   * left out of this system (started later by the test) reads it when it starts.
+   */
+  async function projectsKnown() {
+    const connection = await probe();
+    for (const durable of ['payments-projects', 'links-checkout-projects'])
+      await consumed(connection, system.naming, durable, { orAbsent: true });
+  }
 
   /**
    * Runs `name` as a child process with this system's environment (same NATS prefix and data
@@ -157,12 +175,7 @@ export async function startSystem(
       env: { ...process.env, ...env, OPS_PORT: '0', OPS_HOST: '127.0.0.1', ...extraEnv },
       naming: system.naming,
       logFile: runLog ? logFile : undefined,
-      nc: async () =>
-        (nc ??= await connectNats({
-          url: env.NATS_URL!,
-          name: 'e2e-probe',
-          log: createLogger({ service: 'e2e-probe', level: 'silent' }),
-        })),
+      nc: probe,
     });
     children.add(handle);
     void handle.exited.then(() => children.delete(handle));
@@ -189,6 +202,7 @@ export async function startSystem(
         id: string;
         keys: { kind: 'secret' | 'publishable'; livemode: boolean; key: string }[];
       }>('POST', '/v1/admin/projects', { name, displayName: name, ...extra });
+      await projectsKnown();
       const key = (kind: string, livemode: boolean) =>
         project.keys.find((k) => k.kind === kind && k.livemode === livemode)?.key ?? '';
       return {

@@ -8,7 +8,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { EVENTS_STREAM, newPaymentToken, type PaymentSnapshot, type ServiceName } from '@mmp/protocol';
 import { createLogger } from '../logger.js';
 import { createNaming, type Naming } from '../nats.js';
-import { createBusClient, type BusClient } from '../rpc.js';
+import { createBusClient, serveOperations, type BusClient, type ServedOperation } from '../rpc.js';
 
 export const TEST_NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 
@@ -68,6 +68,42 @@ export function createTestBus(
     caller,
     defaultTimeoutMs: 5000,
     log: createLogger({ service: 'test', level: 'silent' }),
+  });
+}
+
+/**
+ * A stand-in answering for `service`, by contract, as the real one would (the peers a test
+ * does not start): `stop()` makes it absent again.
+ */
+export function serveStandIn(
+  nc: NatsConnection,
+  naming: Naming,
+  service: ServiceName,
+  operations: ServedOperation[],
+): Promise<{ stop(): Promise<void> }> {
+  const log = createLogger({ service: `${service}-stand-in`, level: 'silent' });
+  return serveOperations({ nc, naming, service, version: '0.0.1', log, operations });
+}
+
+/**
+ * Resolves once the durable consumer `durable` has acked everything published so far. With
+ * `orAbsent`, a consumer that does not exist (its service not started yet) counts as done.
+ */
+export async function consumed(
+  nc: NatsConnection,
+  naming: Naming,
+  durable: string,
+  options: { orAbsent?: boolean } = {},
+): Promise<void> {
+  const jsm = await jetstreamManager(nc);
+  await eventually(async () => {
+    const info = await jsm.consumers
+      .info(naming.stream(EVENTS_STREAM), naming.consumer(durable))
+      .catch((error: unknown) => {
+        if (options.orAbsent) return null;
+        throw error;
+      });
+    return !info || (info.num_pending === 0 && info.num_ack_pending === 0);
   });
 }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 
+import { Currency } from '../money.js';
 import { Network } from '../network.js';
 
 /** The payment as every consumer needs it: the full merchant view plus internal links. */
@@ -10,7 +11,7 @@ export const PaymentSnapshot = z.object({
   livemode: z.boolean(),
   reference: z.string().nullable(),
   amount: z.number().int(),
-  currency: z.string(),
+  currency: Currency,
   status: z.string(),
   paymentMethod: z.string(),
   payerPhone: z.string().nullable(),

@@ -1,7 +1,7 @@
 import type { EventContract, OperationContract } from '../bus/contract.js';
 import { customersApi } from './customers.js';
 import { projectEvents } from './gateway.js';
-import { checkoutApi, linksApi, pagesApi, sessionsForPayments } from './links-checkout.js';
+import { checkoutApi, linksApi, pagesApi } from './links-checkout.js';
 import { paymentEvents, paymentsApi, paymentsForCheckout, webhookEndpointsApi } from './payments.js';
 import { PING_OPERATIONS } from './ping.js';
 import { deliveryEvents, deliveryOperations, pullApi } from './provider-delivery.js';
@@ -35,7 +35,6 @@ export const OPERATION_CONTRACTS: readonly OperationContract[] = groups<Operatio
   linksApi,
   checkoutApi,
   pagesApi,
-  sessionsForPayments,
   customersApi,
   providerPortalApi,
   settlementsApi,

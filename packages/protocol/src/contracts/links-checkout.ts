@@ -1,10 +1,34 @@
 import { z } from 'zod';
-import { defineHttpOperation, defineOperation } from '../bus/contract.js';
+import { defineHttpOperation } from '../bus/contract.js';
 import { CheckoutSessionState, HostedCheckoutSession } from '../merchant/checkout-session.js';
 import { PaymentLink, PaymentLinkList, PublicPaymentLink } from '../merchant/payment-link.js';
 
+/** Where payers reach the hosted pages (the gateway's origin), without a trailing slash. */
+export const PublicUrlEnv = z.object({
+  PUBLIC_URL: z
+    .url({ protocol: /^https?$/, error: 'must be an http(s):// URL' })
+    .default('http://127.0.0.1:3000')
+    .transform((url) => url.replace(/\/+$/, '')),
+});
+
+/**
+ * A checkout session's hosted page. Payments mints a merchant payment's session id and
+ * gives this as its paymentUrl; links-checkout serves the page, so both build it here.
+ */
+export function checkoutPageUrl(publicUrl: string, sessionId: string): string {
+  return `${publicUrl}/checkout/${sessionId}`;
+}
+
 const merchant = ['merchant'] as const;
 const anyone = ['public'] as const;
+/** What parsing a JSON body may answer (services/links-checkout handlers/schemas.ts). */
+const BODY_ERRORS = [
+  'validation_error',
+  'invalid_request',
+  'invalid_amount',
+  'invalid_currency',
+  'missing_required_field',
+] as const;
 /** A page or an asset: its body is the document itself. */
 const Document = z.string();
 
@@ -16,13 +40,7 @@ export const linksApi = {
     actors: merchant,
     scope: 'payment_links:write',
     responses: { 201: PaymentLink },
-    errors: [
-      'validation_error',
-      'invalid_amount',
-      'invalid_currency',
-      'missing_required_field',
-      'idempotency_conflict',
-    ],
+    errors: [...BODY_ERRORS, 'idempotency_conflict'],
     summary: 'Create a payment link (fixed or variable amount) with an 8-character short code',
   }),
   list: defineHttpOperation({
@@ -31,7 +49,7 @@ export const linksApi = {
     actors: merchant,
     scope: 'payment_links:read',
     responses: { 200: PaymentLinkList },
-    errors: ['validation_error'],
+    errors: ['invalid_request'],
     summary: 'List payment links, newest first',
   }),
   retrieve: defineHttpOperation({
@@ -49,7 +67,7 @@ export const linksApi = {
     actors: merchant,
     scope: 'payment_links:write',
     responses: { 200: PaymentLink },
-    errors: ['validation_error', 'invalid_amount', 'resource_not_found', 'invalid_state'],
+    errors: [...BODY_ERRORS, 'resource_not_found', 'invalid_state'],
     summary: 'Update a payment link; status ACTIVE or INACTIVE switches it on or off',
   }),
   delete: defineHttpOperation({
@@ -75,15 +93,7 @@ export const linksApi = {
     name: 'links.start',
     actors: anyone,
     responses: { 201: HostedCheckoutSession },
-    errors: [
-      'validation_error',
-      'invalid_amount',
-      'invalid_email',
-      'invalid_phone',
-      'missing_required_field',
-      'resource_not_found',
-      'invalid_state',
-    ],
+    errors: [...BODY_ERRORS, 'invalid_email', 'invalid_phone', 'resource_not_found'],
     summary:
       'Start paying a link: creates a checkout session (400 when the link is inactive, expired or used up)',
   }),
@@ -97,13 +107,7 @@ export const checkoutApi = {
     actors: merchant,
     scope: 'checkout_sessions:write',
     responses: { 201: HostedCheckoutSession },
-    errors: [
-      'validation_error',
-      'invalid_amount',
-      'invalid_currency',
-      'invalid_email',
-      'idempotency_conflict',
-    ],
+    errors: [...BODY_ERRORS, 'invalid_email', 'idempotency_conflict'],
     summary: 'Create a checkout session; send the payer to its url',
   }),
   retrieve: defineHttpOperation({
@@ -120,11 +124,10 @@ export const checkoutApi = {
     actors: anyone,
     responses: { 200: CheckoutSessionState },
     errors: [
-      'validation_error',
+      ...BODY_ERRORS,
       'invalid_phone',
       'resource_not_found',
       'invalid_state',
-      'invalid_request',
       'payment_expired',
       'payment_cancelled',
     ],
@@ -144,7 +147,7 @@ export const checkoutApi = {
     name: 'sessions.cancel',
     actors: anyone,
     responses: { 200: CheckoutSessionState },
-    errors: ['resource_not_found', 'invalid_state'],
+    errors: ['resource_not_found', 'invalid_state', 'payment_expired', 'payment_cancelled'],
     summary: 'Cancel a checkout session that is not finished',
   }),
 };
@@ -171,37 +174,5 @@ export const pagesApi = {
     actors: anyone,
     responses: { 200: Document },
     summary: 'Script and styles of the hosted pages',
-  }),
-};
-
-/** Sent by payments while creating a payment. */
-export const CreateSessionForPayment = z.object({
-  paymentId: z.string().min(1),
-  token: z.string().min(1),
-  projectId: z.string().min(1),
-  livemode: z.boolean(),
-  amount: z.number().int(),
-  currency: z.string(),
-  description: z.string().nullable().optional(),
-  returnUrl: z.string().nullable().optional(),
-  cancelUrl: z.string().nullable().optional(),
-  customer: z
-    .object({ email: z.string().nullish(), phone: z.string().nullish(), name: z.string().nullish() })
-    .nullable()
-    .optional(),
-  expiresAt: z.string().nullable().optional(),
-});
-export type CreateSessionForPayment = z.infer<typeof CreateSessionForPayment>;
-
-export const sessionsForPayments = {
-  createForPayment: defineOperation({
-    service: 'links-checkout',
-    name: 'sessions.create-for-payment',
-    actors: ['service'],
-    callers: ['payments'],
-    request: CreateSessionForPayment,
-    reply: z.object({ id: z.string(), url: z.string() }),
-    errors: ['validation_error'],
-    summary: "The checkout session of a merchant's new payment (idempotent per paymentId)",
   }),
 };

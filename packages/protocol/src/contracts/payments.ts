@@ -5,10 +5,22 @@ import { PaymentEventData, PaymentInitiatedData, PaymentSnapshot } from '../bus/
 import { HttpUrl } from '../merchant/common.js';
 import { Currency } from '../money.js';
 import { Network } from '../network.js';
-import { Payment, PaymentCreateResponse, PaymentList } from '../merchant/payment.js';
+import { Payment, PaymentCreateResponse, PaymentList, PaymentListItem } from '../merchant/payment.js';
 import { WebhookDelivery, WebhookEndpoint, WebhookEndpointWithSecret } from '../merchant/webhook-endpoint.js';
 
 const merchant = ['merchant'] as const;
+
+/**
+ * List items carry the relations `expand` asks for, as retrieve does, so an expanded list is
+ * checked like any other answer.
+ */
+const ExpandedPaymentList = PaymentList.extend({
+  data: z.array(
+    PaymentListItem.extend(
+      Payment.pick({ customer: true, project: true, refunds: true, events: true }).shape,
+    ).strict(),
+  ),
+});
 
 /** The merchant payment API (simple error form). */
 export const paymentsApi = {
@@ -18,7 +30,16 @@ export const paymentsApi = {
     actors: merchant,
     scope: 'payments:write',
     responses: { 201: PaymentCreateResponse },
-    errors: ['validation_error', 'invalid_amount', 'duplicate_transaction', 'idempotency_conflict'],
+    errors: [
+      'validation_error',
+      'invalid_request',
+      'invalid_amount',
+      'invalid_currency',
+      'invalid_email',
+      'missing_required_field',
+      'duplicate_transaction',
+      'idempotency_conflict',
+    ],
     summary: 'Create a payment; Idempotency-Key replays the first answer for 24 hours',
   }),
   list: defineHttpOperation({
@@ -26,8 +47,8 @@ export const paymentsApi = {
     name: 'list',
     actors: merchant,
     scope: 'payments:read',
-    responses: { 200: PaymentList },
-    errors: ['validation_error', 'invalid_request', 'resource_not_found'],
+    responses: { 200: ExpandedPaymentList },
+    errors: ['invalid_request'],
     summary: 'List payments, newest first, with filters, search and cursor or page pagination',
   }),
   listByUser: defineHttpOperation({
@@ -36,7 +57,7 @@ export const paymentsApi = {
     actors: merchant,
     scope: 'payments:read',
     responses: { 200: z.array(Payment) },
-    errors: ['validation_error', 'invalid_request'],
+    errors: ['invalid_request'],
     summary: "A user's payments, newest first (limit default and max 100)",
   }),
   retrieve: defineHttpOperation({
@@ -45,7 +66,7 @@ export const paymentsApi = {
     actors: merchant,
     scope: 'payments:read',
     responses: { 200: Payment },
-    errors: ['validation_error', 'invalid_request', 'resource_not_found'],
+    errors: ['invalid_request', 'resource_not_found'],
     summary: 'Retrieve a payment; expand[] or expand adds customer, project, refunds, events',
   }),
   verify: defineHttpOperation({
@@ -63,7 +84,7 @@ export const paymentsApi = {
     actors: merchant,
     scope: 'payments:write',
     responses: { 200: Payment },
-    errors: ['resource_not_found', 'invalid_state', 'idempotency_conflict'],
+    errors: ['invalid_request', 'resource_not_found', 'invalid_state', 'idempotency_conflict'],
     summary: 'Cancel a PENDING payment the payer has not initiated yet',
   }),
 };
@@ -76,7 +97,7 @@ export const webhookEndpointsApi = {
     actors: merchant,
     scope: 'webhooks:write',
     responses: { 201: WebhookEndpointWithSecret },
-    errors: ['validation_error', 'idempotency_conflict'],
+    errors: ['validation_error', 'invalid_request', 'idempotency_conflict'],
     summary: 'Add a webhook endpoint; its whsec_ secret is shown only in this answer',
   }),
   list: defineHttpOperation({
@@ -120,7 +141,7 @@ export const webhookEndpointsApi = {
     actors: merchant,
     scope: 'webhooks:write',
     responses: { 200: WebhookEndpointWithSecret },
-    errors: ['resource_not_found', 'idempotency_conflict'],
+    errors: ['resource_not_found', 'invalid_state', 'idempotency_conflict'],
     summary: 'Replace the signing secret at once; the new whsec_ secret is shown only in this answer',
   }),
   deliveries: defineHttpOperation({
@@ -129,7 +150,7 @@ export const webhookEndpointsApi = {
     actors: merchant,
     scope: 'webhooks:read',
     responses: { 200: z.object({ data: z.array(WebhookDelivery), has_more: z.boolean() }) },
-    errors: ['validation_error', 'resource_not_found'],
+    errors: ['invalid_request', 'resource_not_found'],
     summary: 'Deliveries to an endpoint, newest first, with every attempt (status code, latency, error)',
   }),
   redeliver: defineHttpOperation({
@@ -143,7 +164,10 @@ export const webhookEndpointsApi = {
   }),
 };
 
-/** What links-checkout sends when a shopper pays a link or a merchant-created session. */
+/**
+ * What links-checkout sends when a payer pays a link's or a merchant's checkout session; the
+ * payment's paymentUrl is that session's page.
+ */
 export const CreatePaymentForSession = z.object({
   checkoutSessionId: z.string().min(1),
   projectId: z.string().min(1),
@@ -153,7 +177,6 @@ export const CreatePaymentForSession = z.object({
   description: z.string().max(500).nullable().optional(),
   returnUrl: HttpUrl.nullable().optional(),
   cancelUrl: HttpUrl.nullable().optional(),
-  paymentUrl: z.string().nullable().optional(),
   customer: z
     .object({
       email: z.string().nullable().optional(),
@@ -163,7 +186,7 @@ export const CreatePaymentForSession = z.object({
     .nullable()
     .optional(),
   customerId: z.string().nullable().optional(),
-  metadata: z.record(z.string(), z.unknown()).optional(),
+  metadata: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
 });
 export type CreatePaymentForSession = z.infer<typeof CreatePaymentForSession>;
 
@@ -195,7 +218,8 @@ export const paymentsForCheckout = {
       'payment_expired',
       'payment_cancelled',
     ],
-    summary: 'The payer chose an operator and a number: the payment is initiated and routed',
+    summary:
+      'The payer chose an operator and a number: the payment is initiated and routed (the same choice again answers the same payment)',
   }),
   retrieve: defineOperation({
     service: 'payments',
@@ -209,7 +233,8 @@ export const paymentsForCheckout = {
     ]),
     reply: PaymentSnapshot,
     errors: ['resource_not_found'],
-    summary: 'A payment by token, id or checkout session',
+    summary:
+      'A payment by token, id or checkout session (a payer may open a session before payment.created reached links-checkout)',
   }),
   cancelForSession: defineOperation({
     service: 'payments',
@@ -232,7 +257,10 @@ const paymentEvent = <T extends string>(type: T, summary: string, consumers = PA
 const ENDED_CONSUMERS: readonly ServiceName[] = ['customers', 'links-checkout', 'payments'];
 
 export const paymentEvents = {
-  created: paymentEvent('payment.created', 'A payment was created (PENDING)'),
+  created: paymentEvent(
+    'payment.created',
+    'A payment was created (PENDING); links-checkout makes its hosted session (checkoutSessionId) from it',
+  ),
   initiated: defineEvent({
     type: 'payment.initiated',
     version: 1,

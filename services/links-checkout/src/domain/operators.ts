@@ -1,4 +1,12 @@
-import { formatPhone, networksFor, type Network } from '@mmp/protocol';
+import {
+  appError,
+  formatPhone,
+  networksFor,
+  normalizePhone,
+  phoneMatchesNetwork,
+  validationMessage,
+  type Network,
+} from '@mmp/protocol';
 
 /**
  * A session names a currency, not a country: XAF is paid from Cameroon, XOF from Côte
@@ -31,4 +39,23 @@ export function exampleNumber(currency: string, network: Network): string {
 /** The default country for numbers typed without their country code. */
 export function defaultCountry(currency: string): string | undefined {
   return COUNTRIES_BY_CURRENCY[currency]?.[0];
+}
+
+const invalidPhone = (message: string) => appError('invalid_phone', message, [{ field: 'phone', message }]);
+
+/** The payer's number in E.164, refused unless it can pay this currency with this operator. */
+export function payerPhone(currency: string, network: Network, raw: string): string {
+  if (!operatorsFor(currency).includes(network)) {
+    const fields = [{ field: 'paymentMethod', message: `${network} is not available for ${currency}` }];
+    throw appError('validation_error', validationMessage(fields), fields);
+  }
+  const phone = normalizePhone(raw, defaultCountry(currency));
+  if (!phone) throw invalidPhone('phone is not a valid phone number.');
+  const countries = COUNTRIES_BY_CURRENCY[currency] ?? [];
+  if (!countries.includes(phone.country) || !networksFor(phone.country, currency).includes(network)) {
+    throw invalidPhone(`This number cannot pay in ${currency} with ${network}.`);
+  }
+  if (!phoneMatchesNetwork(phone.e164, network))
+    throw invalidPhone(`This number does not belong to ${network}.`);
+  return phone.e164;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { chooseAmount, effectiveStatus, termProblems, whyUnusable } from './link-rules.js';
-import { MOVES_BY_EVENT, canRetry, nextExpiry } from './session-state.js';
+import { MOVES_BY_EVENT, canRetry, nextExpiry, stateOfPayment } from './session-state.js';
 
 const now = new Date('2025-01-01T12:00:00Z');
 const link = {
@@ -76,5 +76,19 @@ describe('session state machine', () => {
     const hard = new Date(now.getTime() + 60_000);
     expect(nextExpiry(now, 900, hard)).toEqual(hard);
     expect(nextExpiry(now, 30, hard)).toEqual(new Date(now.getTime() + 30_000));
+  });
+});
+
+describe('the session of a payment as payments has it', () => {
+  it('is on the form until the payer chose, then follows the payment', () => {
+    const of = (status: string, paymentMethod = 'UNKNOWN') => stateOfPayment({ status, paymentMethod });
+    expect(of('PENDING')).toBe('idle');
+    expect(of('PENDING', 'MTN_MOMO')).toBe('processing');
+    expect(of('PROCESSING', 'MTN_MOMO')).toBe('pending_ussd');
+    expect(of('COMPLETED', 'MTN_MOMO')).toBe('success');
+    expect(of('REFUNDED', 'MTN_MOMO')).toBe('success');
+    expect(of('FAILED', 'MTN_MOMO')).toBe('failed');
+    expect(of('EXPIRED')).toBe('expired');
+    expect(of('CANCELLED')).toBe('cancelled');
   });
 });

@@ -17,7 +17,9 @@ export type SessionMove = { from: SessionState[]; to: SessionState };
  * had already given up (expired, cancelled), and the payer must see it.
  */
 export const MOVES_BY_EVENT: Record<string, SessionMove> = {
-  'payment.initiated': { from: ['idle'], to: 'processing' },
+  // From processing too: the payment is under way, so a pay attempt whose answer is still
+  // awaited (or was lost) is over.
+  'payment.initiated': { from: ['idle', 'processing'], to: 'processing' },
   'payment.processing': { from: ['idle', 'processing'], to: 'pending_ussd' },
   'payment.completed': {
     from: ['idle', 'processing', 'pending_ussd', 'failed', 'expired', 'cancelled'],
@@ -31,6 +33,39 @@ export const MOVES_BY_EVENT: Record<string, SessionMove> = {
 export function isFinal(state: SessionState): boolean {
   return FINAL_STATES.includes(state);
 }
+
+/**
+ * The state of a session made from its payment as payments has it now (the session of a
+ * merchant's payment, made from `payment.created` or when the payer opens it first).
+ */
+export function stateOfPayment(payment: { status: string; paymentMethod: string }): SessionState {
+  switch (payment.status) {
+    case 'COMPLETED':
+    case 'REFUNDED':
+    case 'PARTIALLY_REFUNDED':
+      return 'success';
+    case 'FAILED':
+      return 'failed';
+    case 'EXPIRED':
+      return 'expired';
+    case 'CANCELLED':
+      return 'cancelled';
+    case 'PROCESSING':
+      return 'pending_ussd';
+    default:
+      return payment.paymentMethod === 'UNKNOWN' ? 'idle' : 'processing';
+  }
+}
+
+/**
+ * What a session gets when the process of its pay attempt died before payments answered:
+ * the form again, and why (no payment was initiated; a payment made meanwhile is the same one
+ * the next attempt uses).
+ */
+export const ATTEMPT_LOST = {
+  failureCode: 'service_unavailable',
+  failureReason: 'The payment could not be started. Please try again.',
+} as const;
 
 /** Where a session came from decides what the payer may do after a failure. */
 export type SessionOrigin = 'payment' | 'merchant' | 'link';

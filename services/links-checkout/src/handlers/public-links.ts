@@ -1,112 +1,40 @@
-import type { Operation } from '@mmp/platform';
-import {
-  ShortCode,
-  appError,
-  isAmountInRange,
-  MAX_AMOUNT,
-  MIN_AMOUNT,
-  normalizePhone,
-  validationMessage,
-} from '@mmp/protocol';
-import { chooseAmount, whyUnusable } from '../domain/link-rules.js';
-import { defaultCountry } from '../domain/operators.js';
-import type { LinkDoc } from '../store/collections.js';
-import type { Deps } from './deps.js';
-import { linkRefusal } from './link-uses.js';
-import { buildSession } from './new-session.js';
-import { StartLinkBody, parseBody, type StartLinkBody as StartLink } from './schemas.js';
-import { toCheckoutSession, toPublicPaymentLink } from './views.js';
+import type { OperationHandler } from '@mmp/platform';
+import { ShortCode, appError, type linksApi } from '@mmp/protocol';
+import { findLinkByCode, type LinkDoc } from '../store/links.js';
+import type { Deps } from '../deps.js';
+import { startLinkSession } from '../use-cases/start-link.js';
+import { StartLinkBody, parseBody } from './schemas.js';
+import { merchantOf, toCheckoutSession, toPublicPaymentLink } from './views.js';
 
-/** Unknown and malformed codes look the same from outside: nothing to enumerate. */
-export async function findLinkByCode(deps: Deps, code: string | undefined): Promise<LinkDoc> {
-  const link = ShortCode.safeParse(code).success
-    ? await deps.db.links.findOne({ shortCode: code, deletedAt: null })
-    : null;
+type Api = typeof linksApi;
+
+/** A link by its code, or null: unknown and malformed codes look the same from outside. */
+export async function linkOfCode(deps: Deps, code: string | undefined): Promise<LinkDoc | null> {
+  return code && ShortCode.safeParse(code).success ? findLinkByCode(deps.db, code) : null;
+}
+
+async function requireLinkOfCode(deps: Deps, code: string | undefined): Promise<LinkDoc> {
+  const link = await linkOfCode(deps, code);
   if (!link) throw appError('resource_not_found', 'No payment link with this code.');
   return link;
 }
 
-function missing(field: string): never {
-  throw appError('missing_required_field', `${field} is required`, [
-    { field, message: `${field} is required` },
-  ]);
-}
+/** What anyone with a link's URL may read and do. */
+export function publicLinkHandlers(deps: Deps) {
+  const { publicUrl } = deps.settings;
 
-/** What the link asks for must be there; the phone must be a real number. */
-function collected(link: LinkDoc, body: StartLink) {
-  if (link.collectName && !body.name) missing('name');
-  if (link.collectEmail && !body.email) missing('email');
-  if (link.collectPhone && !body.phone) missing('phone');
-  let phone: string | null = null;
-  if (body.phone) {
-    const normalized = normalizePhone(body.phone, defaultCountry(link.currency));
-    if (!normalized)
-      throw appError('invalid_phone', 'phone is not a valid phone number.', [
-        { field: 'phone', message: 'not a valid phone number' },
-      ]);
-    phone = normalized.e164;
-  }
-  const known = new Map(link.customFields.map((f) => [f.key, f]));
-  const unknown = Object.keys(body.customFields).filter((key) => !known.has(key));
-  if (unknown.length > 0) {
-    const fields = unknown.map((key) => ({ field: `customFields.${key}`, message: 'unknown field' }));
-    throw appError('validation_error', validationMessage(fields), fields);
-  }
-  const customFields: Record<string, string> = {};
-  for (const field of link.customFields) {
-    const value = body.customFields[field.key]?.trim();
-    if (!value) {
-      if (field.required) missing(`customFields.${field.key}`);
-      continue;
-    }
-    if (field.type === 'select' && field.options && !field.options.includes(value)) {
-      const fields = [
-        { field: `customFields.${field.key}`, message: `must be one of ${field.options.join(', ')}` },
-      ];
-      throw appError('validation_error', validationMessage(fields), fields);
-    }
-    customFields[field.key] = value;
-  }
-  return { customer: { name: body.name ?? null, email: body.email ?? null, phone }, customFields };
-}
-
-export function publicLinkOperations(deps: Deps): Record<string, Operation> {
-  const { db, settings } = deps;
-  return {
-    'links.public': async (request) => {
-      const link = await findLinkByCode(deps, request.params.shortCode);
-      const merchant = await deps.merchants.get(link.projectId);
-      return { status: 200, body: toPublicPaymentLink(link, settings.publicUrl, deps.now(), merchant) };
-    },
-
-    'links.start': async (request) => {
-      const link = await findLinkByCode(deps, request.params.shortCode);
-      const body = parseBody(StartLinkBody, request.body);
-      const now = deps.now();
-      // Uses held by payments under way do not stop a session from opening; paying does.
-      const unusable = whyUnusable(link, now);
-      if (unusable) throw linkRefusal(unusable);
-      const amount = chooseAmount(link, body.amount, { min: MIN_AMOUNT, max: MAX_AMOUNT });
-      if (typeof amount !== 'number' || !isAmountInRange(amount)) {
-        const message = typeof amount === 'number' ? 'amount is out of range.' : amount.message;
-        throw appError('invalid_amount', message, [{ field: 'amount', message }]);
-      }
-      const { customer, customFields } = collected(link, body);
-      const session = buildSession(deps, {
-        projectId: link.projectId,
-        livemode: link.livemode,
-        origin: 'link',
-        amount,
-        currency: link.currency,
-        description: link.description ?? link.name,
-        customer,
-        customFields,
-        metadata: { paymentLinkId: link._id, shortCode: link.shortCode },
-        linkId: link._id,
-      });
-      await db.sessions.insertOne(session);
-      const merchant = await deps.merchants.get(link.projectId);
-      return { status: 201, body: toCheckoutSession(session, settings.publicUrl, merchant) };
-    },
+  const read: OperationHandler<Api['public']> = async (request) => {
+    const link = await requireLinkOfCode(deps, request.params.shortCode);
+    const merchant = merchantOf(await deps.projects.get(link.projectId));
+    return { status: 200, body: toPublicPaymentLink(link, publicUrl, deps.now(), merchant) };
   };
+
+  const start: OperationHandler<Api['start']> = async (request) => {
+    const link = await requireLinkOfCode(deps, request.params.shortCode);
+    const session = await startLinkSession(deps, link, parseBody(StartLinkBody, request.body));
+    const merchant = merchantOf(await deps.projects.get(link.projectId));
+    return { status: 201, body: toCheckoutSession(session, publicUrl, merchant) };
+  };
+
+  return { public: read, start };
 }

@@ -35,25 +35,6 @@ export const StartLinkBody = z
   .strict();
 export type StartLinkBody = z.infer<typeof StartLinkBody>;
 
-/** Sent by payments while creating a payment (docs/flows.md). */
-export const CreateSessionForPaymentBody = z.object({
-  paymentId: z.string().min(1),
-  token: z.string().min(1),
-  projectId: z.string().min(1),
-  livemode: z.boolean(),
-  amount: z.number().int(),
-  currency: z.string(),
-  description: z.string().nullable().optional(),
-  returnUrl: z.string().nullable().optional(),
-  cancelUrl: z.string().nullable().optional(),
-  customer: z
-    .object({ email: z.string().nullish(), phone: z.string().nullish(), name: z.string().nullish() })
-    .nullable()
-    .optional(),
-  expiresAt: z.string().nullable().optional(),
-});
-export type CreateSessionForPaymentBody = z.infer<typeof CreateSessionForPaymentBody>;
-
 /** The hosted page pays with an operator and a number; a link's amount and fields were given at start. */
 export const PaySessionBody = PayCheckoutSessionBody.pick({ paymentMethod: true, phone: true }).strict();
 

@@ -1,17 +1,21 @@
+import { checkoutPageUrl, type ProjectDisplay } from '@mmp/protocol';
 import { effectiveStatus } from '../domain/link-rules.js';
 import { canRetry } from '../domain/session-state.js';
 import { operatorsFor } from '../domain/operators.js';
-import type { LinkDoc, SessionDoc } from '../store/collections.js';
-import type { Merchant } from './merchants.js';
+import type { LinkDoc } from '../store/links.js';
+import type { SessionDoc } from '../store/sessions.js';
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
-export function linkUrl(publicUrl: string, shortCode: string): string {
-  return `${publicUrl}/pay/${shortCode}`;
+/** Who is asking for the money, as payers see it. */
+export type Merchant = { name: string; logo: string | null };
+
+export function merchantOf(project: ProjectDisplay): Merchant {
+  return { name: project.displayName || project.name, logo: project.logoUrl };
 }
 
-export function sessionUrl(publicUrl: string, id: string): string {
-  return `${publicUrl}/checkout/${id}`;
+export function linkUrl(publicUrl: string, shortCode: string): string {
+  return `${publicUrl}/pay/${shortCode}`;
 }
 
 /** The merchant's view: every field of the specification's PaymentLink. */
@@ -53,7 +57,7 @@ export function toPublicPaymentLink(link: LinkDoc, publicUrl: string, now: Date,
 export function toCheckoutSession(session: SessionDoc, publicUrl: string, merchant: Merchant) {
   return {
     id: session._id,
-    url: sessionUrl(publicUrl, session._id),
+    url: checkoutPageUrl(publicUrl, session._id),
     amount: session.amount,
     currency: session.currency,
     description: session.description ?? '',

@@ -3,7 +3,7 @@ import { PAYMENT_STATUSES, type PaymentStatus } from '@mmp/protocol';
 import {
   TRANSITIONS,
   canTransition,
-  eventTypeFor,
+  eventOf,
   onExecutionAccepted,
   onExecutionFailed,
   onExpiry,
@@ -117,7 +117,7 @@ describe('payment lifecycle', () => {
   });
 
   it('names the event of each state', () => {
-    expect(eventTypeFor('COMPLETED')).toBe('payment.completed');
-    expect(eventTypeFor('PARTIALLY_REFUNDED')).toBe('payment.partially_refunded');
+    expect(eventOf('COMPLETED').type).toBe('payment.completed');
+    expect(eventOf('PARTIALLY_REFUNDED').type).toBe('payment.partially_refunded');
   });
 });

@@ -4,7 +4,7 @@
  * compare-and-set guarded on the state they read.
  */
 
-import { PAYMENT_STATUSES, type PaymentStatus } from '@mmp/protocol';
+import { PAYMENT_STATUSES, paymentEvents, type PaymentStatus } from '@mmp/protocol';
 
 /** Every allowed move. Anything absent is refused. */
 export const TRANSITIONS: Record<PaymentStatus, readonly PaymentStatus[]> = {
@@ -36,13 +36,26 @@ export function canTransition(from: PaymentStatus, to: PaymentStatus): boolean {
   return TRANSITIONS[from].includes(to);
 }
 
-/** The domain event type announcing entry into `status` (`payment.completed`, …). */
-export function eventTypeFor(status: PaymentStatus): string {
-  return `payment.${status.toLowerCase()}`;
+/** Where a move may lead: every state but the first. */
+export type MoveTarget = Exclude<PaymentStatus, 'PENDING'>;
+
+/** The event announcing entry into each state a move can reach. */
+const EVENT_OF = {
+  PROCESSING: paymentEvents.processing,
+  COMPLETED: paymentEvents.completed,
+  FAILED: paymentEvents.failed,
+  EXPIRED: paymentEvents.expired,
+  CANCELLED: paymentEvents.cancelled,
+  REFUNDED: paymentEvents.refunded,
+  PARTIALLY_REFUNDED: paymentEvents.partiallyRefunded,
+} as const satisfies Record<MoveTarget, unknown>;
+
+export function eventOf(status: MoveTarget): (typeof EVENT_OF)[MoveTarget] {
+  return EVENT_OF[status];
 }
 
 /** What a state change should do; `anomaly` names a reconciliation problem to record. */
-export type Move = { to: PaymentStatus; anomaly?: string };
+export type Move = { to: MoveTarget; anomaly?: string };
 
 /** What a trigger decided: a move, or nothing to change with the reason why. */
 export type Decision = { kind: 'move'; move: Move } | { kind: 'none'; reason: string; anomaly?: string };
@@ -52,7 +65,7 @@ const none = (reason: string, anomaly?: string): Decision => ({
   reason,
   ...(anomaly ? { anomaly } : {}),
 });
-const move = (to: PaymentStatus, anomaly?: string): Decision => ({
+const move = (to: MoveTarget, anomaly?: string): Decision => ({
   kind: 'move',
   move: { to, ...(anomaly ? { anomaly } : {}) },
 });
@@ -82,7 +95,7 @@ export function onSettlement(status: PaymentStatus, settlement: SettlementStatus
       return none(`already ${status}`);
     case 'FAILED':
     case 'CANCELLED': {
-      const to: PaymentStatus = settlement === 'FAILED' ? 'FAILED' : 'CANCELLED';
+      const to: MoveTarget = settlement === 'FAILED' ? 'FAILED' : 'CANCELLED';
       if (OPEN_STATUSES.includes(status)) return move(to);
       if (status === 'COMPLETED' || status === 'PARTIALLY_REFUNDED' || status === 'REFUNDED') {
         // Never downgrade money that moved; keep the contradiction for reconciliation.

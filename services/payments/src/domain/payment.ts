@@ -1,4 +1,4 @@
-import type { PaymentSnapshot, PaymentStatus } from '@mmp/protocol';
+import type { Currency, PaymentSnapshot, PaymentStatus } from '@mmp/protocol';
 import type { TimelineEntry } from './timeline.js';
 
 export type PaymentCustomer = { email: string | null; phone: string | null; name: string | null };
@@ -14,7 +14,7 @@ export type Payment = {
   /** `<projectId>:<livemode>:<reference>`, only when a reference is given (unique, sparse). */
   referenceKey?: string;
   amount: number;
-  currency: string;
+  currency: Currency;
   status: PaymentStatus;
   paymentMethod: string;
   paymentUrl: string | null;
@@ -28,8 +28,12 @@ export type Payment = {
   customerId: string | null;
   customer: PaymentCustomer | null;
   metadata: Record<string, unknown>;
+  /** The hosted page's session: minted here for a merchant's payment, or the session that asked. */
   checkoutSessionId: string | null;
-  /** Set only for payments a checkout session created (unique, sparse): one per session. */
+  /**
+   * The checkout session again, unique (sparse: payments stored before it was set on
+   * merchant payments lack it): one payment per session, found by session.
+   */
   sessionKey?: string;
   /** The Idempotency-Key record that created this payment, to recover after a crash. */
   idempotencyId: string | null;
@@ -77,6 +81,10 @@ export function toSnapshot(payment: Payment): PaymentSnapshot {
     refundedAmount: payment.refundedAmount,
     createdAt: payment.createdAt,
     completedAt: payment.completedAt,
+    paymentUrl: payment.paymentUrl,
+    returnUrl: payment.returnUrl,
+    cancelUrl: payment.cancelUrl,
+    expiresAt: payment.expiresAt,
   };
 }
 

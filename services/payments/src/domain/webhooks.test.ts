@@ -20,9 +20,9 @@ describe('the merchant webhook retry schedule', () => {
 
   it('jitters each delay by at most 20 % either way', () => {
     const schedule = DEFAULT_RETRY_SCHEDULE_MS;
-    expect(nextRetryDelay(schedule, 0, 0)).toBe(0.8 * MINUTE);
-    expect(nextRetryDelay(schedule, 0, 0.5)).toBe(MINUTE);
-    expect(nextRetryDelay(schedule, 0, 0.999_999)).toBeCloseTo(1.2 * MINUTE, -1);
+    expect(nextRetryDelay(schedule, 0, () => 0)).toBe(0.8 * MINUTE);
+    expect(nextRetryDelay(schedule, 0, () => 0.5)).toBe(MINUTE);
+    expect(nextRetryDelay(schedule, 0, () => 0.999_999)).toBeCloseTo(1.2 * MINUTE, -1);
     for (const [index, base] of schedule.entries()) {
       const delays = Array.from({ length: 200 }, () => nextRetryDelay(schedule, index)!);
       for (const delay of delays) {
@@ -36,8 +36,8 @@ describe('the merchant webhook retry schedule', () => {
 
   it('gives up once the schedule is spent', () => {
     expect(nextRetryDelay(DEFAULT_RETRY_SCHEDULE_MS, DEFAULT_RETRY_SCHEDULE_MS.length)).toBeNull();
-    expect(nextRetryDelay([100, 200], 1, 0.5)).toBe(200);
-    expect(nextRetryDelay([100, 200], 2, 0.5)).toBeNull();
+    expect(nextRetryDelay([100, 200], 1, () => 0.5)).toBe(200);
+    expect(nextRetryDelay([100, 200], 2, () => 0.5)).toBeNull();
   });
 
   it('reads a configured schedule as comma-separated milliseconds', () => {

@@ -1,3 +1,4 @@
+import { backoffDelay } from '@mmp/platform';
 import type { PaymentSnapshot } from '@mmp/protocol';
 
 /** Merchant webhook event types, and the payment event each one announces. */
@@ -132,17 +133,18 @@ export function buildMerchantEvent(options: {
 }
 
 /**
- * Delay before the next automatic attempt, or null when the schedule is exhausted.
- * Jitter of ±20% spreads retries of many deliveries that failed together.
+ * Delay before the next automatic attempt, or null when the schedule is exhausted: the
+ * scheduled delay within ±20 % (the platform's jitter over 0.8 of it), which spreads the
+ * retries of many deliveries that failed together.
  */
 export function nextRetryDelay(
   schedule: readonly number[],
   retryCount: number,
-  random = Math.random(),
+  random: () => number = Math.random,
 ): number | null {
   const base = schedule[retryCount];
   if (base === undefined) return null;
-  return Math.round(base * (0.8 + 0.4 * random));
+  return backoffDelay(0, { baseMs: 0.8 * base, jitter: 0.5 }, random);
 }
 
 /** Default schedule: 1 min, 5 min, 30 min, 2 h, 5 h, 10 h, 24 h, 30 h — about 3 days in all. */

@@ -1,10 +1,4 @@
-import {
-  ensureIdempotencyIndex,
-  ensureOutboxIndex,
-  type Collection,
-  type Doc,
-  type Store,
-} from '@mmp/platform';
+import { ensureIdempotencyIndex, type Store } from '@mmp/platform';
 import type { Payment } from '../domain/payment.js';
 import type { PaymentsIdempotencyRecord } from './idempotency.js';
 import type { WebhookDelivery, WebhookEndpoint } from '../domain/webhooks.js';
@@ -35,7 +29,6 @@ export async function ensureIndexes(db: PaymentsDb): Promise<void> {
   await db.payments.ensureIndex({ fields: { openUntil: 1 }, sparse: true });
   // Lets MongoDB find, at start, open payments stored before `openUntil` existed.
   await db.payments.ensureIndex({ fields: { status: 1, expiresAt: 1 } });
-  await ensureOutboxIndex(db.payments as unknown as Collection<Doc>);
   await ensureIdempotencyIndex(db.idempotency);
   await db.endpoints.ensureIndex({ fields: { projectId: 1, livemode: 1 } });
   // The sender loop asks for due deliveries through this index.

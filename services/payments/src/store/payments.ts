@@ -1,4 +1,5 @@
-import type { Filter } from '@mmp/platform';
+import type { Filter, Outbox } from '@mmp/platform';
+import type { PendingEvent } from '@mmp/protocol';
 import type { Payment } from '../domain/payment.js';
 import type { TimelineEntry } from '../domain/timeline.js';
 import { OPEN_STATUSES } from '../domain/lifecycle.js';
@@ -31,7 +32,7 @@ export function findPaymentByToken(db: PaymentsDb, token: string, scope?: Scope)
   );
 }
 
-/** The one payment `create-for-session` made for a checkout session, through its unique `sessionKey`. */
+/** The one payment of a checkout session, through its unique `sessionKey`. */
 export function findPaymentOfSession(db: PaymentsDb, checkoutSessionId: string): Promise<Payment | null> {
   return db.payments.findOne({ sessionKey: checkoutSessionId });
 }
@@ -40,12 +41,12 @@ export function findPaymentById(db: PaymentsDb, id: string): Promise<Payment | n
   return db.payments.findOne({ _id: id });
 }
 
-/** Open payments past their deadline, oldest first, through the sparse `openUntil` index. */
 /** Only open payments carry `openUntil`, so its index holds the open ones, not the history. */
 export function expiredOpenPaymentsFilter(now: Date): Filter {
   return { openUntil: { $lte: now.toISOString() } };
 }
 
+/** Open payments past their deadline, oldest first, through the sparse `openUntil` index. */
 export function findExpiredOpenPayments(db: PaymentsDb, now: Date, limit: number): Promise<Payment[]> {
   return db.payments.find(expiredOpenPaymentsFilter(now), { sort: { openUntil: 1 }, limit });
 }
@@ -83,6 +84,61 @@ export function appendTimelineEntry(
   return db.payments.findOneAndUpdate(
     { _id: payment._id, version: payment.version },
     { $set: { updatedAt: at }, $push: { timeline: { $each: [entry] } }, $inc: { version: 1 } },
+  );
+}
+
+/**
+ * Records a contradiction that changes no state, with the settlement that raised it (so it
+ * is recorded once), guarded on the version read: null when the payment changed meanwhile.
+ */
+export function recordAnomaly(
+  db: PaymentsDb,
+  payment: Payment,
+  entry: TimelineEntry,
+  settlementId: string | undefined,
+): Promise<Payment | null> {
+  const applied = settlementId ? { appliedSettlements: [...payment.appliedSettlements, settlementId] } : {};
+  return db.payments.findOneAndUpdate(
+    { _id: payment._id, status: payment.status, version: payment.version },
+    {
+      $set: { ...applied, updatedAt: entry.at },
+      $push: { timeline: { $each: [entry] } },
+      $inc: { version: 1 },
+    },
+  );
+}
+
+/** The payment stored by a merchant's key whose holder crashed before answering. */
+export function findPaymentOfIdempotencyKey(db: PaymentsDb, idempotencyId: string): Promise<Payment | null> {
+  return db.payments.findOne({ idempotencyId });
+}
+
+export function findPaymentByReference(
+  db: PaymentsDb,
+  scope: Scope,
+  reference: string,
+): Promise<Payment | null> {
+  return db.payments.findOne({ referenceKey: referenceKeyOf(scope, reference) });
+}
+
+/**
+ * Records the payer's choice on a PENDING payment never initiated (the version read guards
+ * it too), with its `payment.initiated` event: of two concurrent initiations, one writes.
+ */
+export function writeInitiation(
+  deps: { db: PaymentsDb; outbox: Outbox },
+  payment: Payment,
+  set: Pick<Payment, 'payerPhone' | 'paymentMethod' | 'initiatedAt' | 'updatedAt'>,
+  entry: TimelineEntry,
+  event: PendingEvent,
+  requestId: string,
+): Promise<Payment | null> {
+  return deps.outbox.update(
+    deps.db.payments,
+    { _id: payment._id, status: 'PENDING', initiatedAt: null, version: payment.version },
+    { $set: set, $push: { timeline: { $each: [entry] } }, $inc: { version: 1 } },
+    [event],
+    requestId,
   );
 }
 

@@ -20,6 +20,34 @@ export function countEndpoints(db: PaymentsDb, scope: Scope): Promise<number> {
   return db.endpoints.count({ projectId: scope.projectId, livemode: scope.livemode });
 }
 
+export function insertEndpoint(db: PaymentsDb, endpoint: WebhookEndpoint): Promise<void> {
+  return db.endpoints.insertOne(endpoint);
+}
+
+export function updateEndpoint(
+  db: PaymentsDb,
+  endpoint: WebhookEndpoint,
+  set: Partial<WebhookEndpoint>,
+): Promise<WebhookEndpoint | null> {
+  return db.endpoints.findOneAndUpdate({ _id: endpoint._id }, { $set: set });
+}
+
+/** Guarded on the secret read: of two rolls at once, the one whose secret is not stored gets null. */
+export function replaceEndpointSecret(
+  db: PaymentsDb,
+  endpoint: WebhookEndpoint,
+  set: Pick<WebhookEndpoint, 'secretSealed' | 'secretHint' | 'updatedAt'>,
+): Promise<WebhookEndpoint | null> {
+  return db.endpoints.findOneAndUpdate(
+    { _id: endpoint._id, secretSealed: endpoint.secretSealed },
+    { $set: set },
+  );
+}
+
+export async function deleteEndpoint(db: PaymentsDb, endpoint: WebhookEndpoint): Promise<void> {
+  await db.endpoints.deleteMany({ _id: endpoint._id });
+}
+
 export function enabledEndpoints(db: PaymentsDb, scope: Scope): Promise<WebhookEndpoint[]> {
   return db.endpoints.find(
     { projectId: scope.projectId, livemode: scope.livemode, status: 'enabled' },

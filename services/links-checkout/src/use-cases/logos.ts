@@ -1,6 +1,7 @@
-import type { Collection, Logger } from '@mmp/platform';
+import type { Logger } from '@mmp/platform';
 import { logoDataUrl } from '../domain/logo.js';
-import type { LogoDoc } from '../store/collections.js';
+import type { LinksCheckoutDb } from '../store/db.js';
+import { findLogo, saveLogo, type LogoDoc } from '../store/logos.js';
 import type { FetchedLogo } from './logo-fetch.js';
 
 export type MerchantLogos = {
@@ -17,13 +18,13 @@ const RETRY_MISSING_MS = 60_000;
  * project and TTL, not one per page view. Concurrent views of a project share one fetch.
  */
 export function createMerchantLogos(options: {
-  collection: Collection<LogoDoc>;
+  db: LinksCheckoutDb;
   fetch: (url: string) => Promise<FetchedLogo>;
   log: Logger;
   ttlMs: number;
   now: () => Date;
 }): MerchantLogos {
-  const { collection, log } = options;
+  const { db, log } = options;
   const inFlight = new Map<string, Promise<LogoDoc>>();
 
   async function refresh(projectId: string, url: string): Promise<LogoDoc> {
@@ -44,8 +45,7 @@ export function createMerchantLogos(options: {
       data: fetched.ok ? fetched.bytes.toString('base64') : null,
       expiresAt,
     };
-    const { _id, ...fields } = doc;
-    await collection.findOneAndUpdate({ _id }, { $set: fields }, { upsert: true });
+    await saveLogo(db, doc);
     return doc;
   }
 
@@ -60,7 +60,7 @@ export function createMerchantLogos(options: {
   return {
     async dataUrl(projectId, url) {
       if (!url) return null;
-      const cached = await collection.findOne({ _id: projectId });
+      const cached = await findLogo(db, projectId);
       const fresh =
         cached && cached.url === url && cached.expiresAt.getTime() > options.now().getTime()
           ? cached

@@ -1,28 +1,26 @@
-import { consumeEvents, type NatsConnection, type Naming, type ReceivedEvent } from '@mmp/platform';
-import { PaymentEventData, randomBase62 } from '@mmp/protocol';
+import { randomBase62, type PaymentEventData } from '@mmp/protocol';
 import {
-  MERCHANT_EVENT_TYPES,
   buildMerchantEvent,
   merchantEventTypeFor,
   subscribes,
   type WebhookDelivery,
 } from '../domain/webhooks.js';
 import { enabledEndpoints, insertDelivery } from '../store/webhooks.js';
-import type { Deps } from './deps.js';
+import type { Deps } from '../deps.js';
 
 /**
  * Turns a terminal payment event into one delivery per subscribed endpoint. The delivery
  * id pairs the event id with the endpoint, so a redelivered event creates nothing new and
- * the merchant sees one stable event id however often it is retried.
+ * the merchant sees one stable event id however often it is retried. Returns how many
+ * deliveries it made.
  */
-export async function dispatchPaymentEvent(deps: Deps, event: ReceivedEvent): Promise<number> {
+export async function dispatchPaymentEvent(
+  deps: Deps,
+  event: { id: string; type: string; occurredAt: string; data: PaymentEventData },
+): Promise<number> {
   const type = merchantEventTypeFor(event.type);
-  const parsed = PaymentEventData.safeParse(event.data);
-  if (!type || !parsed.success) {
-    deps.log.error({ eventId: event.id, type: event.type }, 'dropping malformed payment event');
-    return 0;
-  }
-  const payment = parsed.data.payment;
+  if (!type) return 0;
+  const { payment } = event.data;
   const body = buildMerchantEvent({ eventId: event.id, type, occurredAt: event.occurredAt, payment });
   const payload = JSON.stringify(body);
   const endpoints = await enabledEndpoints(deps.db, {
@@ -53,22 +51,4 @@ export async function dispatchPaymentEvent(deps: Deps, event: ReceivedEvent): Pr
     if (await insertDelivery(deps.db, delivery)) created += 1;
   }
   return created;
-}
-
-export function consumeWebhookEvents(
-  deps: Deps,
-  nc: NatsConnection,
-  naming: Naming,
-  onDispatched: () => void,
-) {
-  return consumeEvents({
-    nc,
-    naming,
-    durable: 'payments-webhooks',
-    types: Object.keys(MERCHANT_EVENT_TYPES),
-    log: deps.log,
-    handle: async (event) => {
-      if ((await dispatchPaymentEvent(deps, event)) > 0) onDispatched();
-    },
-  });
 }

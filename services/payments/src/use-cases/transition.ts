@@ -1,10 +1,15 @@
-import { randomBase62, newEventId } from '@mmp/protocol';
-import type { PendingEvent } from '@mmp/platform';
-import { OPEN_STATUSES, eventTypeFor, type Decision, type Move } from '../domain/lifecycle.js';
+import {
+  newEvent,
+  paymentEvents,
+  randomBase62,
+  type PaymentInitiatedData,
+  type PendingEvent,
+} from '@mmp/protocol';
+import { OPEN_STATUSES, eventOf, type Decision, type Move } from '../domain/lifecycle.js';
 import { toSnapshot, type Payment } from '../domain/payment.js';
 import type { TimelineEntry } from '../domain/timeline.js';
-import { findPaymentById } from '../store/payments.js';
-import type { Deps } from './deps.js';
+import { findPaymentById, recordAnomaly } from '../store/payments.js';
+import type { Deps } from '../deps.js';
 
 /** What a trigger wants: the decision, and fields to write with a move. */
 export type Plan = {
@@ -20,21 +25,23 @@ export type TransitionResult =
   | { outcome: 'unchanged'; payment: Payment; reason: string }
   | { outcome: 'missing' };
 
-export function paymentEvent(
-  type: string,
+const metaOf = (payment: Payment, at: string) => ({
+  occurredAt: at,
+  projectId: payment.projectId,
+  livemode: payment.livemode,
+});
+
+/** `payment.created`, written with the new payment. */
+export const createdEvent = (payment: Payment): PendingEvent =>
+  newEvent(paymentEvents.created, { payment: toSnapshot(payment) }, metaOf(payment, payment.createdAt));
+
+/** `payment.initiated`, with what provider-router needs to route the order. */
+export const initiatedEvent = (
   payment: Payment,
   at: string,
-  extra: Record<string, unknown> = {},
-): PendingEvent {
-  return {
-    id: newEventId(),
-    type,
-    occurredAt: at,
-    projectId: payment.projectId,
-    livemode: payment.livemode,
-    data: { payment: toSnapshot(payment), ...extra },
-  };
-}
+  execution: PaymentInitiatedData['execution'],
+): PendingEvent =>
+  newEvent(paymentEvents.initiated, { payment: toSnapshot(payment), execution }, metaOf(payment, at));
 
 function anomalyEntry(
   anomaly: string,
@@ -67,7 +74,7 @@ export async function writeMove(
   if (plan.settlementId) set.appliedSettlements = [...payment.appliedSettlements, plan.settlementId];
   if (move.to === 'COMPLETED' && !payment.completedAt) set.completedAt = at;
   const next: Payment = { ...payment, ...set };
-  const event = paymentEvent(eventTypeFor(move.to), next, at);
+  const event = newEvent(eventOf(move.to), { payment: toSnapshot(next) }, metaOf(next, at));
   const entries: TimelineEntry[] = [
     {
       id: event.id,
@@ -110,29 +117,19 @@ export async function transition(
     const planned = plan(payment);
     const { decision } = planned;
     if (decision.kind === 'none') {
-      if (decision.anomaly && !(await recordAnomaly(deps, payment, decision.anomaly, planned))) continue;
+      if (decision.anomaly) {
+        // A contradiction that changes no state (FAILED after COMPLETED) still goes on the timeline.
+        const entry = anomalyEntry(decision.anomaly, payment, deps.now().toISOString(), planned.detail);
+        if (!(await recordAnomaly(deps.db, payment, entry, planned.settlementId))) continue;
+        deps.log.warn(
+          { paymentId: payment.id, anomaly: decision.anomaly },
+          'reconciliation anomaly recorded',
+        );
+      }
       return { outcome: 'unchanged', payment, reason: decision.reason };
     }
     const updated = await writeMove(deps, payment, decision.move, planned, requestId);
     if (updated) return { outcome: 'moved', payment: updated };
   }
   throw new Error(`payment ${paymentId} kept changing under concurrent writers`);
-}
-
-/** A contradiction that changes no state (e.g. FAILED after COMPLETED) still goes on the timeline. */
-async function recordAnomaly(deps: Deps, payment: Payment, anomaly: string, plan: Plan): Promise<boolean> {
-  const entry = anomalyEntry(anomaly, payment, deps.now().toISOString(), plan.detail);
-  const set = plan.settlementId
-    ? { appliedSettlements: [...payment.appliedSettlements, plan.settlementId] }
-    : {};
-  const written = await deps.db.payments.findOneAndUpdate(
-    { _id: payment._id, status: payment.status, version: payment.version },
-    {
-      $set: { ...set, updatedAt: deps.now().toISOString() },
-      $push: { timeline: { $each: [entry] } },
-      $inc: { version: 1 },
-    },
-  );
-  if (written) deps.log.warn({ paymentId: payment.id, anomaly }, 'reconciliation anomaly recorded');
-  return written !== null;
 }

@@ -1,0 +1,122 @@
+import type { Currency } from '@mmp/protocol';
+import type { SessionOrigin, SessionState } from '../domain/session-state.js';
+import type { LinksCheckoutDb } from './db.js';
+
+export type SessionCustomer = { email: string | null; phone: string | null; name: string | null };
+
+export type SessionDoc = {
+  /** For a merchant's payment, the id payments minted (its paymentUrl names it). */
+  _id: string;
+  projectId: string;
+  livemode: boolean;
+  origin: SessionOrigin;
+  linkId: string | null;
+  paymentId: string | null;
+  paymentToken: string | null;
+  paymentStatus: string | null;
+  amount: number;
+  currency: Currency;
+  description: string | null;
+  successUrl: string | null;
+  cancelUrl: string | null;
+  customer: SessionCustomer;
+  customFields: Record<string, string>;
+  /** The merchant's metadata, or a link's id and code: flat values, carried onto the payment. */
+  metadata: Record<string, string | number | boolean>;
+  status: SessionState;
+  paymentMethod: string | null;
+  phone: string | null;
+  failureCode: string | null;
+  failureReason: string | null;
+  expiresAt: Date;
+  /** A session of a payment never outlives the payment's own expiry. */
+  hardExpiresAt: Date | null;
+  /**
+   * While a pay attempt is under way (the session in `processing`, its calls to payments not
+   * answered yet), until when it may still be: past it, the attempt's process died and the
+   * session goes back to the form. Removed when the attempt ends, or when payment.initiated
+   * says the payment is under way. An ISO 8601 string, compared as one.
+   */
+  attemptUntil?: string;
+  createdAt: Date;
+  updatedAt: Date;
+};
+
+/** A payment as a session records it. */
+export type SessionPayment = Pick<SessionDoc, 'paymentId' | 'paymentToken' | 'paymentStatus'>;
+
+export function insertSession(db: LinksCheckoutDb, session: SessionDoc): Promise<void> {
+  return db.sessions.insertOne(session);
+}
+
+export function findSession(db: LinksCheckoutDb, id: string): Promise<SessionDoc | null> {
+  return db.sessions.findOne({ _id: id });
+}
+
+/**
+ * Compare-and-set of the session's state from one of `from`, with `changes`; null when
+ * another writer moved it first. Any pay attempt ends with the move.
+ */
+export function moveSession(
+  db: LinksCheckoutDb,
+  id: string,
+  from: readonly SessionState[],
+  to: SessionState,
+  changes: Partial<SessionDoc>,
+  guard: Partial<Pick<SessionDoc, 'paymentId' | 'attemptUntil'>> = {},
+): Promise<SessionDoc | null> {
+  return db.sessions.findOneAndUpdate(
+    { _id: id, status: { $in: [...from] }, ...guard },
+    { $set: { ...changes, status: to }, $unset: { attemptUntil: true } },
+  );
+}
+
+/** Claims an idle session for one pay attempt (idle → processing), dated by `attemptUntil`. */
+export function claimAttempt(
+  db: LinksCheckoutDb,
+  id: string,
+  changes: Partial<SessionDoc> & { attemptUntil: string },
+): Promise<SessionDoc | null> {
+  return db.sessions.findOneAndUpdate(
+    { _id: id, status: 'idle' },
+    { $set: { ...changes, status: 'processing' } },
+  );
+}
+
+/** The attempt dated `attemptUntil` is over, its payment initiated: the session stays in processing. */
+export async function endAttempt(db: LinksCheckoutDb, id: string, attemptUntil: string): Promise<void> {
+  await db.sessions.findOneAndUpdate({ _id: id, attemptUntil }, { $unset: { attemptUntil: true } });
+}
+
+/** The session learns its payment, unless it knows one already. */
+export async function adoptPayment(
+  db: LinksCheckoutDb,
+  id: string,
+  payment: SessionPayment,
+  at: Date,
+): Promise<void> {
+  await db.sessions.findOneAndUpdate({ _id: id, paymentId: null }, { $set: { ...payment, updatedAt: at } });
+}
+
+/** How many sessions of the link were paid: its counted uses. */
+export function countPaidSessions(db: LinksCheckoutDb, linkId: string): Promise<number> {
+  return db.sessions.count({ linkId, status: 'success' });
+}
+
+/**
+ * Sessions past their date within `due` that no payment holds: idle ones, and those whose
+ * pay attempt died with its process (they never learnt of a payment under way).
+ */
+export function expireDueSessions(
+  db: LinksCheckoutDb,
+  due: Record<string, Date>,
+  now: Date,
+): Promise<number> {
+  return db.sessions.updateMany(
+    {
+      expiresAt: due,
+      $or: [{ status: 'idle' }, { status: 'processing', attemptUntil: { $exists: true } }],
+    },
+    { $set: { status: 'expired', updatedAt: now }, $unset: { attemptUntil: true } },
+  );
+}
