@@ -10,6 +10,10 @@ describe('the contracts and their documents', () => {
     for (const [path, text] of Object.entries(rendered)) expect(readFileSync(path, 'utf8'), path).toBe(text);
   });
 
+  it('has no service calling a service that calls it back: answers travel as events', () => {
+    expect(callCycles(OPERATION_CONTRACTS)).toEqual([]);
+  });
+
   it('declares each subject once', () => {
     const subjects = [...OPERATION_CONTRACTS, ...EVENT_CONTRACTS].map((contract) => contract.subject);
     expect(subjects.filter((subject, index) => subjects.indexOf(subject) !== index)).toEqual([]);
