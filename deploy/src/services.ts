@@ -24,8 +24,12 @@ export type ServiceSpec = {
 };
 
 const NATS_CREDENTIALS: SecretKey[] = [
-  { name: 'NATS_USER', required: false, about: 'its NATS user, once the NATS server requires one' },
-  { name: 'NATS_PASSWORD', required: false, about: 'that user’s password' },
+  {
+    name: 'NATS_USER',
+    required: true,
+    about: 'its NATS user, the service’s own name (deploy/stateful/nats/values-auth.yaml)',
+  },
+  { name: 'NATS_PASSWORD', required: true, about: 'that user’s password, as in the `nats-users` Secret' },
 ];
 const MONGO: SecretKey = {
   name: 'MONGO_URL',
@@ -142,6 +146,8 @@ export const SERVICES: readonly ServiceSpec[] = [
  * stream depend on is set explicitly rather than left to a default.
  */
 export const COMMON_CONFIG: Record<string, string> = {
+  // Refuses to start without NATS credentials, and refuses the loopback switch.
+  DEPLOYMENT_MODE: 'production',
   // The NATS chart's client Service, installed as release `nats` in the same namespace.
   NATS_URL: 'nats://nats:4222',
   // Three-node JetStream cluster (deploy/stateful/nats); the staging overlay runs one.

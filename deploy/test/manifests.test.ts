@@ -48,6 +48,8 @@ const SECRET_STAND_INS: Record<string, string> = {
   MONGO_URL: 'mongodb://payments:secret@mongo-0.mongo-svc:27017/?replicaSet=mmp-mongo',
   SERVICE_SECRET_KEY: 'stand-in-0123456789abcdef0123456789abcdef',
   ADMIN_TOKEN: 'adm_stand_in_0123456789abcdef',
+  NATS_USER: 'payments',
+  NATS_PASSWORD: 'stand-in-nats-password',
 };
 
 const RENDERED = new Map(

@@ -1,9 +1,23 @@
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 
 /** Environment every service reads. Each service extends it with its own variables. */
 const NATS_SERVER = /^(?:(?:nats|tls|ws|wss):\/\/[^\s,/]+|[^\s,:/]+:\d+)$/;
 
+export const DeploymentMode = z.enum(['development', 'production']);
+
 export const BaseEnv = z.object({
+  /**
+   * `production` refuses what only development may do: running without NATS credentials,
+   * and the loopback switch below. The Kubernetes manifests set it; `pnpm start` does not.
+   */
+  DEPLOYMENT_MODE: DeploymentMode.default('development'),
+  /**
+   * Development and tests only: outbound calls (rail endpoints, merchant webhooks, logos) may
+   * go to loopback (`localhost`, 127.0.0.0/8, `[::1]`), over `http://` too. Private and
+   * link-local ranges stay refused. Refused in production.
+   */
+  ALLOW_HTTP_LOOPBACK_ENDPOINTS: z.stringbool().default(false),
   /** NATS servers, comma-separated (`nats://host:4222,nats://other:4222`). */
   NATS_URL: z
     .string()
@@ -83,15 +97,62 @@ export function parseEnv<S extends z.ZodType>(
   schema: S,
   env: Record<string, string | undefined>,
 ): z.infer<S> {
-  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
-  const result = schema.safeParse(cleaned);
-  if (result.success) return result.data;
-  throw new ConfigError(
-    result.error.issues.map((issue) => {
+  const cleaned = Object.fromEntries(
+    Object.entries(env).filter(
+      (entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== '',
+    ),
+  );
+  const fromFiles = withFileValues(schema, cleaned);
+  const result = schema.safeParse(fromFiles.env);
+  if (result.success) {
+    const problems = [...fromFiles.problems, ...productionProblems(result.data as Partial<BaseEnv>)];
+    if (problems.length > 0) throw new ConfigError(problems);
+    return result.data;
+  }
+  throw new ConfigError([
+    ...fromFiles.problems,
+    ...result.error.issues.map((issue) => {
       const [variable = '(environment)', ...inside] = issue.path.map(String);
       return `${variable}${inside.length ? ` (item ${inside.join('.')})` : ''}: ${issue.message}`;
     }),
-  );
+  ]);
+}
+
+/**
+ * `X_FILE=/path` sets `X` from that file (trimmed), for every variable `X` the schema reads:
+ * secrets mounted as files (a Kubernetes Secret volume), kept out of the environment and
+ * out of the data folder.
+ */
+function withFileValues(schema: z.ZodType, env: Record<string, string>) {
+  const declared = schema instanceof z.ZodObject ? Object.keys(schema.shape) : [];
+  const problems: string[] = [];
+  const values = { ...env };
+  for (const name of declared) {
+    const path = env[`${name}_FILE`];
+    if (!path) continue;
+    if (env[name]) problems.push(`${name}: set ${name} or ${name}_FILE, not both`);
+    try {
+      values[name] = readFileSync(path, 'utf8').trim();
+    } catch (error) {
+      problems.push(
+        `${name}_FILE: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      );
+    }
+  }
+  return { env: values, problems };
+}
+
+/** What a production deployment must have, and what only development may do. */
+function productionProblems(env: Partial<BaseEnv>): string[] {
+  if (env.DEPLOYMENT_MODE !== 'production') return [];
+  const problems: string[] = [];
+  if (!env.NATS_USER && !env.NATS_CREDS) {
+    problems.push('NATS_USER: production needs NATS credentials (NATS_USER/NATS_PASSWORD or NATS_CREDS)');
+  }
+  if (env.ALLOW_HTTP_LOOPBACK_ENDPOINTS) {
+    problems.push('ALLOW_HTTP_LOOPBACK_ENDPOINTS: a development switch, refused in production');
+  }
+  return problems;
 }
 
 /** For a process entry point: prints the problems and exits 1 instead of throwing. */

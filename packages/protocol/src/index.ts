@@ -20,7 +20,6 @@ export * from './merchant/webhook-endpoint.js';
 export * from './provider/protocol-v1.js';
 export * from './provider/settlement.js';
 export * from './provider/pull.js';
-export * from './provider/endpoint.js';
 export * from './provider/views.js';
 export * from './bus/index.js';
 export * from './contracts/index.js';

@@ -7,7 +7,7 @@ import {
   type Resolve,
   type ServiceDefinition,
 } from '@mmp/platform';
-import { ProviderEndpointEnv, PublicUrlEnv, checkoutApi, linksApi, pagesApi, shortCode } from '@mmp/protocol';
+import { PublicUrlEnv, checkoutApi, linksApi, pagesApi, shortCode } from '@mmp/protocol';
 import { ensureIndexes, openLinksCheckoutDb } from './store/db.js';
 import type { Deps } from './deps.js';
 import { fetchLogo } from './use-cases/logo-fetch.js';
@@ -23,20 +23,18 @@ import {
 import { publicLinkHandlers } from './handlers/public-links.js';
 import { sessionHandlers } from './handlers/sessions.js';
 
-// ALLOW_HTTP_LOOPBACK_ENDPOINTS, the development switch of every service that calls out, also
-// lets logos on a loopback host be fetched (over http too), so a developer sets one variable.
-export const Env = BaseEnv.extend(ProviderEndpointEnv.shape)
-  .extend(PublicUrlEnv.shape)
-  .extend({
-    /** Inactivity after which an unpaid checkout session expires. */
-    SESSION_TTL_SECONDS: z.coerce.number().int().positive().default(900),
-    /** How often links and idle sessions past their date are marked expired. */
-    LINK_SWEEP_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
-    /** How long a merchant logo, fetched once for the pages to inline, is reused. */
-    LOGO_CACHE_MS: z.coerce.number().int().positive().default(3_600_000),
-    /** Time a merchant's server has to answer for its logo; the page waits for it on a cache miss. */
-    LOGO_TIMEOUT_MS: z.coerce.number().int().positive().default(2_000),
-  });
+// ALLOW_HTTP_LOOPBACK_ENDPOINTS (BaseEnv), the development switch of every service that calls out,
+// also lets logos on a loopback host be fetched (over http too), so a developer sets one variable.
+export const Env = BaseEnv.extend(PublicUrlEnv.shape).extend({
+  /** Inactivity after which an unpaid checkout session expires. */
+  SESSION_TTL_SECONDS: z.coerce.number().int().positive().default(900),
+  /** How often links and idle sessions past their date are marked expired. */
+  LINK_SWEEP_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
+  /** How long a merchant logo, fetched once for the pages to inline, is reused. */
+  LOGO_CACHE_MS: z.coerce.number().int().positive().default(3_600_000),
+  /** Time a merchant's server has to answer for its logo; the page waits for it on a cache miss. */
+  LOGO_TIMEOUT_MS: z.coerce.number().int().positive().default(2_000),
+});
 export type Env = typeof Env;
 
 /** What a test may replace; the running service takes the defaults. */

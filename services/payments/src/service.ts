@@ -9,7 +9,6 @@ import {
   type ServiceDefinition,
 } from '@mmp/platform';
 import {
-  ProviderEndpointEnv,
   PublicUrlEnv,
   paymentsApi,
   paymentsForCheckout,
@@ -34,37 +33,35 @@ import {
 import { merchantPaymentHandlers } from './handlers/merchant-payments.js';
 import { webhookEndpointHandlers } from './handlers/webhook-endpoints.js';
 
-// ALLOW_HTTP_LOOPBACK_ENDPOINTS, the development switch every service that calls out reads,
+// ALLOW_HTTP_LOOPBACK_ENDPOINTS (BaseEnv), the development switch every service that calls out reads,
 // lets merchant webhook endpoints be on loopback (over http too); never a private address.
 // PUBLIC_URL is the hosted pages' origin, as links-checkout serves them.
-export const Env = BaseEnv.extend(ProviderEndpointEnv.shape)
-  .extend(PublicUrlEnv.shape)
-  .extend({
-    /** Seconds a payment waits for the payer before it expires. */
-    PAYMENT_TTL_SECONDS: z.coerce.number().int().positive().default(900),
-    /** How often the expiry loop looks for payments past their deadline. */
-    EXPIRY_INTERVAL_MS: z.coerce.number().int().positive().default(5000),
-    /** Seals merchant webhook secrets (AES-256-GCM); at least 32 characters. */
-    SERVICE_SECRET_KEY: z.string().min(32, 'SERVICE_SECRET_KEY must be at least 32 characters'),
-    /** Delays between automatic webhook attempts, comma-separated milliseconds. */
-    WEBHOOK_RETRY_SCHEDULE_MS: z
-      .string()
-      .default(DEFAULT_RETRY_SCHEDULE_MS.join(','))
-      .transform(parseRetrySchedule)
-      .pipe(
-        z.array(z.number().int().nonnegative()).min(1, 'WEBHOOK_RETRY_SCHEDULE_MS needs at least one delay'),
-      ),
-    /** Time a merchant endpoint has to answer one delivery. */
-    WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
-    /** How often the sender looks for due deliveries (new events wake it at once). */
-    WEBHOOK_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(1000),
-    /** Deliveries in flight at once, across all endpoints. */
-    WEBHOOK_CONCURRENCY: z.coerce.number().int().positive().default(16),
-    /** How long a request with a busy Idempotency-Key waits for the first one's answer. */
-    IDEMPOTENCY_WAIT_MS: z.coerce.number().int().nonnegative().default(3000),
-    /** After this long a claimed Idempotency-Key whose request never answered (crash) may be retried. */
-    IDEMPOTENCY_STALE_MS: z.coerce.number().int().positive().default(30_000),
-  });
+export const Env = BaseEnv.extend(PublicUrlEnv.shape).extend({
+  /** Seconds a payment waits for the payer before it expires. */
+  PAYMENT_TTL_SECONDS: z.coerce.number().int().positive().default(900),
+  /** How often the expiry loop looks for payments past their deadline. */
+  EXPIRY_INTERVAL_MS: z.coerce.number().int().positive().default(5000),
+  /** Seals merchant webhook secrets (AES-256-GCM); at least 32 characters. */
+  SERVICE_SECRET_KEY: z.string().min(32, 'SERVICE_SECRET_KEY must be at least 32 characters'),
+  /** Delays between automatic webhook attempts, comma-separated milliseconds. */
+  WEBHOOK_RETRY_SCHEDULE_MS: z
+    .string()
+    .default(DEFAULT_RETRY_SCHEDULE_MS.join(','))
+    .transform(parseRetrySchedule)
+    .pipe(
+      z.array(z.number().int().nonnegative()).min(1, 'WEBHOOK_RETRY_SCHEDULE_MS needs at least one delay'),
+    ),
+  /** Time a merchant endpoint has to answer one delivery. */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  /** How often the sender looks for due deliveries (new events wake it at once). */
+  WEBHOOK_POLL_INTERVAL_MS: z.coerce.number().int().positive().default(1000),
+  /** Deliveries in flight at once, across all endpoints. */
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().positive().default(16),
+  /** How long a request with a busy Idempotency-Key waits for the first one's answer. */
+  IDEMPOTENCY_WAIT_MS: z.coerce.number().int().nonnegative().default(3000),
+  /** After this long a claimed Idempotency-Key whose request never answered (crash) may be retried. */
+  IDEMPOTENCY_STALE_MS: z.coerce.number().int().positive().default(30_000),
+});
 export type Env = typeof Env;
 
 /** What a test may replace; the running service takes the defaults. */

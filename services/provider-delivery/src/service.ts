@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ProviderEndpointEnv, deliveryOperations, pullApi, routerEvents } from '@mmp/protocol';
+import { deliveryOperations, pullApi, routerEvents } from '@mmp/protocol';
 import { BaseEnv, createOutboundHttp, operation, type Resolve, type ServiceDefinition } from '@mmp/platform';
 import { deliveriesHandler } from './handlers/deliveries.js';
 import { orderCreatedHandler } from './handlers/order-created.js';
@@ -8,7 +8,7 @@ import { openOrders } from './store/orders.js';
 import type { DeliveryDeps } from './use-cases/deps.js';
 import { expireDueOrders } from './use-cases/expire-orders.js';
 
-export const Env = BaseEnv.extend(ProviderEndpointEnv.shape).extend({
+export const Env = BaseEnv.extend({
   /** How long a provider has to answer one order delivery before it counts as TIMEOUT. */
   DELIVERY_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   /** Wait before the 2nd attempt; doubled before each next one (plus up to 20 % jitter). */

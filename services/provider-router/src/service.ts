@@ -1,11 +1,5 @@
 import { z } from 'zod';
-import {
-  ProviderEndpointEnv,
-  providerPortalApi,
-  providersAdminApi,
-  routerQueries,
-  settlementsApi,
-} from '@mmp/protocol';
+import { providerPortalApi, providersAdminApi, routerQueries, settlementsApi } from '@mmp/protocol';
 import {
   BaseEnv,
   createOutboundHttp,
@@ -22,7 +16,7 @@ import { internalHandlers } from './handlers/internal.js';
 import { portalHandlers } from './handlers/portal.js';
 import { settlementHandler } from './handlers/settlements.js';
 
-export const Env = BaseEnv.extend(ProviderEndpointEnv.shape).extend({
+export const Env = BaseEnv.extend({
   /** Seals signing and webhook secrets at rest (AES-256-GCM). */
   SERVICE_SECRET_KEY: z.string().min(32, 'SERVICE_SECRET_KEY must be at least 32 characters'),
   /** Lifetime of an order before provider-delivery expires it. */
