@@ -113,7 +113,7 @@ describe('pnpm start', () => {
   }, 60_000);
 
   it('restarts a crashed service with backoff, saying so, while the others keep serving', async () => {
-    const pid = Number(/payments\s*\x1b\[0m started \(pid (\d+)\)/.exec(first!.output())?.[1]);
+    const pid = Number(/payments\s*(?:\S*\[0m)? started \(pid (\d+)\)/u.exec(first!.output())?.[1]);
     expect(pid).toBeGreaterThan(0);
     process.kill(pid, 'SIGKILL');
     await waitFor(first!, `payments (pid ${pid}) exited (SIGKILL); restarting in`);
