@@ -70,7 +70,10 @@ function openCollection<T extends Doc>(client: MongoClient, database: string, na
         if (options.limit) cursor.limit(options.limit);
         return (await cursor.toArray()) as unknown as T[];
       }),
-    count: (filter) => run(() => coll.countDocuments(filterOf(filter))),
+    count: (filter, options = {}) =>
+      run(() =>
+        coll.countDocuments(filterOf(filter), options.limit === undefined ? {} : { limit: options.limit }),
+      ),
     findOneAndUpdate: (filter, update, options = {}) =>
       run(async () => {
         const modifiers = translateUpdate(update, mongoDialect);

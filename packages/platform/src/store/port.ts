@@ -76,7 +76,11 @@ export interface Collection<T extends Doc> {
   insertOne(doc: T): Promise<void>;
   findOne(filter: Filter): Promise<T | null>;
   find(filter: Filter, options?: FindOptions): Promise<T[]>;
-  count(filter: Filter): Promise<number>;
+  /**
+   * How many documents match, counting no further than `limit` when it is given: a capped
+   * count reads at most `limit` index entries, so its cost does not grow with the data.
+   */
+  count(filter: Filter, options?: { limit?: number }): Promise<number>;
   /**
    * Atomically applies `update` to the first document matching `filter` and returns the
    * document after the update, or null when nothing matched (the guard failed).

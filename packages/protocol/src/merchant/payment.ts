@@ -125,6 +125,12 @@ export const PaymentListItem = z
   .strict();
 export type PaymentListItem = z.infer<typeof PaymentListItem>;
 
+/**
+ * A list counts its matches no further than this, so a page costs the same with ten thousand
+ * payments as with a million; beyond it a merchant pages with cursors (see docs/decisions.md).
+ */
+export const LIST_TOTAL_CAP = 10_000;
+
 export const PaymentList = z
   .object({
     data: z.array(PaymentListItem),
@@ -132,7 +138,10 @@ export const PaymentList = z
     meta: z
       .object({
         limit: z.number().int(),
+        /** The matching payments, counted up to LIST_TOTAL_CAP. */
         total: z.number().int().nonnegative(),
+        /** Present (true) when more than LIST_TOTAL_CAP payments match: `total` is then the cap. */
+        totalCapped: z.literal(true).optional(),
         /** Only in page mode (no cursor given). */
         page: z.number().int().positive().optional(),
       })

@@ -141,7 +141,12 @@ export function merchantPaymentHandlers(deps: Deps) {
       body: {
         data,
         has_more: page.hasMore,
-        meta: { limit: query.limit, total: page.total, ...(pageMode ? { page: query.page } : {}) },
+        meta: {
+          limit: query.limit,
+          total: page.total,
+          ...(page.totalCapped ? { totalCapped: true as const } : {}),
+          ...(pageMode ? { page: query.page } : {}),
+        },
       },
     };
   };

@@ -1,5 +1,5 @@
 import type { Filter, Outbox } from '@mmp/platform';
-import type { PendingEvent } from '@mmp/protocol';
+import { LIST_TOTAL_CAP, type PendingEvent } from '@mmp/protocol';
 import type { Payment } from '../domain/payment.js';
 import type { TimelineEntry } from '../domain/timeline.js';
 import { OPEN_STATUSES } from '../domain/lifecycle.js';
@@ -177,7 +177,7 @@ function listFilter(scope: Scope, query: PaymentListFilter): Filter {
   return { $and: and };
 }
 
-export type PaymentPage = { items: Payment[]; hasMore: boolean; total: number };
+export type PaymentPage = { items: Payment[]; hasMore: boolean; total: number; totalCapped: boolean };
 
 /**
  * Lists newest first (createdAt, then id, both descending). A cursor is the id of a payment
@@ -188,9 +188,13 @@ export async function listPayments(
   scope: Scope,
   query: PaymentListFilter,
   cursor: { after?: Payment; before?: Payment },
+  totalCap = LIST_TOTAL_CAP,
 ): Promise<PaymentPage> {
   const base = listFilter(scope, query);
-  const total = await db.payments.count(base);
+  // One more than the cap tells "exactly the cap" from "more than the cap".
+  const counted = await db.payments.count(base, { limit: totalCap + 1 });
+  const total = Math.min(counted, totalCap);
+  const totalCapped = counted > totalCap;
   const limit = query.limit;
   if (cursor.after) {
     const { createdAt, id } = cursor.after;
@@ -198,7 +202,7 @@ export async function listPayments(
       $and: [base, { $or: [{ createdAt: { $lt: createdAt } }, { createdAt, id: { $lt: id } }] }],
     };
     const rows = await db.payments.find(filter, { sort: { createdAt: -1, id: -1 }, limit: limit + 1 });
-    return { items: rows.slice(0, limit), hasMore: rows.length > limit, total };
+    return { items: rows.slice(0, limit), hasMore: rows.length > limit, total, totalCapped };
   }
   if (cursor.before) {
     const { createdAt, id } = cursor.before;
@@ -206,9 +210,9 @@ export async function listPayments(
       $and: [base, { $or: [{ createdAt: { $gt: createdAt } }, { createdAt, id: { $gt: id } }] }],
     };
     const rows = await db.payments.find(filter, { sort: { createdAt: 1, id: 1 }, limit: limit + 1 });
-    return { items: rows.slice(0, limit).reverse(), hasMore: rows.length > limit, total };
+    return { items: rows.slice(0, limit).reverse(), hasMore: rows.length > limit, total, totalCapped };
   }
   const skip = (query.page - 1) * limit;
   const rows = await db.payments.find(base, { sort: { createdAt: -1, id: -1 }, skip, limit: limit + 1 });
-  return { items: rows.slice(0, limit), hasMore: rows.length > limit, total };
+  return { items: rows.slice(0, limit), hasMore: rows.length > limit, total, totalCapped };
 }

@@ -250,12 +250,16 @@ export function openCollection<T extends Doc>(env: StoreEnv, name: string): Coll
     insertOne: (doc) => write(() => insert(doc)),
     findOne: (filter) => read(() => find(filter, { limit: 1 })[0] ?? null),
     find: (filter, options) => read(() => find(filter, options)),
-    count: (filter) =>
+    count: (filter, options = {}) =>
       read(() => {
         const { sql, params } = where(filter);
-        return statement(`SELECT count(*) FROM ${table} WHERE ${sql}`)
+        if (options.limit === undefined)
+          return statement(`SELECT count(*) FROM ${table} WHERE ${sql}`)
+            .pluck()
+            .get(...params) as number;
+        return statement(`SELECT count(*) FROM (SELECT 1 FROM ${table} WHERE ${sql} LIMIT ?)`)
           .pluck()
-          .get(...params) as number;
+          .get(...params, options.limit) as number;
       }),
     findOneAndUpdate: (filter, update, options = {}) =>
       write(() => {

@@ -73,6 +73,13 @@ export function describeQueryContract(context: ContractContext): void {
       expect(await collection.count({})).toBe(5);
       expect(await collection.count({ 'meta.kind': 'k1' })).toBe(2);
     });
+
+    it('counts no further than a limit', async () => {
+      const collection = await seeded();
+      expect(await collection.count({}, { limit: 3 })).toBe(3);
+      expect(await collection.count({ 'meta.kind': 'k1' }, { limit: 3 })).toBe(2);
+      expect(await collection.count({}, { limit: 5 })).toBe(5);
+    });
   });
 
   describe('find options', () => {
