@@ -114,6 +114,7 @@ function openCollection<T extends Doc>(client: MongoClient, database: string, na
     ensureIndex: (spec) =>
       run(async () => {
         indexFields(spec);
+        if (spec.text) return;
         const options: CreateIndexesOptions = {};
         if (spec.unique) options.unique = true;
         if (spec.sparse) options.sparse = true;

@@ -54,6 +54,14 @@ export type IndexSpec = {
   fields: Record<string, 1 | -1>;
   unique?: boolean;
   /**
+   * A substring index over these (string) fields, for `$contains` with three characters or
+   * more; the direction of each field is ignored. The embedded store keeps a trigram index
+   * (SQLite FTS5), so a search reads its matches rather than the collection. MongoDB has no
+   * index an unanchored, case-insensitive regex can use, so it creates none: there a search
+   * reads the documents its other conditions select, off the event loop.
+   */
+  text?: boolean;
+  /**
    * Documents expire this many seconds after the date in the (single, top-level) indexed
    * field. Removal is eventual: MongoDB sweeps every minute, the embedded store on the next
    * read that meets the document.

@@ -158,6 +158,8 @@ export function translateUpdate(update: Update, dialect: Dialect): Plain {
 export function indexFields(spec: IndexSpec): string[] {
   const fields = Object.keys(spec.fields);
   if (fields.length === 0) throw new TypeError('index needs at least one field');
+  if (spec.text && (spec.unique || spec.expireAfterSeconds !== undefined))
+    throw new TypeError('a text index is neither unique nor a TTL index');
   if (spec.expireAfterSeconds !== undefined) {
     // The embedded store sweeps on a top-level field only.
     if (fields.length !== 1 || fields[0]?.includes('.'))

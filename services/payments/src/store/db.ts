@@ -20,6 +20,11 @@ export async function ensureIndexes(db: PaymentsDb): Promise<void> {
   await db.payments.ensureIndex({ fields: { sessionKey: 1 }, unique: true, sparse: true });
   await db.payments.ensureIndex({ fields: { projectId: 1, livemode: 1, createdAt: -1, id: -1 } });
   await db.payments.ensureIndex({ fields: { userId: 1, createdAt: -1 } });
+  // The list's search box: a substring of any of these (see listFilter).
+  await db.payments.ensureIndex({
+    fields: { reference: 1, token: 1, payerPhone: 1, payerName: 1 },
+    text: true,
+  });
   await db.payments.ensureIndex({ fields: { idempotencyId: 1 } });
   // The expiry loop reads due payments by `openUntil`, a deadline only open payments carry:
   // a range over this sparse index is exactly the due ones in MongoDB and NeDB alike, and

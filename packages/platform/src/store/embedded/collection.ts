@@ -74,6 +74,7 @@ export function openCollection<T extends Doc>(env: StoreEnv, name: string): Coll
     `INSERT OR IGNORE INTO ${ARRAY_PATHS_TABLE} (collection, path) VALUES (?, ?)`,
   );
   let ttl: Ttl | undefined;
+  const textIndexes = new Map<string, { table: string; column: string }>();
   const statements = new Map<string, Statement>();
 
   function statement(sql: string): Statement {
@@ -87,6 +88,7 @@ export function openCollection<T extends Doc>(env: StoreEnv, name: string): Coll
   }
 
   const context = {
+    textIndex: (path: string) => textIndexes.get(path),
     crossesArray(path: string) {
       if (arrays.size === 0) return false;
       const segments = path.split('.');
@@ -203,6 +205,7 @@ export function openCollection<T extends Doc>(env: StoreEnv, name: string): Coll
 
   function ensureIndex(spec: IndexSpec): void {
     const fields = indexFields(spec);
+    if (spec.text) return ensureTextIndex(fields);
     const columns = fields.map((f) => `${fieldExpression(f)}${spec.fields[f] === -1 ? ' DESC' : ''}`);
     const id = createHash('sha256')
       .update(JSON.stringify([name, spec.fields, spec.unique ?? false]))
@@ -225,6 +228,47 @@ export function openCollection<T extends Doc>(env: StoreEnv, name: string): Coll
     }
   }
 
+  /**
+   * A contentless FTS5 trigram table beside the collection, keyed by its rowid and kept by
+   * triggers, so every write path (and a store opened by an older version) keeps it whole.
+   */
+  function ensureTextIndex(fields: string[]): void {
+    const id = createHash('sha256')
+      .update(JSON.stringify([name, 'text', fields]))
+      .digest('hex')
+      .slice(0, 16);
+    const fts = quote(`$fts_${id}`);
+    const columns = fields.map((_, i) => `c${i}`);
+    const existed = db
+      .prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`)
+      .get(`$fts_${id}`);
+    const text = (row: string, field: string) => {
+      const x = fieldExpression(field).replace('(data ', `(${row}.data `);
+      return `CASE WHEN substr(${x}, 1, 2) = '${TAG.string}' THEN substr(${x}, 3) END`;
+    };
+    const values = (row: string) => fields.map((field) => text(row, field)).join(', ');
+    const changed = fields.map((field) => `${text('old', field)} IS NOT ${text('new', field)}`).join(' OR ');
+    db.exec(`
+      CREATE VIRTUAL TABLE IF NOT EXISTS ${fts} USING fts5(${columns.join(', ')}, content='', contentless_delete=1, tokenize='trigram');
+      CREATE TRIGGER IF NOT EXISTS ${quote(`$fts_${id}_insert`)} AFTER INSERT ON ${table} BEGIN
+        INSERT INTO ${fts} (rowid, ${columns.join(', ')}) VALUES (new.rowid, ${values('new')});
+      END;
+      CREATE TRIGGER IF NOT EXISTS ${quote(`$fts_${id}_update`)} AFTER UPDATE OF data ON ${table} WHEN ${changed} BEGIN
+        DELETE FROM ${fts} WHERE rowid = old.rowid;
+        INSERT INTO ${fts} (rowid, ${columns.join(', ')}) VALUES (new.rowid, ${values('new')});
+      END;
+      CREATE TRIGGER IF NOT EXISTS ${quote(`$fts_${id}_delete`)} AFTER DELETE ON ${table} BEGIN
+        DELETE FROM ${fts} WHERE rowid = old.rowid;
+      END;
+    `);
+    if (!existed) {
+      db.exec(
+        `INSERT INTO ${fts} (rowid, ${columns.join(', ')}) SELECT rowid, ${values(table)} FROM ${table}`,
+      );
+    }
+    fields.forEach((field, i) => textIndexes.set(field, { table: fts, column: `c${i}` }));
+  }
+
   function sweep(now = new Date()): number {
     if (!ttl || isClosed()) return 0;
     const x = ttl.expression;
@@ -238,7 +282,8 @@ export function openCollection<T extends Doc>(env: StoreEnv, name: string): Coll
     const plan = db.prepare(`EXPLAIN QUERY PLAN SELECT data FROM ${table} WHERE ${sql}`).all(...params) as {
       detail: string;
     }[];
-    if (plan.some(({ detail }) => detail.startsWith('SCAN')))
+    // A trigram index answers a MATCH by its own lookup, which the plan also calls a SCAN.
+    if (plan.some(({ detail }) => detail.startsWith('SCAN') && !detail.includes('VIRTUAL TABLE')))
       return db.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number;
     env.examined.count = 0;
     db.prepare(`SELECT count(*) FROM ${table} WHERE mmp_examined(rowid) AND ${sql}`).get(...params);

@@ -15,7 +15,17 @@ export type Compiled = { sql: string; params: unknown[] };
 export type FilterContext = {
   /** True when `path` or a path above it has held an array in this collection. */
   crossesArray(path: string): boolean;
+  /** The FTS5 table and column of a trigram index on `path`, if one was declared. */
+  textIndex(path: string): { table: string; column: string } | undefined;
 };
+
+/** FTS5's trigram tokenizer matches needles of three characters and more. */
+const TRIGRAM = 3;
+
+/** An FTS5 query for `text` as one phrase in one column: quotes inside are doubled. */
+function phraseIn(column: string, text: string): string {
+  return `${column} : "${text.replaceAll('"', '""')}"`;
+}
 
 /** The SQL expression of a document field; `_id` is its own column. */
 export function fieldExpression(path: string): string {
@@ -62,12 +72,41 @@ class Builder {
   filter(filter: Filter): string {
     const parts: string[] = [];
     for (const [key, value] of Object.entries(filter)) {
-      if (key === '$or' || key === '$and') {
+      const search = key === '$or' ? this.textSearch(value as Filter[]) : undefined;
+      if (search) parts.push(search);
+      else if (key === '$or' || key === '$and') {
         const subs = (value as Filter[]).map((sub) => this.filter(sub));
         parts.push(`(${subs.join(key === '$or' ? ' OR ' : ' AND ')})`);
       } else parts.push(this.field(key, value));
     }
     return parts.length === 0 ? '1' : parts.length === 1 ? (parts[0] as string) : `(${parts.join(' AND ')})`;
+  }
+
+  /**
+   * An `$or` of one needle `$contains`-ed in several fields of one trigram index (a search
+   * box over a few fields) becomes one MATCH over those columns, a single `rowid IN` that
+   * SQLite can drive the query from; per-branch MATCHes would leave it walking the table.
+   */
+  private textSearch(branches: Filter[]): string | undefined {
+    const terms = branches.map((branch) => {
+      const entries = Object.entries(branch);
+      if (entries.length !== 1) return undefined;
+      const [path, condition] = entries[0] as [string, unknown];
+      if (!isOperatorObject(condition) || Object.keys(condition).length !== 1) return undefined;
+      const text = (condition as { $contains?: unknown }).$contains;
+      const index = this.context.textIndex(path);
+      if (typeof text !== 'string' || !index || this.context.crossesArray(path)) return undefined;
+      return { path, text, index };
+    });
+    const first = terms[0];
+    if (!first || [...first.text].length < TRIGRAM) return undefined;
+    const same = (term: (typeof terms)[number]) =>
+      term !== undefined && term.text === first.text && term.index.table === first.index.table;
+    if (!terms.every(same)) return undefined;
+    const columns = `{${terms.map((term) => term!.index.column).join(' ')}}`;
+    const match = this.bind(phraseIn(columns, first.text));
+    const exact = terms.map((term) => this.exactContains(fieldExpression(term!.path), first.text));
+    return `(rowid IN (SELECT rowid FROM ${first.index.table} WHERE ${first.index.table} MATCH ${match}) AND (${exact.join(' OR ')}))`;
   }
 
   private fallback(path: string, condition: unknown): string {
@@ -124,7 +163,7 @@ class Builder {
         if (path === '_id') return operand ? '1' : '0';
         return `json_type(data, ${jsonPath(path)}) IS ${operand ? 'NOT ' : ''}NULL`;
       case '$contains':
-        return this.contains(x, operand as string);
+        return this.contains(path, x, operand as string);
       default:
         return undefined;
     }
@@ -141,7 +180,16 @@ class Builder {
     return upward ? `(${bound} AND ${x} < '${tagEnd(tag)}')` : `(${bound} AND ${x} >= '${tag}')`;
   }
 
-  private contains(x: string, text: string): string {
+  private contains(path: string, x: string, text: string): string {
+    const index = this.context.textIndex(path);
+    if (!index || [...text].length < TRIGRAM) return this.exactContains(x, text);
+    // The trigram index narrows to its candidates; the exact test keeps the answer what it
+    // would be without the index (FTS5 folds case on its own terms). Bound in SQL order.
+    const match = this.bind(phraseIn(index.column, text));
+    return `(rowid IN (SELECT rowid FROM ${index.table} WHERE ${index.table} MATCH ${match}) AND ${this.exactContains(x, text)})`;
+  }
+
+  private exactContains(x: string, text: string): string {
     // SQLite's LIKE folds ASCII letters only, which is exactly how a non-unicode JavaScript
     // /i regex treats an ASCII needle; any other needle goes to JavaScript.
     if (/^[\x20-\x7e]*$/.test(text))

@@ -151,6 +151,28 @@ export function describeQueryContract(context: ContractContext): void {
       expect(await ids({ n: { $contains: '1' } })).toEqual([]);
     });
 
+    it('answers $contains the same through a text index, and keeps it through writes', async () => {
+      const collection = await seeded();
+      await collection.ensureIndex({ fields: { name: 1, 'meta.kind': 1 }, text: true });
+      const names = async (filter: Filter) =>
+        (await collection.find(filter, { sort: { _id: 1 } })).map((doc) => doc._id);
+      expect(await names({ name: { $contains: 'a.b(' } })).toEqual(['a', 'c']);
+      expect(await names({ name: { $contains: 'BETA' } })).toEqual(['b']);
+      expect(await names({ name: { $contains: 'ta' } })).toEqual(['b', 'd']);
+      expect(await names({ name: { $contains: 'a "quoted" b' } })).toEqual([]);
+      expect(
+        await names({ $or: [{ name: { $contains: 'two' } }, { 'meta.kind': { $contains: 'K1' } }] }),
+      ).toEqual(['a', 'b', 'c']);
+      await collection.insertOne({ _id: 'f', name: 'Epsilon "quoted" six' });
+      await collection.findOneAndUpdate({ _id: 'b' }, { $set: { name: 'renamed' } });
+      await collection.deleteMany({ _id: 'a' });
+      expect(await names({ name: { $contains: 'a.b(' } })).toEqual(['c']);
+      expect(await names({ name: { $contains: 'beta' } })).toEqual([]);
+      expect(await names({ name: { $contains: 'RENAMED' } })).toEqual(['b']);
+      expect(await names({ name: { $contains: '"quoted"' } })).toEqual(['f']);
+      expect(await collection.count({ name: { $contains: 'six' } })).toBe(1);
+    });
+
     it('combines with $or and $and', async () => {
       expect(await ids({ $or: [{ n: 1 }, { 'meta.kind': 'k2' }] })).toEqual(['a', 'b']);
       expect(await ids({ 'meta.kind': 'k1', $or: [{ n: 1 }, { n: 2 }] })).toEqual(['a']);
