@@ -1,6 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
-import { Agent, request } from 'undici';
+import type { Agent } from 'undici';
 import { isLoopbackAddress, isPrivateAddress } from './addresses.js';
 
 /**
@@ -129,7 +129,14 @@ const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'
  * trusted by configuring the process, never by turning verification off.
  */
 export function createOutboundHttp(policy: OutboundPolicy): OutboundHttp {
-  const agent = new Agent({ keepAliveTimeout: 4_000, connect: { lookup: publicOnlyLookup(policy) } });
+  // undici loads on the first call out, so a service that has not called anyone yet (or
+  // never does) does not carry it in memory.
+  let client: Promise<{ agent: Agent; request: typeof import('undici').request }> | undefined;
+  const connect = () =>
+    (client ??= import('undici').then(({ Agent, request }) => ({
+      agent: new Agent({ keepAliveTimeout: 4_000, connect: { lookup: publicOnlyLookup(policy) } }),
+      request,
+    })));
   return {
     async send(call) {
       const started = performance.now();
@@ -138,6 +145,7 @@ export function createOutboundHttp(policy: OutboundPolicy): OutboundHttp {
       if (refusal) return { kind: 'failed', reason: refusal as OutboundFailure, latencyMs: 0 };
       const deadline = AbortSignal.timeout(call.timeoutMs);
       try {
+        const { agent, request } = await connect();
         const response = await request(call.url, {
           method: call.method ?? 'POST',
           dispatcher: agent,
@@ -161,7 +169,9 @@ export function createOutboundHttp(policy: OutboundPolicy): OutboundHttp {
         return { kind: 'failed', reason: failureOf(error), latencyMs: latency() };
       }
     },
-    close: () => agent.close(),
+    close: async () => {
+      if (client) await (await client).agent.close();
+    },
   };
 }
 

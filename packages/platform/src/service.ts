@@ -296,7 +296,7 @@ export async function startService<S extends z.ZodType<BaseEnv>>(
       await stopStarted();
       await nc.drain().catch(() => undefined);
       if (!options.store) await store.close();
-      await ops.app.close();
+      await ops.close();
       log.info('service stopped');
     })();
     return stopping;
