@@ -32,8 +32,9 @@ async function packageService(service) {
   rmSync(out, { recursive: true, force: true });
   // --legacy: the workspace links its packages (no injected copies), which the newer
   // deploy refuses; each package's "files" field decides what is copied (dist, not src);
-  // --offline: everything comes from the store the install filled.
-  await run('pnpm', ['--filter', `@mmp/${service}`, '--prod', '--offline', 'deploy', '--legacy', out]);
+  // --prefer-offline: packages come from the store the install filled; only metadata the
+  // install did not cache (a frozen-lockfile install caches none) is fetched from the registry.
+  await run('pnpm', ['--filter', `@mmp/${service}`, '--prod', '--prefer-offline', 'deploy', '--legacy', out]);
   if (!existsSync(join(out, 'dist', 'main.js'))) {
     console.error(`${service}: no dist/main.js in ${out}`);
     process.exit(1);

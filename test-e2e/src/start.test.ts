@@ -128,7 +128,7 @@ describe('pnpm start', () => {
       if (!healthy) await new Promise((resolve) => setTimeout(resolve, 300));
     }
     expect(healthy, first!.output().slice(-3000)).toBe(true);
-    expect(first!.exitCode).toBeNull();
+    expect(first!.child.exitCode).toBeNull();
   }, 90_000);
 
   it('stops every service cleanly on Ctrl-C', async () => {
