@@ -51,6 +51,7 @@ describe('error catalog', () => {
     expect(errorCatalog.duplicate_event.status).toBe(409);
     expect(errorCatalog.signature_invalid.status).toBe(403);
     expect(errorCatalog.order_expired.status).toBe(410);
+    expect(errorCatalog.rail_has_open_orders.status).toBe(409);
   });
 
   it('gives every code a type and a named status', () => {

@@ -5,7 +5,8 @@ import { z } from 'zod';
  * them are our decision (docs/decisions.md, "Errors"): the specification names no code for
  * malformed requests, per-field validation (422), unknown resources and routes, size and
  * media-type limits, Idempotency-Key conflicts, state conflicts, duplicate settlements,
- * bad signatures or expired orders, and every one of those needs a stable code.
+ * bad signatures, expired orders or a rail deleted under open orders, and every one of
+ * those needs a stable code.
  */
 export const ErrorCode = z.enum([
   'invalid_api_key',
@@ -42,6 +43,7 @@ export const ErrorCode = z.enum([
   'duplicate_event',
   'signature_invalid',
   'order_expired',
+  'rail_has_open_orders',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
 
@@ -96,6 +98,7 @@ export const errorCatalog: Readonly<Record<ErrorCode, ErrorCatalogEntry>> = {
   duplicate_event: { status: 409, type: 'invalid_request_error' },
   signature_invalid: { status: 403, type: 'authentication_error' },
   order_expired: { status: 410, type: 'invalid_request_error' },
+  rail_has_open_orders: { status: 409, type: 'invalid_request_error' },
 };
 
 export const FieldError = z.object({ field: z.string(), message: z.string() }).strict();

@@ -66,6 +66,34 @@ export const providerPortalApi = {
     summary:
       'Activate a TESTED rail; a live rail also needs the CERTIFIED badge (409 invalid_state otherwise)',
   }),
+  updateRail: portalRoute({
+    name: 'rails.update',
+    responses: { 200: RailView },
+    errors: ['validation_error', 'resource_not_found', 'invalid_state'],
+    summary:
+      "Change a rail's priority, endpoint or payout support; a webhook endpoint must be a public address (422 naming endpoint otherwise), and a new one puts the rail back to PENDING until it is tested and activated again",
+  }),
+  disableRail: portalRoute({
+    name: 'rails.disable',
+    responses: { 200: RailView },
+    errors: ['resource_not_found'],
+    summary:
+      'Take a rail out of service: no new order is routed to it (failovers included); orders already out finish and their settlements apply. Idempotent',
+  }),
+  enableRail: portalRoute({
+    name: 'rails.enable',
+    responses: { 200: RailView },
+    errors: ['resource_not_found'],
+    summary:
+      'Put a rail back in service: an ACTIVE rail takes new orders again (its state is unchanged). Idempotent',
+  }),
+  deleteRail: portalRoute({
+    name: 'rails.delete',
+    responses: { 200: z.object({ id: z.string(), deleted: z.literal(true) }) },
+    errors: ['resource_not_found', 'rail_has_open_orders'],
+    summary:
+      'Delete a rail with no open order (409 rail_has_open_orders otherwise: take it out of service and let its orders finish first); its past orders and settlements stay',
+  }),
   rollRailSecret: portalRoute({
     name: 'rails.roll-secret',
     responses: { 200: RailView.extend({ secret: z.string() }) },

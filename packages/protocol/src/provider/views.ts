@@ -77,6 +77,19 @@ export const RailInput = z.object({
 });
 export type RailInput = z.infer<typeof RailInput>;
 
+/** What a provider may change on an existing rail (at least one field). */
+export const RailUpdate = z.object({
+  priority: RailInput.shape.priority,
+  endpoint: z
+    .url()
+    .optional()
+    .describe(
+      'Webhook rails only, a public address; a new endpoint puts the rail back to PENDING until it is tested and activated again',
+    ),
+  supportsPayout: z.boolean().optional(),
+});
+export type RailUpdate = z.infer<typeof RailUpdate>;
+
 /** A rail as the provider portal shows it: never its secret, only a hint. */
 export const RailView = RailInput.extend({
   id: z.string(),
@@ -84,6 +97,11 @@ export const RailView = RailInput.extend({
   endpoint: z.string().nullable(),
   secretHint: z.string().nullable(),
   status: z.enum(['PENDING', 'TESTED', 'ACTIVE']),
+  inService: z
+    .boolean()
+    .describe(
+      'False while the provider has taken the rail out of service: no new order is routed to it; orders already out finish',
+    ),
   certified: z.boolean(),
   lastTest: z
     .object({

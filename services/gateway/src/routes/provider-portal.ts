@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RailInput, providerPortalApi as api } from '@mmp/protocol';
+import { RailInput, RailUpdate, providerPortalApi as api } from '@mmp/protocol';
 import { routeGroup, type ForwardedRoute } from './route.js';
 
 const railParams = z.object({ railId: z.string() });
@@ -14,6 +14,10 @@ export const providerPortalRoutes: ForwardedRoute[] = [
   provider('GET', rail, api.getRail, { params: railParams }),
   provider('POST', `${rail}/test`, api.testRail, { params: railParams }),
   provider('POST', `${rail}/activate`, api.activateRail, { params: railParams }),
+  provider('PATCH', rail, api.updateRail, { params: railParams, body: RailUpdate }),
+  provider('POST', `${rail}/disable`, api.disableRail, { params: railParams }),
+  provider('POST', `${rail}/enable`, api.enableRail, { params: railParams }),
+  provider('DELETE', rail, api.deleteRail, { params: railParams }),
   provider('POST', `${rail}/roll-secret`, api.rollRailSecret, { params: railParams }),
   provider('GET', '/v1/provider/agent/assist/protocol-v1-schema', api.protocolSchema),
 ];

@@ -31,6 +31,12 @@ export type Rail = {
   environment: RailEnvironment;
   priority: number;
   status: RailStatus;
+  /**
+   * False while the provider has taken the rail out of service: routing passes it over,
+   * whatever its status; orders already out finish. Rails stored before the field existed
+   * lack it and are in service.
+   */
+  inService: boolean;
   certified: boolean;
   lastTest: RailTestResult | null;
   breaker: BreakerState;
@@ -104,6 +110,74 @@ export function parseRailInput(body: unknown, allowLoopback: boolean): RailInput
   return result.data;
 }
 
+/**
+ * What a provider may change on a rail. Strict, so a field that cannot change (transport,
+ * networks, environment…) is named in the 422 instead of being ignored.
+ */
+export const RailUpdateInput = z
+  .object({
+    priority: RailInput.shape.priority.unwrap().optional(),
+    endpoint: RailInput.shape.endpoint,
+    supportsPayout: z.boolean().optional(),
+  })
+  .strict()
+  .refine((update) => Object.keys(update).length > 0, {
+    error: 'give at least one of priority, endpoint, supportsPayout',
+  });
+export type RailUpdateInput = z.infer<typeof RailUpdateInput>;
+
+/**
+ * Validates a change to `rail`, naming every invalid field at once: a pull rail has no
+ * endpoint, and a webhook endpoint meets the same public-address rule as at creation.
+ */
+export function parseRailUpdate(
+  rail: Pick<Rail, 'transport'>,
+  body: unknown,
+  allowLoopback: boolean,
+): RailUpdateInput {
+  const result = RailUpdateInput.safeParse(body);
+  const fields: FieldError[] = result.success
+    ? []
+    : fieldErrors(result.error).map((f) =>
+        f.field in RailInput.shape && f.message === 'unknown field'
+          ? { ...f, message: 'cannot change on an existing rail: create a new rail instead' }
+          : f,
+      );
+  const endpoint = body && typeof body === 'object' ? (body as Record<string, unknown>).endpoint : undefined;
+  const rule =
+    endpoint === undefined
+      ? null
+      : rail.transport === 'pull'
+        ? 'a pull rail has no endpoint: the provider fetches its orders'
+        : typeof endpoint === 'string'
+          ? railEndpointRefusal(endpoint, allowLoopback)
+          : null;
+  if (rule && !fields.some((f) => f.field === 'endpoint')) fields.push({ field: 'endpoint', message: rule });
+  if (!result.success || fields.length > 0)
+    throw appError('validation_error', validationMessage(fields), fields);
+  return result.data;
+}
+
+/**
+ * The rail after `update`. A new endpoint proves nothing its old test did: the rail goes
+ * back to PENDING, untested, and is tested and activated again before it takes orders.
+ */
+export function updatedRail(
+  rail: Rail,
+  update: RailUpdateInput,
+  at: string,
+): Pick<Rail, 'priority' | 'endpoint' | 'supportsPayout' | 'status' | 'lastTest' | 'updatedAt'> {
+  const moved = update.endpoint !== undefined && update.endpoint !== rail.endpoint;
+  return {
+    priority: update.priority ?? rail.priority,
+    endpoint: update.endpoint ?? rail.endpoint,
+    supportsPayout: update.supportsPayout ?? rail.supportsPayout,
+    status: moved ? 'PENDING' : rail.status,
+    lastTest: moved ? null : rail.lastTest,
+    updatedAt: at,
+  };
+}
+
 /** The rail state after a test: only PENDING moves (to TESTED); a failed test never demotes a rail. */
 export function statusAfterTest(status: RailStatus, ok: boolean): RailStatus {
   return status === 'PENDING' && ok ? 'TESTED' : status;
@@ -140,6 +214,7 @@ export function railView(rail: Rail) {
     environment: rail.environment,
     priority: rail.priority,
     status: rail.status,
+    inService: rail.inService !== false,
     certified: rail.certified,
     lastTest: rail.lastTest,
     createdAt: rail.createdAt,

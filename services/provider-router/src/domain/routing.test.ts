@@ -28,6 +28,7 @@ function rail(id: string, overrides: Partial<Rail> = {}): Rail {
     environment: 'sandbox',
     priority: 10,
     status: 'ACTIVE',
+    inService: true,
     certified: false,
     lastTest: null,
     breaker: CLOSED_BREAKER,
@@ -53,6 +54,7 @@ describe('chooseRail', () => {
   it('keeps to ACTIVE rails of the environment, network, currency and country', () => {
     for (const overrides of [
       { status: 'TESTED' as const },
+      { inService: false },
       { environment: 'live' as const },
       { networks: ['WAVE' as const] },
       { currencies: ['XOF' as const] },

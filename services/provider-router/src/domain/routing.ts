@@ -23,6 +23,7 @@ export function environmentOf(livemode: boolean): RailEnvironment {
 function serves(rail: Rail, criteria: RouteCriteria): boolean {
   return (
     rail.status === 'ACTIVE' &&
+    rail.inService !== false &&
     rail.environment === criteria.environment &&
     (rail.networks as string[]).includes(criteria.network) &&
     (rail.currencies as string[]).includes(criteria.currency) &&

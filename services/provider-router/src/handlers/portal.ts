@@ -5,7 +5,16 @@ import { railView } from '../domain/rail.js';
 import { listProviderRails } from '../store/rails.js';
 import type { RouterDeps } from '../use-cases/deps.js';
 import { existingProvider } from '../use-cases/providers.js';
-import { activateRail, createRail, ownRail, rollRailSecret, testRail } from '../use-cases/rails.js';
+import {
+  activateRail,
+  createRail,
+  deleteRail,
+  ownRail,
+  putInService,
+  rollRailSecret,
+  testRail,
+  updateRail,
+} from '../use-cases/rails.js';
 
 type Portal = typeof providerPortalApi;
 
@@ -48,6 +57,23 @@ export function portalHandlers(deps: RouterDeps): { [K in keyof Portal]: Operati
       status: 200,
       body: railView(await activateRail(deps, await railOf(request, actor))),
     }),
+    updateRail: async (request, { actor }) => ({
+      status: 200,
+      body: railView(await updateRail(deps, await railOf(request, actor), request.body)),
+    }),
+    disableRail: async (request, { actor }) => ({
+      status: 200,
+      body: railView(await putInService(deps, await railOf(request, actor), false)),
+    }),
+    enableRail: async (request, { actor }) => ({
+      status: 200,
+      body: railView(await putInService(deps, await railOf(request, actor), true)),
+    }),
+    deleteRail: async (request, { actor }) => {
+      const rail = await railOf(request, actor);
+      await deleteRail(deps, rail);
+      return { status: 200, body: { id: rail._id, deleted: true as const } };
+    },
     rollRailSecret: async (request, { actor }) => {
       const { rail, secret } = await rollRailSecret(deps, await railOf(request, actor));
       return { status: 200, body: { ...railView(rail), secret } };

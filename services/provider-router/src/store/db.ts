@@ -23,6 +23,8 @@ export async function ensureIndexes(db: RouterDb): Promise<void> {
   await db.orders.ensureIndex({ fields: { paymentId: 1 }, unique: true });
   await db.orders.ensureIndex({ fields: { transactionRef: 1 } });
   await db.orders.ensureIndex({ fields: { providerId: 1, livemode: 1, createdAt: 1 } });
+  // A rail's open orders, asked before it is deleted.
+  await db.orders.ensureIndex({ fields: { railId: 1, status: 1 } });
   // A provider's idempotency_key is seen once: the second one is a 409 duplicate.
   await db.settlements.ensureIndex({ fields: { providerId: 1, idempotencyKey: 1 }, unique: true });
   // One outcome per order: the first final settlement holds it, any later one cannot.

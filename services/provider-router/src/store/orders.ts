@@ -26,6 +26,18 @@ export async function findOrderToSettle(
   return order && order.providerIds.includes(providerId) ? order : null;
 }
 
+/**
+ * Orders on `railId` that may still move: ROUTED (delivery under way), or ACCEPTED and not
+ * yet expired (a settlement is awaited). Whether an ACCEPTED one was settled already is
+ * the settlements' word, not the order's.
+ */
+export function unfinishedOrdersOn(db: RouterDb, railId: string, now: string): Promise<Order[]> {
+  return db.orders.find({
+    railId,
+    $or: [{ status: 'ROUTED' }, { status: 'ACCEPTED', expiresAt: { $gt: now } }],
+  });
+}
+
 /** A new order with its events; a second order of the same payment is a DuplicateKeyError. */
 export function insertOrder(outbox: Outbox, db: RouterDb, order: Order, events: PendingEvent[]) {
   return outbox.insert(db.orders, order, events);

@@ -15,8 +15,9 @@ export function listProviderRails(db: RouterDb, providerId: string): Promise<Rai
   return db.rails.find({ providerId }, { sort: { createdAt: 1 } });
 }
 
+/** The rails routing may choose from: ACTIVE and in service (a rail stored before `inService` is). */
 export function activeRails(db: RouterDb, environment: RailEnvironment): Promise<Rail[]> {
-  return db.rails.find({ status: 'ACTIVE', environment });
+  return db.rails.find({ status: 'ACTIVE', environment, inService: { $ne: false } });
 }
 
 export function insertRail(db: RouterDb, rail: Rail): Promise<void> {
@@ -30,6 +31,36 @@ export function replaceRailSecret(
   change: Pick<Rail, 'sealedSecret' | 'secretHint' | 'updatedAt'>,
 ): Promise<Rail | null> {
   return db.rails.findOneAndUpdate({ _id: rail._id, sealedSecret: rail.sealedSecret }, { $set: change });
+}
+
+/**
+ * A provider's change, guarded on the status and endpoint it was judged on: a test or
+ * another change in between makes it null (read again and retry).
+ */
+export function updateRailSettings(
+  db: RouterDb,
+  rail: Rail,
+  change: Pick<Rail, 'priority' | 'endpoint' | 'supportsPayout' | 'status' | 'lastTest' | 'updatedAt'>,
+): Promise<Rail | null> {
+  return db.rails.findOneAndUpdate(
+    { _id: rail._id, status: rail.status, endpoint: rail.endpoint },
+    { $set: change },
+  );
+}
+
+/** Out of service or back; idempotent, whatever the rail's status. */
+export function setInService(
+  db: RouterDb,
+  railId: string,
+  inService: boolean,
+  at: string,
+): Promise<Rail | null> {
+  return db.rails.findOneAndUpdate({ _id: railId }, { $set: { inService, updatedAt: at } });
+}
+
+/** Removes a provider's rail; false when it was already gone. */
+export async function deleteProviderRail(db: RouterDb, providerId: string, railId: string): Promise<boolean> {
+  return (await db.rails.deleteMany({ _id: railId, providerId })) > 0;
 }
 
 /** TESTED to ACTIVE; null when the rail is no longer TESTED. */

@@ -34,6 +34,11 @@ export function insertMismatch(db: RouterDb, mismatch: SettlementMismatch): Prom
   return db.mismatches.insertOne(mismatch);
 }
 
+/** The settlements that decided any of `orderKeys`. */
+export function outcomesOf(db: RouterDb, orderKeys: string[]): Promise<Settlement[]> {
+  return orderKeys.length ? db.settlements.find({ outcomeOf: { $in: orderKeys } }) : Promise.resolve([]);
+}
+
 export function settlementsOfOrders(db: RouterDb, orderKeys: string[]): Promise<Settlement[]> {
   return orderKeys.length ? db.settlements.find({ orderKey: { $in: orderKeys } }) : Promise.resolve([]);
 }

@@ -7,18 +7,25 @@ import { newRailId } from '../domain/provider.js';
 import {
   activationRefusal,
   parseRailInput,
+  parseRailUpdate,
   statusAfterTest,
+  updatedRail,
   type Rail,
   type RailTestResult,
 } from '../domain/rail.js';
+import { unfinishedOrdersOn } from '../store/orders.js';
 import { findProvider } from '../store/providers.js';
 import {
   activateRail as markActive,
+  deleteProviderRail,
   findProviderRail,
   insertRail,
   recordRailTest,
   replaceRailSecret,
+  setInService,
+  updateRailSettings,
 } from '../store/rails.js';
+import { outcomesOf } from '../store/settlements.js';
 import { isoNow, notFound, rolledMeanwhile, type RouterDeps } from './deps.js';
 
 /** A rail of the acting provider; another provider's rail is "not found", never "forbidden". */
@@ -57,6 +64,7 @@ export async function createRail(
     environment: input.environment,
     priority: input.priority,
     status: 'PENDING',
+    inService: true,
     certified: false,
     lastTest: null,
     breaker: CLOSED_BREAKER,
@@ -127,6 +135,57 @@ export async function testRail(deps: RouterDeps, rail: Rail): Promise<Rail> {
   if (!updated)
     throw appError('invalid_state', 'The rail changed state during its test; read it and test again.');
   return updated;
+}
+
+/** Priority, endpoint or payout support; a new endpoint sends the rail back to PENDING. */
+export async function updateRail(deps: RouterDeps, rail: Rail, body: unknown): Promise<Rail> {
+  const update = parseRailUpdate(rail, body ?? {}, deps.config.allowLoopback);
+  const updated = await updateRailSettings(deps.db, rail, updatedRail(rail, update, isoNow(deps)));
+  if (!updated) throw appError('invalid_state', 'The rail changed meanwhile; read it and try again.');
+  return updated;
+}
+
+/**
+ * Out of service (`inService` false) or back. Routing reads it on every order, failovers
+ * included; delivery, pull fetches and settlements never look at it, so what is out finishes.
+ */
+export async function putInService(deps: RouterDeps, rail: Rail, inService: boolean): Promise<Rail> {
+  const updated = await setInService(deps.db, rail._id, inService, isoNow(deps));
+  if (!updated) throw notFound('Rail');
+  return updated;
+}
+
+/** The orders on a rail still awaiting delivery or settlement, oldest first. */
+export async function openOrdersOn(deps: RouterDeps, railId: string): Promise<string[]> {
+  const unfinished = await unfinishedOrdersOn(deps.db, railId, isoNow(deps));
+  const settled = new Set(
+    (
+      await outcomesOf(
+        deps.db,
+        unfinished.map((order) => order._id),
+      )
+    ).map((s) => s.outcomeOf),
+  );
+  return unfinished
+    .filter((order) => order.status === 'ROUTED' || !settled.has(order._id))
+    .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
+    .map((order) => order._id);
+}
+
+/**
+ * Deletes a rail with no open order. Its past orders and settlements stay (they name it by
+ * id). An order routed to it between the check and the removal finds no credentials at
+ * delivery and fails over like an unreachable rail.
+ */
+export async function deleteRail(deps: RouterDeps, rail: Rail): Promise<void> {
+  const open = await openOrdersOn(deps, rail._id);
+  if (open.length > 0) {
+    throw appError(
+      'rail_has_open_orders',
+      `Rail ${rail._id} has ${open.length} open order(s) (first: ${open[0]}). Take it out of service, let them finish, then delete it.`,
+    );
+  }
+  if (!(await deleteProviderRail(deps.db, rail.providerId, rail._id))) throw notFound('Rail');
 }
 
 /** What provider-delivery signs a rail's orders with. */
