@@ -19,7 +19,10 @@ const show = (value: unknown) => JSON.stringify(value, null, 2);
 type Rail = {
   id: string;
   transport: string;
+  endpoint: string | null;
   status: string;
+  inService: boolean;
+  supportsPayout: boolean;
   environment: string;
   priority: number;
   networks: string[];
@@ -48,6 +51,14 @@ function tested(rail: Rail): string {
   const how = test.httpStatus === null ? '' : ` (HTTP ${test.httpStatus}, ${test.latencyMs} ms)`;
   const next = rail.status === 'TESTED' ? ` Next: mmp rails activate ${rail.id}` : '';
   return `Rail ${rail.id} passed its test${test.reason ? `: ${test.reason}` : ''}${how}. It is ${rail.status}.${next}`;
+}
+
+/** One line on where a rail stands after a change: its state, service and routing weight. */
+function standing(rail: Rail): string {
+  const service = rail.inService ? 'in service' : 'out of service: no new orders';
+  const payouts = rail.supportsPayout ? ', payouts' : '';
+  const next = rail.status === 'PENDING' ? ` Next: mmp rails test ${rail.id}` : '';
+  return `Rail ${rail.id} is ${rail.status}, ${service} (priority ${rail.priority}${payouts}${rail.endpoint ? `, ${rail.endpoint}` : ''}).${next}`;
 }
 
 // Number('soon') would be sent as null and refused far from its cause; refuse it here, by name.
@@ -143,5 +154,48 @@ export function registerRailCommands(program: Command, ctx: Context): void {
         .provider(options.providerKey)
         .request<Rail>('POST', `/v1/provider/rails/${encodeURIComponent(railId)}/activate`);
       emit(wantsJson(command), rail, () => `Rail ${rail.id} is ${rail.status}.`);
+    });
+
+  const path = (railId: string, action = '') => `/v1/provider/rails/${encodeURIComponent(railId)}${action}`;
+
+  withKey('update', 'Change a rail: priority, endpoint (back to PENDING until tested again), payout support')
+    .argument('<railId>')
+    .option('--priority <n>', 'lower is tried first', integer)
+    .option('--endpoint <url>', 'new HTTPS endpoint of a webhook rail')
+    .option('--supports-payout', 'the rail executes payouts too')
+    .option('--no-supports-payout', 'the rail executes no payouts')
+    .action(
+      async (
+        railId: string,
+        options: { providerKey?: string; priority?: number; endpoint?: string; supportsPayout?: boolean },
+        command: Command,
+      ) => {
+        const { priority, endpoint, supportsPayout } = options;
+        const rail = await ctx
+          .provider(options.providerKey)
+          .request<Rail>('PATCH', path(railId), { body: { priority, endpoint, supportsPayout } });
+        emit(wantsJson(command), rail, () => standing(rail));
+      },
+    );
+
+  for (const [name, action, description] of [
+    ['disable', '/disable', 'Take a rail out of service: no new orders; orders already out finish'],
+    ['enable', '/enable', 'Put a rail back in service'],
+  ] as const) {
+    withKey(name, description)
+      .argument('<railId>')
+      .action(async (railId: string, options: { providerKey?: string }, command: Command) => {
+        const rail = await ctx.provider(options.providerKey).request<Rail>('POST', path(railId, action));
+        emit(wantsJson(command), rail, () => standing(rail));
+      });
+  }
+
+  withKey('delete', 'Delete a rail with no open order (disable it first and let its orders finish)')
+    .argument('<railId>')
+    .action(async (railId: string, options: { providerKey?: string }, command: Command) => {
+      const deleted = await ctx
+        .provider(options.providerKey)
+        .request<{ id: string; deleted: true }>('DELETE', path(railId));
+      emit(wantsJson(command), deleted, () => `Rail ${deleted.id} deleted.`);
     });
 }

@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { Currency, Network, appError, fieldErrors, validationMessage, type FieldError } from '@mmp/protocol';
+import {
+  Currency,
+  Network,
+  ROOT_FIELD,
+  appError,
+  fieldErrors,
+  validationMessage,
+  type FieldError,
+} from '@mmp/protocol';
 import { endpointFailureReason, outboundUrlRefusal } from '@mmp/platform';
 import type { BreakerState } from './breaker.js';
 
@@ -120,10 +128,7 @@ export const RailUpdateInput = z
     endpoint: RailInput.shape.endpoint,
     supportsPayout: z.boolean().optional(),
   })
-  .strict()
-  .refine((update) => Object.keys(update).length > 0, {
-    error: 'give at least one of priority, endpoint, supportsPayout',
-  });
+  .strict();
 export type RailUpdateInput = z.infer<typeof RailUpdateInput>;
 
 /**
@@ -153,6 +158,8 @@ export function parseRailUpdate(
           ? railEndpointRefusal(endpoint, allowLoopback)
           : null;
   if (rule && !fields.some((f) => f.field === 'endpoint')) fields.push({ field: 'endpoint', message: rule });
+  if (result.success && Object.keys(result.data).length === 0)
+    fields.push({ field: ROOT_FIELD, message: 'give at least one of priority, endpoint, supportsPayout' });
   if (!result.success || fields.length > 0)
     throw appError('validation_error', validationMessage(fields), fields);
   return result.data;
