@@ -79,6 +79,22 @@ describe('OpenAPI document', () => {
     }
   });
 
+  it("documents a provider's rail self-service: the change it may send, and each operation's own errors", () => {
+    type Operation = {
+      requestBody?: { content: Record<string, { schema: { properties?: Record<string, unknown> } }> };
+      responses: Record<string, unknown>;
+    };
+    const paths = document.paths as unknown as Record<string, Record<string, Operation>>;
+    const rail = paths['/v1/provider/rails/{railId}']!;
+    const update = rail.patch!.requestBody!.content['application/json']!.schema;
+    expect(Object.keys(update.properties ?? {}).sort()).toEqual(['endpoint', 'priority', 'supportsPayout']);
+    expect(Object.keys(rail.patch!.responses)).toEqual(expect.arrayContaining(['200', '404', '409', '422']));
+    expect(Object.keys(rail.delete!.responses)).toEqual(expect.arrayContaining(['200', '404', '409']));
+    for (const action of ['disable', 'enable'])
+      expect(Object.keys(paths[`/v1/provider/rails/{railId}/${action}`]!.post!.responses)).toContain('404');
+    expect(paths['/v1/admin/providers/{providerId}/rails/{railId}']!.delete).toBeDefined();
+  });
+
   it('types the success answer of every operation', () => {
     type Operation = { responses: Record<string, { content?: Record<string, { schema: object }> }> };
     const paths = document.paths as unknown as Record<string, Record<string, Operation>>;

@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { EnvelopeErrorBody, PUBLISHABLE_SAFE_SCOPES, SCOPES, SimpleErrorBody } from '@mmp/protocol';
+import {
+  EnvelopeErrorBody,
+  PUBLISHABLE_SAFE_SCOPES,
+  SCOPES,
+  SimpleErrorBody,
+  errorCatalog,
+} from '@mmp/protocol';
 import type { DocumentedRoute } from '../routes/route.js';
 import { jsonSchema, type JsonSchema } from './schemas.js';
 
@@ -107,6 +113,8 @@ function operation(route: DocumentedRoute): JsonSchema {
     ...(idempotent ? ['409'] : []),
     // Any body may be too large (413) or not JSON (415).
     ...(WITH_BODY.has(route.method) ? ['413', '415'] : []),
+    // What the operation itself may answer (409 rail_has_open_orders on a DELETE, say).
+    ...(route.errors ?? []).map((code) => String(errorCatalog[code].status)),
   ]);
   for (const status of [...statuses].sort()) {
     responses[status] = {

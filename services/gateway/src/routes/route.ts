@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { HttpOperationContract, Scope } from '@mmp/protocol';
+import type { ErrorCode, HttpOperationContract, Scope } from '@mmp/protocol';
 
 /**
  * How a caller proves who it is:
@@ -38,6 +38,8 @@ export type DocumentedRoute = HttpRoute & {
   scope?: Scope;
   /** Success bodies by status code: documented, and replies are serialised from them. */
   responses?: Readonly<Record<number, z.ZodType>>;
+  /** The error codes the operation answers with, beyond the guard's: documented by status. */
+  errors?: readonly ErrorCode[];
   /** Forward the exact bytes received (signed payloads). */
   rawBody?: boolean;
   /**
@@ -66,6 +68,7 @@ export function documented(route: ForwardedRoute): DocumentedRoute {
     summary: route.summary ?? operation.summary,
     scope: operation.scope,
     responses: operation.responses,
+    errors: operation.errors,
   };
 }
 
