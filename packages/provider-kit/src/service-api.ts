@@ -30,7 +30,7 @@ export type ServiceApiOptions = {
  */
 export async function callServiceApi<T = unknown>(
   options: ServiceApiOptions,
-  method: 'GET' | 'POST',
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
   path: string,
   body?: unknown,
 ): Promise<T> {
