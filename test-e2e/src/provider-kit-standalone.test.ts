@@ -6,9 +6,8 @@ import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, freePort } from '@mmp/platform/testing';
 import { startSystem, type RunningSystem } from './support/system.js';
-import { api } from './support/http.js';
 import { mmpAgainst } from './support/mmp.js';
-import { payOnHostedPage } from './support/shopper.js';
+import { outcomeOf, paySandbox } from './support/sandbox-payments.js';
 
 /**
  * The kit as a provider uses it outside this repository: the guide's commands pack it and
@@ -64,24 +63,10 @@ async function stopAll() {
   }
 }
 
-/** A merchant's sandbox payment paid with the Orange success number: its end and its rail. */
+/** A new shop's sandbox payment paid with the Orange success number, once it ended. */
 async function sandboxPayment() {
   const shop = await system.createProject('Standalone Shop');
-  const merchant = api(system.baseUrl, shop.testSecretKey);
-  const payment = await merchant<{ token: string; paymentUrl: string }>('POST', '/v1/payments', {
-    amount: 5000,
-    description: 'T-shirt',
-  });
-  await payOnHostedPage(system.baseUrl, payment.body, '+237690000001');
-  type Read = { status: string; events: { type: string; railId?: string }[] };
-  const done = await eventually(async () => {
-    const read = await merchant<Read>('GET', `/v1/payments/${payment.body.token}?expand[]=events`);
-    return ['COMPLETED', 'FAILED'].includes(read.body.status) && read.body;
-  }, 30_000);
-  return {
-    status: done.status,
-    railId: done.events.find((event) => event.type === 'routing.decided')?.railId,
-  };
+  return outcomeOf((await paySandbox(system.baseUrl, shop.testSecretKey, '+237690000001')).read);
 }
 
 beforeAll(async () => {
@@ -169,7 +154,7 @@ describe('the provider kit outside this repository', () => {
     expect(await mmpJson(['rails', 'test', rail.id, ...key])).toMatchObject({ status: 'TESTED' });
     expect(await mmpJson(['rails', 'activate', rail.id, ...key])).toMatchObject({ status: 'ACTIVE' });
 
-    expect(await sandboxPayment()).toEqual({ status: 'COMPLETED', railId: rail.id });
+    expect(await sandboxPayment()).toEqual({ status: 'COMPLETED', failureCode: null, railIds: [rail.id] });
     await eventually(async () => /settlement pexec_\S+: HTTP 200/.test(adapter.output()), 5_000);
     await stopAll();
 
@@ -196,7 +181,7 @@ describe('the provider kit outside this repository', () => {
     expect(railId, stdout).toBeTruthy();
     const adapter = await start('npx', ['tsx', 'pull-adapter.ts'], env, 'pulling orders');
 
-    expect(await sandboxPayment()).toEqual({ status: 'COMPLETED', railId });
+    expect(await sandboxPayment()).toEqual({ status: 'COMPLETED', failureCode: null, railIds: [railId] });
     expect(adapter.output()).toMatch(/order pexec_\S+: 5000 XAF ACCEPTED/);
     await eventually(async () => /settlement pexec_\S+: HTTP 200/.test(adapter.output()), 5_000);
     const handedBack = await mmp(['rails', 'disable', railId!, '--provider-key', provider.apiKey]);

@@ -6,6 +6,7 @@ import { startSystem, type RunningSystem } from './support/system.js';
 import { api } from './support/http.js';
 import { mmpAgainst } from './support/mmp.js';
 import { payOnHostedPage } from './support/shopper.js';
+import { outcomeOf, paySandbox } from './support/sandbox-payments.js';
 
 /**
  * The steps of packages/provider-kit/README.md, taken as a provider takes them: `mmp` for the
@@ -182,7 +183,9 @@ describe("a provider wiring its webhook rail with the kit's guide", () => {
 
     // Before the guide's end its rail, at priority 0, takes the sandbox numbers: the example
     // adapter completes the payment the sandbox fails with insufficient_balance.
-    expect(await sandboxOutcome(merchant, '+237690000002')).toMatchObject({
+    expect(
+      await outcomeOf((await paySandbox(system.baseUrl, shop.testSecretKey, '+237690000002')).read),
+    ).toMatchObject({
       status: 'COMPLETED',
       railIds: [railId],
     });
@@ -190,7 +193,7 @@ describe("a provider wiring its webhook rail with the kit's guide", () => {
     const handedBack = await mmp(['rails', 'disable', railId!], asProvider);
     expect(handedBack.stdout).toContain(`Rail ${railId} is ACTIVE, out of service: no new orders`);
     for (const [phone, status, failureCode] of SANDBOX_NUMBERS) {
-      const outcome = await sandboxOutcome(merchant, phone);
+      const outcome = await outcomeOf((await paySandbox(system.baseUrl, shop.testSecretKey, phone)).read);
       expect({ phone, ...outcome }).toMatchObject({ phone, status, failureCode });
       expect(outcome.railIds, phone).not.toContain(railId);
     }
@@ -203,22 +206,3 @@ const SANDBOX_NUMBERS = [
   ['+237670000001', 'COMPLETED', null],
   ['+237690000002', 'FAILED', 'insufficient_balance'],
 ] as const;
-
-/** A merchant's sandbox payment paid with `phone`: how it ended and the rails it was routed to. */
-async function sandboxOutcome(merchant: ReturnType<typeof api>, phone: string) {
-  type Read = { status: string; events: { type: string; railId?: string; failureCode?: string }[] };
-  const payment = await merchant<{ token: string; paymentUrl: string }>('POST', '/v1/payments', {
-    amount: 1000,
-    description: `sandbox number ${phone}`,
-  });
-  await payOnHostedPage(system.baseUrl, payment.body, phone);
-  const done = await eventually(async () => {
-    const read = await merchant<Read>('GET', `/v1/payments/${payment.body.token}?expand[]=events`);
-    return ['COMPLETED', 'FAILED'].includes(read.body.status) && read.body;
-  }, 20_000);
-  return {
-    status: done.status,
-    failureCode: done.events.find((event) => event.type === 'payment.failed')?.failureCode ?? null,
-    railIds: done.events.filter((event) => event.type === 'routing.decided').map((event) => event.railId),
-  };
-}
