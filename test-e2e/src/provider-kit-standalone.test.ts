@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, freePort } from '@mmp/platform/testing';
 import { startSystem, type RunningSystem } from './support/system.js';
-import { mmpAgainst } from './support/mmp.js';
+import { mmpAgainst, webhookRailArgs } from './support/mmp.js';
 import { outcomeOf, paySandbox } from './support/sandbox-payments.js';
 
 /**
@@ -126,23 +126,7 @@ describe('the provider kit outside this repository', () => {
     const provider = (await mmpJson(['provider', 'create', '--name', 'Standalone Webhook'])) as Provider;
     const key = ['--provider-key', provider.apiKey];
     const port = await freePort();
-    const rail = await mmpJson([
-      'rails',
-      'create',
-      ...key,
-      '--transport',
-      'webhook',
-      '--endpoint',
-      `http://127.0.0.1:${port}/`,
-      '--networks',
-      'ORANGE_MONEY',
-      '--countries',
-      'CM',
-      '--currencies',
-      'XAF',
-      '--priority',
-      '0',
-    ]);
+    const rail = await mmpJson(webhookRailArgs(`http://127.0.0.1:${port}/`, provider.apiKey));
     const env = {
       RAIL_SECRET: rail.secret as string,
       PROVIDER_ID: provider.id,

@@ -5,7 +5,7 @@ import { eventually } from '@mmp/platform/testing';
 import { createServiceCallHandler, pushSettlement, type ExecutionOrder } from '@mmp/provider-kit';
 import { startSystem, type RunningSystem } from './support/system.js';
 import { api } from './support/http.js';
-import { mmpAgainst } from './support/mmp.js';
+import { mmpAgainst, webhookRailArgs } from './support/mmp.js';
 import { paySandbox, routedRails } from './support/sandbox-payments.js';
 
 /**
@@ -57,23 +57,7 @@ async function newProvider(name: string): Promise<Provider> {
 /** An ACTIVE webhook sandbox rail at the adapter, ahead of the sandbox provider's (priority 0). */
 async function activeRail(provider: Provider): Promise<Rail> {
   const key = ['--provider-key', provider.apiKey];
-  const rail = (await mmpJson([
-    'rails',
-    'create',
-    ...key,
-    '--transport',
-    'webhook',
-    '--endpoint',
-    adapterUrl,
-    '--networks',
-    'ORANGE_MONEY',
-    '--countries',
-    'CM',
-    '--currencies',
-    'XAF',
-    '--priority',
-    '0',
-  ])) as Rail;
+  const rail = (await mmpJson(webhookRailArgs(adapterUrl, provider.apiKey))) as Rail;
   railSecret = rail.secret!;
   expect(await mmpJson(['rails', 'test', rail.id, ...key])).toMatchObject({ status: 'TESTED' });
   expect(await mmpJson(['rails', 'activate', rail.id, ...key])).toMatchObject({ status: 'ACTIVE' });

@@ -39,3 +39,15 @@ export function mmpAgainst(system: () => { baseUrl: string; adminToken: string }
 
   return { mmp, mmpJson };
 }
+
+/**
+ * `mmp rails create` of a sandbox webhook rail at `endpoint` serving Orange Money in CM
+ * (XAF), at priority 0: ahead of the sandbox provider's rail, so it gets the sandbox orders.
+ */
+export function webhookRailArgs(endpoint: string, providerKey: string): string[] {
+  return [
+    ...['rails', 'create', '--provider-key', providerKey, '--transport', 'webhook'],
+    ...['--endpoint', endpoint, '--networks', 'ORANGE_MONEY', '--countries', 'CM'],
+    ...['--currencies', 'XAF', '--priority', '0'],
+  ];
+}
