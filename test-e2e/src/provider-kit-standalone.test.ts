@@ -33,9 +33,13 @@ function blocks(lang: string): string[] {
   return [...guide.matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1]!);
 }
 
-/** A shell line of the guide, run where the guide runs it; its fixed `/tmp` is this test's folder. */
+/**
+ * A shell line of the guide, run where the guide runs it; its fixed `/tmp` is this test's
+ * folder. npm answers from its cache when it can, so a repeated run barely needs the registry.
+ */
 async function shell(line: string, cwd: string) {
-  await run('sh', ['-c', line.replaceAll('/tmp', packed)], { cwd, env: process.env, timeout: 180_000 });
+  const env = { ...process.env, npm_config_prefer_offline: 'true', npm_config_audit: 'false' };
+  await run('sh', ['-c', line.replaceAll('/tmp', packed)], { cwd, env, timeout: 180_000 });
 }
 
 /** A long-running command of the project (its own process group, so it stops whole). */
