@@ -22,6 +22,7 @@ import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import {
   createServiceCallHandler,
+  isCertificationFailureNumber,
   pushSettlement,
   type ExecutionOrder,
   type HandlerAnswer,
@@ -70,7 +71,8 @@ export async function startExampleAdapter(options: AdapterOptions) {
         transaction_ref: order.transaction_ref,
         amount: order.amount,
         currency: order.currency,
-        status: 'COMPLETED',
+        // Certification's failure numbers settle FAILED (case 2); every other order COMPLETED.
+        status: 'msisdn' in order.payee && isCertificationFailureNumber(order.payee.msisdn) ? 'FAILED' : 'COMPLETED',
         network: order.network,
         settled_at: new Date().toISOString(),
       },

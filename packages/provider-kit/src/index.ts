@@ -6,3 +6,4 @@ export { signSettlement, pushSettlement, type PushResult, type SignedSettlement 
 export { createPullClient, type PullClient } from './pull-client.js';
 export { callServiceApi, ServiceCallError, type ServiceApiOptions } from './service-api.js';
 export type { ExecutionOrder, HealthCheck, OrderAck, PullOrder, SettlementEvent } from '@mmp/protocol';
+export { CERTIFICATION_NUMBERS, isCertificationFailureNumber } from '@mmp/protocol';

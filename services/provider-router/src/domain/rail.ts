@@ -112,6 +112,7 @@ export function statusAfterTest(status: RailStatus, ok: boolean): RailStatus {
 /** Why a rail may not be activated now, or null when it may. */
 export function activationRefusal(
   rail: Pick<Rail, 'status' | 'environment' | 'certified' | 'lastTest'>,
+  uncertified: readonly string[] = [],
 ): string | null {
   if (rail.status === 'PENDING') {
     const last = rail.lastTest
@@ -120,7 +121,8 @@ export function activationRefusal(
     return `A rail must pass its test (state TESTED) before activation.${last}`;
   }
   if (rail.environment === 'live' && !rail.certified) {
-    return 'A live rail needs a passing certification (CERTIFIED badge) before activation; run the certification first.';
+    const channels = uncertified.length ? ` Not certified: ${uncertified.join(', ')}.` : '';
+    return `A live rail needs a passing certification (CERTIFIED badge) on every channel it serves before activation; run the certification on a sandbox rail of the channel first.${channels}`;
   }
   return null;
 }

@@ -1,4 +1,4 @@
-import type { ExecutionOrder } from '@mmp/protocol';
+import { isCertificationFailureNumber, type ExecutionOrder } from '@mmp/protocol';
 
 /**
  * The sandbox's simulated wallets: the test numbers of ARCHITECTURE.md. What happens to an
@@ -35,6 +35,9 @@ export function planFor(order: Pick<ExecutionOrder, 'payee'>, otherDelayMs: numb
     case TEST_NUMBERS.noConfirmation:
       return { ack: 'ACCEPTED', settlement: null };
     default:
+      // Certification's case 2: accepted, then a FAILED SettlementEvent.
+      if (msisdn && isCertificationFailureNumber(msisdn))
+        return { ack: 'ACCEPTED', settlement: 'FAILED', delayMs: QUICK_MS };
       return { ack: 'ACCEPTED', settlement: 'COMPLETED', delayMs: otherDelayMs };
   }
 }
