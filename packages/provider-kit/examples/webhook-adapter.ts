@@ -72,7 +72,10 @@ export async function startExampleAdapter(options: AdapterOptions) {
         amount: order.amount,
         currency: order.currency,
         // Certification's failure numbers settle FAILED (case 2); every other order COMPLETED.
-        status: 'msisdn' in order.payee && isCertificationFailureNumber(order.payee.msisdn) ? 'FAILED' : 'COMPLETED',
+        status:
+          'msisdn' in order.payee && isCertificationFailureNumber(order.payee.msisdn)
+            ? 'FAILED'
+            : 'COMPLETED',
         network: order.network,
         settled_at: new Date().toISOString(),
       },

@@ -27,7 +27,8 @@ export const certificationApi = {
     name: 'runs.get',
     responses: { 200: CertificationRunView },
     errors: ['resource_not_found'],
-    summary: 'A certification run with each case: expected, observed, pass or fail, latency, exchanged messages',
+    summary:
+      'A certification run with each case: expected, observed, pass or fail, latency, exchanged messages',
   }),
   rerunCase: portalRoute({
     name: 'runs.rerun-case',
@@ -101,7 +102,8 @@ export const certificationEvents = {
     data: ChannelBadgeData,
     producer: 'certification-runner',
     consumers: ['provider-router'],
-    summary: "Every case of a full run passed: the channel carries the CERTIFIED badge (routing prefers it, live rails on it may activate)",
+    summary:
+      'Every case of a full run passed: the channel carries the CERTIFIED badge (routing prefers it, live rails on it may activate)',
   }),
   channelUncertified: defineEvent({
     type: 'certification.channel-uncertified',

@@ -124,7 +124,10 @@ export type CertificationRunView = z.infer<typeof CertificationRunView>;
 export const StartRunInput = z
   .object({
     network: Network.optional(),
-    country: z.string().regex(/^[A-Z]{2}$/, 'country must be an ISO 3166-1 alpha-2 code').optional(),
+    country: z
+      .string()
+      .regex(/^[A-Z]{2}$/, 'country must be an ISO 3166-1 alpha-2 code')
+      .optional(),
     currency: Currency.optional(),
   })
   .strict();

@@ -14,7 +14,8 @@ export const ROUTER_EVENTS = [paymentEvents.initiated, ...DELIVERY_EVENTS, ...CH
 export function routerEventHandler(deps: RouterDeps) {
   return async (event: ReceivedEvent<(typeof ROUTER_EVENTS)[number]>) => {
     if (event.type === 'payment.initiated') await routePayment(deps, event.data);
-    else if (event.type === 'certification.channel-certified') await applyChannelBadge(deps, true, event.data);
+    else if (event.type === 'certification.channel-certified')
+      await applyChannelBadge(deps, true, event.data);
     else if (event.type === 'certification.channel-uncertified')
       await applyChannelBadge(deps, false, event.data);
     else await applyDeliveryOutcome(deps, event.type, event.data, event.id);

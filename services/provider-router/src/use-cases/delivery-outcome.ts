@@ -156,6 +156,7 @@ export async function applyDeliveryOutcome(
     fail(deps, order, code, { at: now, railId: data.railId, action: 'failed', reason }, classification);
   if (payerCode) return failed(payerCode, `${why}; payer error, no failover`);
   if (type === 'delivery.expired') return failed('provider_timeout', `${why}; order expired`);
-  if (order.certification) return failed(exhaustedCode(classification), `${why}; certification order, no failover`);
+  if (order.certification)
+    return failed(exhaustedCode(classification), `${why}; certification order, no failover`);
   await failOver(deps, order, data, why, now);
 }

@@ -89,7 +89,10 @@ export async function rollRailSecret(deps: RouterDeps, rail: Rail): Promise<{ ra
 export async function activateRail(deps: RouterDeps, rail: Rail): Promise<Rail> {
   if (rail.status === 'ACTIVE') return rail;
   const missing = uncertifiedChannels(rail, await certifiedChannelIds(deps.db, rail.providerId));
-  const refusal = activationRefusal({ ...rail, certified: missing.length === 0 }, missing.map(describeChannel));
+  const refusal = activationRefusal(
+    { ...rail, certified: missing.length === 0 },
+    missing.map(describeChannel),
+  );
   if (refusal) throw appError('invalid_state', refusal);
   const updated = await markActive(deps.db, rail._id, isoNow(deps));
   if (!updated) throw appError('invalid_state', 'The rail changed state meanwhile; read it and try again.');
