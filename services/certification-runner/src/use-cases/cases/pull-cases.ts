@@ -1,0 +1,110 @@
+import { deliveryOperations, newProviderApiKey, type OrderAck } from '@mmp/protocol';
+import { exchange } from '../../domain/redact.js';
+import type { CaseOutcome } from '../../domain/run.js';
+import {
+  describeAnswer,
+  describeOrder,
+  getApi,
+  orderPayload,
+  placeOrder,
+  waitForOrder,
+  type CaseContext,
+} from './context.js';
+import { settleOrder } from './settlement-cases.js';
+
+/**
+ * Pull rails have no endpoint the runner can sign a call to or put a relay in front of:
+ * what replaces cases 8 to 12 is in docs/decisions.md (Certification).
+ */
+
+/** Pull case 8: the adapter pulls the order and acks it ACCEPTED with the exact key (the ack route refuses any other echo). */
+export async function pulledOrderAcked(ctx: CaseContext): Promise<CaseOutcome> {
+  const { status, exchanges } = await ctx.settledOrder();
+  const accepted = status.status === 'ACCEPTED' && status.lastClassification === 'ACCEPTED';
+  return { passed: accepted, observed: describeOrder(status), exchanges };
+}
+
+/** An ack of a certification order the adapter did not send, judged by the pull route's rules. */
+async function probeAck(ctx: CaseContext, label: string, orderKey: string, ack: OrderAck) {
+  const answer = await ctx.deps.bus.request(deliveryOperations.certificationAck, {
+    providerId: ctx.run.providerId,
+    orderKey,
+    ack,
+  });
+  const message = exchange(
+    label,
+    {
+      method: 'POST',
+      url: `${ctx.deps.config.apiBase}/provider/orders/${orderKey}/ack`,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(ack),
+    },
+    { status: answer.status, headers: {}, body: JSON.stringify(answer.body) },
+  );
+  return { status: answer.status, message };
+}
+
+/** Pull case 9: an ack echoing another key is refused (422) and the order is not taken by it. */
+export async function pullEchoMismatchRefused(ctx: CaseContext): Promise<CaseOutcome> {
+  const { order, status, exchanges } = await ctx.settledOrder();
+  const key = order.idempotency_key;
+  const probe = await probeAck(ctx, 'ack echoing another idempotency_key', key, {
+    type: 'payment.ack',
+    idempotency_key: `${key}_other`,
+    status: 'ACCEPTED',
+  });
+  return {
+    passed: probe.status === 422,
+    observed: `HTTP ${probe.status}; ${describeOrder(status)}`,
+    exchanges: [...exchanges, probe.message],
+  };
+}
+
+/**
+ * Pull case 10: once the adapter acked, a different answer for the same key fails
+ * explicitly (409), and the adapter executed the key once.
+ */
+export async function pullSecondAnswerRefused(ctx: CaseContext): Promise<CaseOutcome> {
+  const settled = await settleOrder(ctx, { tag: 'case10' });
+  const key = settled.order.idempotency_key;
+  const probe = await probeAck(ctx, 'a second, different ack of the same key', key, {
+    type: 'payment.ack',
+    idempotency_key: key,
+    status: 'REJECTED',
+    reason: 'certification probe',
+  });
+  const duplicates = settled.status.settlement?.duplicatesRefused ?? 0;
+  return {
+    passed: settled.status.status === 'ACCEPTED' && probe.status === 409 && duplicates === 0,
+    observed: `HTTP ${probe.status}; ${describeOrder(settled.status)}; ${duplicates === 0 ? 'executed once' : `executed again: ${duplicates} repeated settlement(s)`}`,
+    exchanges: [...settled.exchanges, probe.message],
+  };
+}
+
+/** Pull case 11: an order left unpulled past expires_at fails with an explicit EXPIRED. */
+export async function unpulledOrderExpires(ctx: CaseContext): Promise<CaseOutcome> {
+  const order = orderPayload(ctx, { tag: 'case11' });
+  const sent = await placeOrder(ctx, order, { expiresInMs: 0 });
+  const status = await waitForOrder(
+    ctx,
+    order.idempotency_key,
+    (current) => current.status === 'FAILED',
+    ctx.deps.config.deliveryWaitMs,
+  );
+  return {
+    passed: status.status === 'FAILED' && status.lastClassification === 'EXPIRED',
+    observed: `${describeOrder(status)}; ${status.reason ?? ''}`,
+    exchanges: [sent],
+  };
+}
+
+/** Pull case 12: fetching orders with a key that is not (or no longer) the provider's is refused with 401. */
+export async function revokedKeyRefused(ctx: CaseContext): Promise<CaseOutcome> {
+  const answer = await getApi(
+    ctx,
+    'GET /provider/orders with a revoked key',
+    '/provider/orders',
+    newProviderApiKey(),
+  );
+  return { passed: answer.status === 401, observed: describeAnswer(answer), exchanges: [answer.message] };
+}
