@@ -96,6 +96,7 @@ export const certificationRunnerService: ServiceDefinition<Env> = {
       operation(certificationApi.get, portal.get),
       operation(certificationApi.rerunCase, portal.rerunCase),
       operation(certificationApi.report, portal.report),
+      operation(certificationApi.junit, portal.junit),
     );
   },
 };

@@ -40,9 +40,15 @@ export const certificationApi = {
   report: portalRoute({
     name: 'runs.report',
     responses: { 200: CertificationRunView },
-    errors: ['validation_error', 'resource_not_found'],
+    errors: ['resource_not_found'],
+    summary: 'The run as a JSON report (the CertificationRun schema), for a CI to gate on',
+  }),
+  junit: portalRoute({
+    name: 'runs.junit',
+    responses: { 200: z.string().describe('JUnit XML (application/xml)') },
+    errors: ['resource_not_found'],
     summary:
-      'The run as a report: JSON (the CertificationRun schema) or, with format=junit, JUnit XML (one testcase per case) for a CI to gate on',
+      'The run as JUnit XML: one testsuite, one testcase per case, a failure with expected and observed for each failed case',
   }),
 };
 

@@ -38,15 +38,11 @@ export function portalHandlers(deps: RunnerDeps): { [K in keyof Api]: OperationH
       const run = await rerunCase(deps, await runOf(request, actor), request.params.case);
       return { status: 202, body: await view(run) };
     },
-    report: async (request, { actor }) => {
-      const format = request.query.format ?? 'json';
-      if (format !== 'json' && format !== 'junit')
-        throw appError('validation_error', 'format must be json or junit.', [
-          { field: 'format', message: 'must be json or junit' },
-        ]);
-      const run = await view(await runOf(request, actor));
-      if (format === 'json') return { status: 200, body: run };
-      return { status: 200, body: junitReport(run), contentType: 'application/xml; charset=utf-8' };
-    },
+    report: async (request, { actor }) => ({ status: 200, body: await view(await runOf(request, actor)) }),
+    junit: async (request, { actor }) => ({
+      status: 200,
+      body: junitReport(await view(await runOf(request, actor))),
+      contentType: 'application/xml; charset=utf-8',
+    }),
   };
 }

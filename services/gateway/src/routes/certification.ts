@@ -22,8 +22,6 @@ export const certificationRoutes: ForwardedRoute[] = [
   provider('POST', `${runs}/cases/:case/rerun`, api.rerunCase, {
     params: runParams.extend({ case: z.string() }),
   }),
-  provider('GET', `${runs}/report`, api.report, {
-    params: runParams,
-    query: z.object({ format: z.enum(['json', 'junit']).optional() }),
-  }),
+  provider('GET', `${runs}/report`, api.report, { params: runParams }),
+  provider('GET', `${runs}/junit`, api.junit, { params: runParams }),
 ];

@@ -28,9 +28,29 @@ export function channelsOf(rail: Pick<Rail, 'networks' | 'countries' | 'currenci
   );
 }
 
-/** A rail carries the badge when every channel it serves is certified for its provider. */
-export function railIsCertified(rail: Rail, certifiedIds: ReadonlySet<string>): boolean {
-  return channelsOf(rail).every((channel) => certifiedIds.has(channelBadgeId(rail.providerId, channel)));
+/** The rail's badge: its certified channels, and whether that is every channel it serves. */
+export function railBadge(
+  rail: Pick<Rail, 'providerId' | 'networks' | 'countries' | 'currencies'>,
+  certifiedIds: ReadonlySet<string>,
+): { certified: boolean; certifiedChannels: Channel[] } {
+  const channels = channelsOf(rail);
+  const certifiedChannels = channels.filter((channel) =>
+    certifiedIds.has(channelBadgeId(rail.providerId, channel)),
+  );
+  return { certified: certifiedChannels.length === channels.length, certifiedChannels };
+}
+
+/** Whether the rail's channel for an order carries the badge: routing prefers it. */
+export function certifiedFor(
+  rail: Pick<Rail, 'certifiedChannels'>,
+  channel: { network: string; country: string; currency: string },
+): boolean {
+  return (rail.certifiedChannels ?? []).some(
+    (entry) =>
+      entry.network === channel.network &&
+      entry.country === channel.country &&
+      entry.currency === channel.currency,
+  );
 }
 
 /** The channels of a rail still missing the badge, for a refused live activation. */

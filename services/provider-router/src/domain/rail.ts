@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { Currency, Network, appError, fieldErrors, validationMessage, type FieldError } from '@mmp/protocol';
+import {
+  Currency,
+  Network,
+  appError,
+  type Channel,
+  fieldErrors,
+  validationMessage,
+  type FieldError,
+} from '@mmp/protocol';
 import { endpointFailureReason, outboundUrlRefusal } from '@mmp/platform';
 import type { BreakerState } from './breaker.js';
 
@@ -31,7 +39,10 @@ export type Rail = {
   environment: RailEnvironment;
   priority: number;
   status: RailStatus;
+  /** Every channel the rail serves is certified. */
   certified: boolean;
+  /** The rail's channels that carry the badge; absent on rails stored before certification existed. */
+  certifiedChannels?: Channel[];
   lastTest: RailTestResult | null;
   breaker: BreakerState;
   /** Bumped on every breaker write: the compare-and-set guard of breaker updates. */
@@ -143,6 +154,7 @@ export function railView(rail: Rail) {
     priority: rail.priority,
     status: rail.status,
     certified: rail.certified,
+    certifiedChannels: rail.certifiedChannels ?? [],
     lastTest: rail.lastTest,
     createdAt: rail.createdAt,
     updatedAt: rail.updatedAt,

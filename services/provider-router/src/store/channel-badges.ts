@@ -2,6 +2,20 @@ import { DuplicateKeyError } from '@mmp/platform';
 import type { ChannelBadge } from '../domain/certification.js';
 import type { RouterDb } from './db.js';
 
+/** Certified channels by provider: of one provider, or of all. */
+export async function certifiedChannelsByProvider(
+  db: RouterDb,
+  providerId?: string,
+): Promise<Map<string, ChannelBadge['channel'][]>> {
+  const badges = await db.channelBadges.find(
+    providerId ? { providerId, certified: true } : { certified: true },
+  );
+  const byProvider = new Map<string, ChannelBadge['channel'][]>();
+  for (const badge of badges)
+    byProvider.set(badge.providerId, [...(byProvider.get(badge.providerId) ?? []), badge.channel]);
+  return byProvider;
+}
+
 /** The ids of a provider's certified channels. */
 export async function certifiedChannelIds(db: RouterDb, providerId: string): Promise<Set<string>> {
   const badges = await db.channelBadges.find({ providerId, certified: true });

@@ -80,6 +80,11 @@ export async function updateBreaker(
 }
 
 /** The badge a rail shows, kept in step with its channels' badges. */
-export function setRailCertified(db: RouterDb, railId: string, certified: boolean, at: string) {
-  return db.rails.findOneAndUpdate({ _id: railId }, { $set: { certified, updatedAt: at } });
+export function setRailCertified(
+  db: RouterDb,
+  railId: string,
+  badge: Pick<Rail, 'certified' | 'certifiedChannels'>,
+  at: string,
+) {
+  return db.rails.findOneAndUpdate({ _id: railId }, { $set: { ...badge, updatedAt: at } });
 }

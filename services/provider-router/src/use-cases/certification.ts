@@ -7,7 +7,7 @@ import {
   type CertificationTarget,
   type ChannelBadgeData,
 } from '@mmp/protocol';
-import { channelBadgeId, railIsCertified } from '../domain/certification.js';
+import { channelBadgeId, railBadge } from '../domain/certification.js';
 import type { Order } from '../domain/order.js';
 import { orderCreatedEvent } from '../domain/order-events.js';
 import { certifiedChannelIds, recordChannelBadge } from '../store/channel-badges.js';
@@ -119,8 +119,9 @@ export async function certificationOrderStatus(
 export async function refreshRailBadges(deps: RouterDeps, providerId: string): Promise<void> {
   const certified = await certifiedChannelIds(deps.db, providerId);
   for (const rail of await listProviderRails(deps.db, providerId)) {
-    const badge = railIsCertified(rail, certified);
-    if (badge !== rail.certified) await setRailCertified(deps.db, rail._id, badge, isoNow(deps));
+    const badge = railBadge(rail, certified);
+    if (JSON.stringify(badge.certifiedChannels) !== JSON.stringify(rail.certifiedChannels ?? []))
+      await setRailCertified(deps.db, rail._id, badge, isoNow(deps));
   }
 }
 

@@ -11,7 +11,7 @@ import {
   type Rail,
   type RailTestResult,
 } from '../domain/rail.js';
-import { describeChannel, railIsCertified, uncertifiedChannels } from '../domain/certification.js';
+import { describeChannel, railBadge, uncertifiedChannels } from '../domain/certification.js';
 import { certifiedChannelIds } from '../store/channel-badges.js';
 import { findProvider } from '../store/providers.js';
 import {
@@ -67,7 +67,7 @@ export async function createRail(
     updatedAt: now,
   };
   // A rail on channels certified already (a live rail after its sandbox run) carries the badge at once.
-  rail.certified = railIsCertified(rail, await certifiedChannelIds(deps.db, provider._id));
+  Object.assign(rail, railBadge(rail, await certifiedChannelIds(deps.db, provider._id)));
   await insertRail(deps.db, rail);
   return { rail, secret };
 }
