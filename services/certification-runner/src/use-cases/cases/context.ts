@@ -129,9 +129,13 @@ export async function waitForOrder(
   }
 }
 
-/** Settled (any final status), or failed before acceptance: nothing more will come. */
+/**
+ * Accepted and settled (any final status), or failed: nothing more will come. A quick
+ * adapter's settlement may land before delivery's outcome: both are waited for.
+ */
 export function isSettledOrFailed(status: CertificationOrderStatus): boolean {
-  return (status.settlement !== null && status.settlement.status !== 'PENDING') || status.status === 'FAILED';
+  const settled = status.settlement !== null && status.settlement.status !== 'PENDING';
+  return status.status === 'FAILED' || (status.status === 'ACCEPTED' && settled);
 }
 
 /** The adapter's own settlement as evidence, as the ingestion route received it. */

@@ -48,10 +48,17 @@ export async function validCompletedSettlement(ctx: CaseContext): Promise<CaseOu
   return { passed, observed: describeOrder(status), exchanges };
 }
 
-/** Case 2: the failure number's order settles FAILED, and the transaction is failed, never completed. */
+/**
+ * Case 2: the failure number's order, accepted, settles FAILED: the transaction is failed,
+ * never completed. Cases 1 to 3 need an order the adapter accepted (with its key echoed).
+ */
 export async function failedSettlement(ctx: CaseContext): Promise<CaseOutcome> {
   const { status, exchanges } = await settleOrder(ctx, { payee: 'failure', tag: 'case2' });
-  return { passed: status.settlement?.status === 'FAILED', observed: describeOrder(status), exchanges };
+  return {
+    passed: status.status === 'ACCEPTED' && status.settlement?.status === 'FAILED',
+    observed: describeOrder(status),
+    exchanges,
+  };
 }
 
 /**
@@ -83,7 +90,10 @@ function baseEvent(settled: {
 export async function majorUnitAmount(ctx: CaseContext): Promise<CaseOutcome> {
   const settled = await settleOrder(ctx, { amount: '150.00', tag: 'case3' });
   const { settlement } = settled.status;
-  const accepted = settlement?.status === 'COMPLETED' && amountsEqual(settlement.amount, 150);
+  const accepted =
+    settled.status.status === 'ACCEPTED' &&
+    settlement?.status === 'COMPLETED' &&
+    amountsEqual(settlement.amount, 150);
   const cents = JSON.stringify({
     ...baseEvent(settled),
     idempotency_key: `${settled.order.idempotency_key}_cents`,

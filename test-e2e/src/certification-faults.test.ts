@@ -1,0 +1,142 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, freePort } from '@mmp/platform/testing';
+import { api } from './support/http.js';
+import { startFaultyAdapter, type Fault } from './support/faulty-adapter.js';
+import { startSystem, type RunningSystem } from './support/system.js';
+
+/**
+ * Issue 13's faulty adapters: each fails the certification case(s) naming its fault and no
+ * other, against the real system. And the badge both ways: a passing full run certifies the
+ * channel, a later failing one on the same channel takes the badge away.
+ */
+let system: RunningSystem;
+const closers: (() => Promise<void>)[] = [];
+
+beforeAll(async () => {
+  system = await startSystem({
+    external: ['sandbox-provider'],
+    env: {
+      DELIVERY_TIMEOUT_MS: '1500',
+      DELIVERY_BACKOFF_MS: '100',
+      DELIVERY_MAX_ATTEMPTS: '2',
+      ORDER_EXPIRY_INTERVAL_MS: '300',
+      CERTIFICATION_SETTLEMENT_WAIT_MS: '4000',
+      CERTIFICATION_DELIVERY_WAIT_MS: '15000',
+      CERTIFICATION_DUPLICATE_GRACE_MS: '500',
+    },
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all(closers.map((close) => close()));
+  await system?.stop();
+});
+
+type RunView = {
+  id: string;
+  status: string;
+  badge: string | null;
+  cases: { number: number; status: string; observed: string | null }[];
+};
+
+/** A provider with a tested sandbox webhook rail served by an adapter with `fault`. */
+async function providerWith(fault: Fault | 'none') {
+  const provider = await system.admin<{ id: string; apiKey: string; signingSecret: string }>(
+    'POST',
+    '/v1/admin/providers',
+    { name: `Faulty ${fault}` },
+  );
+  const portal = api(system.baseUrl, provider.apiKey);
+  const port = await freePort();
+  const rail = await portal<{ id: string; secret: string }>('POST', '/v1/provider/rails', {
+    transport: 'webhook',
+    endpoint: `http://127.0.0.1:${port}/`,
+    environment: 'sandbox',
+    networks: ['MTN_MOMO'],
+    countries: ['CM'],
+    currencies: ['XAF'],
+  });
+  expect(rail.status).toBe(201);
+  const serve = async (serving: Fault | 'none') => {
+    const adapter = await startFaultyAdapter({
+      fault: serving,
+      railSecret: rail.body.secret,
+      providerId: provider.id,
+      signingSecret: provider.signingSecret,
+      serviceUrl: system.baseUrl,
+      port,
+    });
+    closers.push(adapter.close);
+    return adapter;
+  };
+  const adapter = await serve(fault);
+  expect((await portal('POST', `/v1/provider/rails/${rail.body.id}/test`)).body).toMatchObject({
+    status: 'TESTED',
+  });
+  return { portal, rail: rail.body, adapter, serve };
+}
+
+async function certify(portal: ReturnType<typeof api>, railId: string): Promise<RunView> {
+  const started = await portal<RunView>('POST', `/v1/provider/rails/${railId}/certification-runs`);
+  expect(started.status).toBe(202);
+  return eventually(async () => {
+    const { body } = await portal<RunView>('GET', `/v1/provider/certification-runs/${started.body.id}`);
+    return body.status === 'RUNNING' ? undefined : body;
+  }, 60_000);
+}
+
+const failed = (run: RunView) =>
+  run.cases.filter((entry) => entry.status === 'FAILED').map((entry) => entry.number);
+
+const EXPECTED: Record<Fault, number[]> = {
+  'accepts-wrong-signature': [12],
+  'settles-in-cents': [3],
+  'executes-repeated-key-twice': [10, 11],
+  // Cases 2 and 3 need the adapter's settlements too; the ingestion cases do not.
+  'never-settles': [1, 2, 3],
+  // 8, and every case that needs an order accepted with its own key.
+  'echoes-another-key': [1, 2, 3, 8, 10, 11],
+};
+
+describe('deliberately faulty adapters', () => {
+  it('each fails exactly the case(s) naming its fault', async () => {
+    const runs = await Promise.all(
+      (Object.keys(EXPECTED) as Fault[]).map(async (fault) => {
+        const { portal, rail } = await providerWith(fault);
+        return { fault, run: await certify(portal, rail.id) };
+      }),
+    );
+    for (const { fault, run } of runs) {
+      const observed = run.cases
+        .map((entry) => `${entry.number} ${entry.status}: ${entry.observed}`)
+        .join('\n');
+      expect(failed(run), `${fault}\n${observed}`).toEqual(EXPECTED[fault]);
+      expect(run).toMatchObject({ status: 'FAILED', badge: 'UNCERTIFIED' });
+    }
+  }, 120_000);
+});
+
+describe('the badge both ways', () => {
+  it('a passing full run certifies the channel; a later failing one takes the badge away', async () => {
+    const { portal, rail, adapter, serve } = await providerWith('none');
+    const passing = await certify(portal, rail.id);
+    expect(failed(passing)).toEqual([]);
+    expect(passing).toMatchObject({ status: 'PASSED', badge: 'CERTIFIED' });
+    await eventually(
+      async () =>
+        (await portal<{ certified: boolean }>('GET', `/v1/provider/rails/${rail.id}`)).body.certified,
+      10_000,
+    );
+
+    await adapter.close();
+    await serve('accepts-wrong-signature');
+    const failing = await certify(portal, rail.id);
+    expect(failed(failing)).toEqual([12]);
+    expect(failing.badge).toBe('UNCERTIFIED');
+    await eventually(
+      async () =>
+        !(await portal<{ certified: boolean }>('GET', `/v1/provider/rails/${rail.id}`)).body.certified,
+      10_000,
+    );
+  }, 120_000);
+});
