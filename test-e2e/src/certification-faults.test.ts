@@ -1,7 +1,12 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, freePort } from '@mmp/platform/testing';
 import { api } from './support/http.js';
 import { startFaultyAdapter, type Fault } from './support/faulty-adapter.js';
+import { mmpAgainst } from './support/mmp.js';
 import { startSystem, type RunningSystem } from './support/system.js';
 
 /**
@@ -10,6 +15,7 @@ import { startSystem, type RunningSystem } from './support/system.js';
  * channel, a later failing one on the same channel takes the badge away.
  */
 let system: RunningSystem;
+const { mmp } = mmpAgainst(() => system);
 const closers: (() => Promise<void>)[] = [];
 
 beforeAll(async () => {
@@ -73,7 +79,7 @@ async function providerWith(fault: Fault | 'none') {
   expect((await portal('POST', `/v1/provider/rails/${rail.body.id}/test`)).body).toMatchObject({
     status: 'TESTED',
   });
-  return { portal, rail: rail.body, adapter, serve };
+  return { provider, portal, rail: rail.body, adapter, serve };
 }
 
 async function certify(portal: ReturnType<typeof api>, railId: string): Promise<RunView> {
@@ -138,5 +144,51 @@ describe('the badge both ways', () => {
         !(await portal<{ certified: boolean }>('GET', `/v1/provider/rails/${rail.id}`)).body.certified,
       10_000,
     );
+  }, 120_000);
+});
+
+describe('mmp certify', () => {
+  it('prints a line per case and a summary, exits 0 only on a pass, re-runs one case, writes JUnit', async () => {
+    const good = await providerWith('none');
+    const asProvider = { MMP_PROVIDER_KEY: good.provider.apiKey };
+    const passed = await mmp(['certify', good.rail.id], asProvider);
+    expect(passed.code, passed.stderr).toBe(0);
+    const lines = passed.stdout.split('\n');
+    expect(lines.filter((line) => /^case +\d+ +PASSED /.test(line))).toHaveLength(12);
+    expect(passed.stdout).toMatch(/PASSED: 12\/12 cases passed/);
+    expect(passed.stdout).toContain('is CERTIFIED');
+
+    const dir = mkdtempSync(join(tmpdir(), 'mmp-junit-'));
+    try {
+      const file = join(dir, 'certification.xml');
+      const single = await mmp(
+        ['certify', good.rail.id, '--provider', good.provider.id, '--case', '12', '--json', '--junit', file],
+        { MMP_PROVIDER_KEY: '' },
+      );
+      expect(single.code, single.stderr).toBe(0);
+      expect(JSON.parse(single.stdout)).toMatchObject({ kind: 'single', status: 'PASSED', badge: null });
+      const xml = readFileSync(file, 'utf8');
+      expect(XMLValidator.validate(xml)).toBe(true);
+      const parsed = new XMLParser({ ignoreAttributes: false }).parse(xml) as {
+        testsuites: { testsuite: { '@_tests': string; '@_failures': string } };
+      };
+      expect(parsed.testsuites.testsuite).toMatchObject({ '@_tests': '1', '@_failures': '0' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+
+    const faulty = await providerWith('accepts-wrong-signature');
+    const failing = await mmp(['certify', faulty.rail.id, '--json'], {
+      MMP_PROVIDER_KEY: faulty.provider.apiKey,
+    });
+    expect(failing.code).toBe(1);
+    const run = JSON.parse(failing.stdout) as RunView;
+    expect(failed(run)).toEqual([12]);
+
+    const unknown = await mmp(['certify', 'rail_unknown'], asProvider);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('resource_not_found');
+    const badCase = await mmp(['certify', good.rail.id, '--case', '99'], asProvider);
+    expect(badCase.code).not.toBe(0);
   }, 120_000);
 });
