@@ -192,3 +192,90 @@ describe('mmp certify', () => {
     expect(badCase.code).not.toBe(0);
   }, 120_000);
 });
+
+describe('certification refusals', () => {
+  it('answers bad starts, unknown and foreign rails and runs, and bad case numbers with their documented errors', async () => {
+    const mine = await providerWith('none');
+    const other = await providerWith('none');
+    const started = await mine.portal<RunView>(
+      'POST',
+      `/v1/provider/rails/${mine.rail.id}/certification-runs`,
+    );
+    expect(started.status).toBe(202);
+    const code = (response: { status: number; body: unknown }) => [
+      response.status,
+      (response.body as { error?: { code?: string } }).error?.code,
+    ];
+
+    expect(code(await mine.portal('POST', '/v1/provider/rails/rail_unknown/certification-runs'))).toEqual([
+      404,
+      'resource_not_found',
+    ]);
+    expect(code(await mine.portal('POST', `/v1/provider/rails/${other.rail.id}/certification-runs`))).toEqual(
+      [404, 'resource_not_found'],
+    );
+    expect(code(await mine.portal('GET', `/v1/provider/rails/${other.rail.id}/certification-runs`))).toEqual([
+      404,
+      'resource_not_found',
+    ]);
+    expect(code(await other.portal('GET', `/v1/provider/certification-runs/${started.body.id}`))).toEqual([
+      404,
+      'resource_not_found',
+    ]);
+    const events = await fetch(`${system.baseUrl}/v1/provider/certification-runs/${started.body.id}/events`, {
+      headers: { authorization: `Bearer ${other.provider.apiKey}` },
+    });
+    expect(events.status).toBe(404);
+    // A channel the rail does not serve, a currency outside the vocabulary: 422 naming the field.
+    for (const [body, field] of [
+      [{ network: 'WAVE' }, 'network'],
+      [{ currency: 'EUR' }, 'currency'],
+    ] as const) {
+      const refused = await other.portal<{ error: { errors: { field: string }[] } }>(
+        'POST',
+        `/v1/provider/rails/${other.rail.id}/certification-runs`,
+        body,
+      );
+      expect(refused.status).toBe(422);
+      expect(refused.body.error.errors.map((error) => error.field)).toEqual([field]);
+    }
+    const rerun = await mine.portal(
+      'POST',
+      `/v1/provider/certification-runs/${started.body.id}/cases/18/rerun`,
+    );
+    expect(code(rerun)).toEqual([422, 'validation_error']);
+
+    // A rail not yet tested, and a live rail: certification runs on neither.
+    const untested = await mine.portal<{ id: string }>('POST', '/v1/provider/rails', {
+      transport: 'pull',
+      environment: 'sandbox',
+      networks: ['MTN_MOMO'],
+      countries: ['CM'],
+      currencies: ['XAF'],
+    });
+    expect(
+      code(await mine.portal('POST', `/v1/provider/rails/${untested.body.id}/certification-runs`)),
+    ).toEqual([409, 'invalid_state']);
+    const live = await mine.portal<{ id: string }>('POST', '/v1/provider/rails', {
+      transport: 'pull',
+      environment: 'live',
+      networks: ['MTN_MOMO'],
+      countries: ['CM'],
+      currencies: ['XAF'],
+    });
+    await mine.portal('POST', `/v1/provider/rails/${live.body.id}/test`);
+    const refused = await mine.portal<{ error: { message: string } }>(
+      'POST',
+      `/v1/provider/rails/${live.body.id}/certification-runs`,
+    );
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.message).toContain('sandbox rail only');
+    await eventually(async () => {
+      const { body } = await mine.portal<RunView>(
+        'GET',
+        `/v1/provider/certification-runs/${started.body.id}`,
+      );
+      return body.status !== 'RUNNING';
+    }, 60_000);
+  }, 120_000);
+});

@@ -1,5 +1,5 @@
 import type { OperationHandler } from '@mmp/platform';
-import { appError, type ActorOf, type certificationApi } from '@mmp/protocol';
+import { appError, routerForCertification, type ActorOf, type certificationApi } from '@mmp/protocol';
 import { junitReport } from '../domain/junit.js';
 import { runView, type Run } from '../domain/run.js';
 import { casesOfRun, runsOfRail } from '../store/runs.js';
@@ -28,9 +28,10 @@ export function portalHandlers(deps: RunnerDeps): { [K in keyof Api]: OperationH
     },
     list: async (request, { actor }) => {
       const providerId = actingProviderId(actor, request.params);
-      const runs = (await runsOfRail(deps.db, request.params.railId ?? '')).filter(
-        (run) => run.providerId === providerId,
-      );
+      const railId = request.params.railId ?? '';
+      // An unknown rail, or another provider's, is a 404 like everywhere in the portal.
+      await deps.bus.request(routerForCertification.target, { providerId, railId });
+      const runs = (await runsOfRail(deps.db, railId)).filter((run) => run.providerId === providerId);
       return { status: 200, body: { data: await Promise.all(runs.map(view)) } };
     },
     get: async (request, { actor }) => ({ status: 200, body: await view(await runOf(request, actor)) }),
