@@ -14,7 +14,7 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
 /**
  * Certification against the real system (issue 13): the sandbox provider's pull rail and the
- * kit's example adapter on a webhook rail each pass 12 of 12; the passing full run certifies
+ * kit's example adapter on a webhook rail pass every case (17 of 17 with payouts on the webhook rail); the passing full run certifies
  * the channel, which lets a live rail on it activate (refused before, with the reason) and
  * carry a live payment to completion through an adapter on loopback HTTPS. Along the way:
  * the run followed live as Server-Sent Events, its JUnit report read by an XML parser and its
@@ -98,23 +98,32 @@ async function followEvents(url: string, apiKey: string) {
 const CHANNEL = { networks: ['ORANGE_MONEY'], countries: ['CM'], currencies: ['XAF'] };
 
 describe('certification of the sandbox provider (pull rail)', () => {
-  it('passes 12 of 12 and certifies its channel', async () => {
+  it('passes every case (12, or 17 when its rail supports payouts) and certifies its channel', async () => {
     const sandbox = await eventually(async () => {
       const status = await bus.as('gateway').request(sandboxOperations.status, {});
       return status.registered ? status : undefined;
     }, 30_000);
     const base = `/v1/admin/providers/${sandbox.providerId}`;
+    const sandboxRail = await system.admin<{ supportsPayout: boolean }>(
+      'GET',
+      `${base}/rails/${sandbox.railId}`,
+    );
+    const total = sandboxRail.supportsPayout ? 17 : 12;
     const started = await system.admin<RunView>(
       'POST',
       `${base}/rails/${sandbox.railId}/certification-runs`,
       {},
     );
-    expect(started).toMatchObject({ status: 'RUNNING', kind: 'full', summary: { total: 12 } });
+    expect(started).toMatchObject({ status: 'RUNNING', kind: 'full', summary: { total } });
     const run = await finished(async () => ({
       body: await system.admin<RunView>('GET', `${base}/certification-runs/${started.id}`),
     }));
     expect(failures(run)).toEqual([]);
-    expect(run).toMatchObject({ status: 'PASSED', badge: 'CERTIFIED', summary: { passed: 12, failed: 0 } });
+    expect(run).toMatchObject({
+      status: 'PASSED',
+      badge: 'CERTIFIED',
+      summary: { passed: total, failed: 0 },
+    });
     // provider-router follows the badge event: the rail and the provider show the channel's badge.
     const badge = [{ network: 'ORANGE_MONEY', country: 'CM', currency: 'XAF' }];
     expect(run).toMatchObject({ channel: badge[0] });
@@ -134,7 +143,7 @@ describe('certification of the sandbox provider (pull rail)', () => {
 });
 
 describe("certification of the kit's example adapter (webhook rail), then live traffic", () => {
-  it('passes 12 of 12 followed live, reports as JUnit and JSON, certifies, and a live rail then carries a live payment', async () => {
+  it('passes 17 of 17 (payouts included) followed live, reports as JUnit and JSON, certifies, and a live rail then carries a live payment', async () => {
     const provider = await system.admin<{ id: string; apiKey: string; signingSecret: string }>(
       'POST',
       '/v1/admin/providers',
@@ -182,12 +191,13 @@ describe("certification of the kit's example adapter (webhook rail), then live t
     expect(refused.body.error.code).toBe('invalid_state');
     expect(refused.body.error.message).toContain('Not certified: ORANGE_MONEY CM XAF');
 
-    // The sandbox rail the certification runs on.
+    // The sandbox rail the certification runs on; it executes payouts too, so 17 cases.
     const sandboxPort = await freePort();
     const rail = await portal<{ id: string; secret: string }>('POST', '/v1/provider/rails', {
       transport: 'webhook',
       endpoint: `http://127.0.0.1:${sandboxPort}/`,
       environment: 'sandbox',
+      supportsPayout: true,
       ...CHANNEL,
     });
     await adapterFor(rail.body, sandboxPort);
@@ -197,7 +207,7 @@ describe("certification of the kit's example adapter (webhook rail), then live t
 
     const started = await portal<RunView>('POST', `/v1/provider/rails/${rail.body.id}/certification-runs`);
     expect(started.status).toBe(202);
-    expect(started.body).toMatchObject({ status: 'RUNNING', summary: { total: 12 } });
+    expect(started.body).toMatchObject({ status: 'RUNNING', summary: { total: 17 } });
     const again = await portal<{ error: { code: string } }>(
       'POST',
       `/v1/provider/rails/${rail.body.id}/certification-runs`,
@@ -210,13 +220,13 @@ describe("certification of the kit's example adapter (webhook rail), then live t
     );
     const cases = events.filter((event) => event.name === 'case');
     expect(cases.map((event) => event.data.number).sort((a, b) => Number(a) - Number(b))).toEqual([
-      1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
+      1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17,
     ]);
     expect(events.at(-1)?.name).toBe('run');
 
     const run = (await portal<RunView>('GET', `/v1/provider/certification-runs/${started.body.id}`)).body;
     expect(failures(run)).toEqual([]);
-    expect(run).toMatchObject({ status: 'PASSED', badge: 'CERTIFIED', summary: { passed: 12 } });
+    expect(run).toMatchObject({ status: 'PASSED', badge: 'CERTIFIED', summary: { passed: 17 } });
     const runText = JSON.stringify(run);
     expect(runText).not.toContain(rail.body.secret);
     expect(runText).not.toContain(provider.signingSecret);
@@ -236,7 +246,7 @@ describe("certification of the kit's example adapter (webhook rail), then live t
         testsuite: { '@_tests': string; '@_failures': string; testcase: { failure?: unknown }[] };
       };
     };
-    expect(parsed.testsuites.testsuite['@_tests']).toBe('12');
+    expect(parsed.testsuites.testsuite['@_tests']).toBe('17');
     expect(parsed.testsuites.testsuite['@_failures']).toBe('0');
     expect(parsed.testsuites.testsuite.testcase.filter((testcase) => testcase.failure)).toEqual([]);
 

@@ -14,7 +14,7 @@ import {
   ReconciliationReport,
   SettlementReceipt,
 } from '../provider/views.js';
-import { PaymentExecute } from '../provider/protocol-v1.js';
+import { ExecutionOrder } from '../provider/protocol-v1.js';
 import { Network } from '../network.js';
 
 type RouteSpec = Omit<Parameters<typeof defineHttpOperation>[0], 'service' | 'actors'>;
@@ -262,8 +262,8 @@ export const CertificationOrderRequest = z.object({
   runId: z.string().min(1),
   providerId: z.string().min(1),
   railId: z.string().min(1),
-  /** The exact payment.execute body; its idempotency_key is the order key. */
-  payload: PaymentExecute,
+  /** The exact payment.execute or payout.execute body; its idempotency_key is the order key. */
+  payload: ExecutionOrder,
   /** Cases 9 to 11: delivery goes to the runner's fault relay instead of the rail's endpoint. */
   relayEndpoint: z.url().nullable(),
   /** Pull case 11: an order that expires before anyone can pull it. */

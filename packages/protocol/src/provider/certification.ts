@@ -22,6 +22,22 @@ export const CERTIFICATION_CASES = [
   { number: 12, name: 'Handler holding the wrong secret', expected: 'Rejects the signature (401)' },
 ] as const;
 
+/** The payout cases: 13 to 17 repeat 8 to 12 with payout.execute, on a rail that supports payouts. */
+export const PAYOUT_CERTIFICATION_CASES = CERTIFICATION_CASES.filter((entry) => entry.number >= 8).map(
+  (entry) => ({
+    number: entry.number + 5,
+    name: `${entry.name.replace('payment.execute', 'payout.execute')}${entry.name.includes('payment.execute') ? '' : ' (payout.execute)'}`,
+    expected: entry.expected,
+  }),
+);
+
+/** The cases of a full run: 12, or 17 when the rail supports payouts. */
+export function certificationCasesFor(
+  supportsPayout: boolean,
+): { number: number; name: string; expected: string }[] {
+  return supportsPayout ? [...CERTIFICATION_CASES, ...PAYOUT_CERTIFICATION_CASES] : [...CERTIFICATION_CASES];
+}
+
 export const MAX_CASE_NUMBER = 17;
 export const CaseNumber = z.coerce
   .number({ error: `case must be a number from 1 to ${MAX_CASE_NUMBER}` })

@@ -1,5 +1,5 @@
 import {
-  CERTIFICATION_CASES,
+  certificationCasesFor,
   type CaseStatus,
   type CertificationCaseResult,
   type CertificationRunView,
@@ -33,13 +33,13 @@ export type CaseRecord = CertificationCaseResult & { _id: string; runId: string 
 /** What a case found out; the runner adds the timing. */
 export type CaseOutcome = Pick<CertificationCaseResult, 'observed' | 'exchanges'> & { passed: boolean };
 
-/** The cases a full run has: 12 (13 to 17 arrive with payout delivery, issue 13 item 6). */
-export function fullRunCases(): number[] {
-  return CERTIFICATION_CASES.map((entry) => entry.number);
+/** The cases a full run has: 12, or 17 when the rail supports payouts. */
+export function fullRunCases(supportsPayout: boolean): number[] {
+  return certificationCasesFor(supportsPayout).map((entry) => entry.number);
 }
 
 export function caseDefinition(number: number): { number: number; name: string; expected: string } {
-  const entry = CERTIFICATION_CASES.find((candidate) => candidate.number === number);
+  const entry = certificationCasesFor(true).find((candidate) => candidate.number === number);
   if (!entry) throw new RangeError(`no certification case ${number}`);
   return entry;
 }

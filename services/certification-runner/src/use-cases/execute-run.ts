@@ -9,21 +9,9 @@ import {
   type Run,
 } from '../domain/run.js';
 import { finishRun, recordCase } from '../store/runs.js';
-import type { CaseContext, SettledOrder } from './cases/context.js';
-import {
-  echoMismatchFails,
-  http500Fails,
-  signedOrderAccepted,
-  silentEndpointTimesOut,
-  wrongSecretRejected,
-} from './cases/order-cases.js';
-import {
-  pullEchoMismatchRefused,
-  pullSecondAnswerRefused,
-  pulledOrderAcked,
-  revokedKeyRefused,
-  unpulledOrderExpires,
-} from './cases/pull-cases.js';
+import type { CaseContext, OrderKind, SettledOrder } from './cases/context.js';
+import { webhookOrderCases } from './cases/order-cases.js';
+import { pullOrderCases } from './cases/pull-cases.js';
 import {
   failedSettlement,
   majorUnitAmount,
@@ -48,24 +36,13 @@ const SETTLEMENT_CASES: Record<number, CaseRun> = {
   7: signatureMismatch,
 };
 
-/** Each case by transport: 1 to 7 are the same; 8 to 12 have pull replacements (docs/decisions.md). */
+/**
+ * Each case by transport: 1 to 7 are the same; 8 to 12 have pull replacements
+ * (docs/decisions.md); 13 to 17 repeat 8 to 12 with payout.execute.
+ */
 const CASES: Record<'webhook' | 'pull', Record<number, CaseRun>> = {
-  webhook: {
-    ...SETTLEMENT_CASES,
-    8: signedOrderAccepted,
-    9: echoMismatchFails,
-    10: http500Fails,
-    11: silentEndpointTimesOut,
-    12: wrongSecretRejected,
-  },
-  pull: {
-    ...SETTLEMENT_CASES,
-    8: pulledOrderAcked,
-    9: pullEchoMismatchRefused,
-    10: pullSecondAnswerRefused,
-    11: unpulledOrderExpires,
-    12: revokedKeyRefused,
-  },
+  webhook: { ...SETTLEMENT_CASES, ...webhookOrderCases('payment', 8), ...webhookOrderCases('payout', 13) },
+  pull: { ...SETTLEMENT_CASES, ...pullOrderCases('payment', 8), ...pullOrderCases('payout', 13) },
 };
 
 /** Runs one case; whatever goes wrong is the case's failure, with the reason as observed. */
@@ -75,7 +52,7 @@ async function runCase(ctx: CaseContext, number: number): Promise<CaseRecord> {
   let outcome: CaseOutcome;
   try {
     const run = CASES[ctx.run.transport][number];
-    if (!run) throw new Error(`case ${number} does not apply yet (issue 13 item 6)`);
+    if (!run) throw new Error(`no case ${number}`);
     outcome = await run(ctx);
   } catch (error) {
     ctx.deps.log.warn({ runId: ctx.run._id, case: number, err: error }, 'certification case could not run');
@@ -140,13 +117,15 @@ export function endEvents(
  * the channel's badge, in one write.
  */
 export async function executeRun(deps: RunnerDeps, run: Run, target: CertificationTarget): Promise<void> {
-  let settled: Promise<SettledOrder> | null = null;
-  const ctx: CaseContext = {
-    deps,
-    run,
-    target,
-    settledOrder: () => (settled ??= settleOrder(ctx, { tag: 'case1' })),
+  const settled = new Map<OrderKind, Promise<SettledOrder>>();
+  const settledOrder = (kind: OrderKind = 'payment') => {
+    const known = settled.get(kind);
+    if (known) return known;
+    const order = settleOrder(ctx, { tag: kind === 'payment' ? 'case1' : 'case13', kind });
+    settled.set(kind, order);
+    return order;
   };
+  const ctx: CaseContext = { deps, run, target, settledOrder };
   const results = await Promise.all(run.caseNumbers.map((number) => runCase(ctx, number)));
   const status = runOutcome(results);
   const end = { status, badge: badgeAfter(run.kind, status), finishedAt: new Date().toISOString() };

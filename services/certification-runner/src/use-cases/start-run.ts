@@ -113,7 +113,8 @@ export async function startRun(
   const input = StartRunInput.safeParse(body ?? {});
   if (!input.success) throw invalid(input.error);
   const target = await railToCertify(deps, providerId, railId);
-  return launch(deps, target, channelOf(target, input.data), 'full', fullRunCases());
+  const cases = fullRunCases(target.rail.supportsPayout);
+  return launch(deps, target, channelOf(target, input.data), 'full', cases);
 }
 
 /** A run of the provider; another provider's run is not found. */
@@ -128,10 +129,11 @@ export async function ownRun(deps: RunnerDeps, providerId: string, runId: string
 export async function rerunCase(deps: RunnerDeps, run: Run, rawCase: string | undefined): Promise<Run> {
   const parsed = CaseNumber.safeParse(rawCase);
   if (!parsed.success) throw invalid(parsed.error);
-  if (!fullRunCases().includes(parsed.data))
-    throw appError('validation_error', `Case ${parsed.data} is not part of this rail's certification.`, [
-      { field: 'case', message: `must be one of ${fullRunCases().join(', ')}` },
-    ]);
   const target = await railToCertify(deps, run.providerId, run.railId);
+  const cases = fullRunCases(target.rail.supportsPayout);
+  if (!cases.includes(parsed.data))
+    throw appError('validation_error', `Case ${parsed.data} is not part of this rail's certification.`, [
+      { field: 'case', message: `must be one of ${cases.join(', ')}` },
+    ]);
   return launch(deps, target, run.channel, 'single', [parsed.data]);
 }

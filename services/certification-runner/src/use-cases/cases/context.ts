@@ -4,30 +4,37 @@ import {
   CERTIFICATION_NUMBERS,
   hexHmac,
   newPaymentOrderKey,
+  newPayoutOrderKey,
   routerForCertification,
   type CertificationOrderStatus,
   type CertificationTarget,
   type ExchangedMessage,
-  type PaymentExecute,
+  type ExecutionOrder,
 } from '@mmp/protocol';
 import { exchange } from '../../domain/redact.js';
 import type { Run } from '../../domain/run.js';
 import type { RunnerDeps } from '../deps.js';
 
-/** The order a run has the adapter settle once; the settlement cases replay its settlement. */
+/** An order the adapter settled (or failed); the settlement cases replay case 1's settlement. */
 export type SettledOrder = {
-  order: PaymentExecute;
+  order: ExecutionOrder;
   status: CertificationOrderStatus;
   exchanges: ExchangedMessage[];
 };
+
+/** Cases 8 to 12 take payment.execute orders; 13 to 17 repeat them with payout.execute. */
+export type OrderKind = 'payment' | 'payout';
 
 /** What every case of a run works with. */
 export type CaseContext = {
   deps: RunnerDeps;
   run: Run;
   target: CertificationTarget;
-  /** Case 1's order, settled by the adapter (once per run, whichever case asks first). */
-  settledOrder(): Promise<SettledOrder>;
+  /**
+   * A success order of `kind` settled by the adapter, once per run and kind, whichever case
+   * asks first: the payment one is case 1's.
+   */
+  settledOrder(kind?: OrderKind): Promise<SettledOrder>;
 };
 
 export type HttpResult = { status: number | null; json: unknown; message: ExchangedMessage };
@@ -59,16 +66,19 @@ function asResult(
   };
 }
 
-/** A payment.execute for the run's channel: the minimum amount unless told, to a certification number. */
+/** An order for the run's channel: the minimum amount unless told, to a certification number. */
 export function orderPayload(
   ctx: CaseContext,
-  options: { payee?: 'success' | 'failure'; amount?: string; tag: string },
-): PaymentExecute {
+  options: { payee?: 'success' | 'failure'; amount?: string; tag: string; kind?: OrderKind },
+): ExecutionOrder {
   const { channel } = ctx.run;
+  const kind =
+    options.kind === 'payout'
+      ? ({ type: 'payout.execute', idempotency_key: newPayoutOrderKey() } as const)
+      : ({ type: 'payment.execute', idempotency_key: newPaymentOrderKey() } as const);
   return {
     protocol_version: '1',
-    type: 'payment.execute',
-    idempotency_key: newPaymentOrderKey(),
+    ...kind,
     amount: options.amount ?? '100',
     currency: channel.currency,
     network: channel.network,
@@ -82,7 +92,7 @@ export function orderPayload(
 /** Hands the order to provider-router: from there it travels by the rail's real transport. */
 export async function placeOrder(
   ctx: CaseContext,
-  payload: PaymentExecute,
+  payload: ExecutionOrder,
   options: { relayEndpoint?: string; expiresInMs?: number } = {},
 ): Promise<ExchangedMessage> {
   await ctx.deps.bus.request(routerForCertification.createOrder, {
@@ -235,7 +245,7 @@ export async function getApi(
 export async function callAdapter(
   ctx: CaseContext,
   label: string,
-  payload: PaymentExecute,
+  payload: ExecutionOrder,
   secret: string,
 ): Promise<HttpResult> {
   const endpoint = ctx.target.rail.endpoint ?? '';
@@ -265,9 +275,19 @@ export function errorFields(json: unknown): string[] {
   return Array.isArray(errors) ? errors.map((entry) => String(entry.field)) : [];
 }
 
-export function isAck(json: unknown, key: string, status: 'ACCEPTED' | 'REJECTED' = 'ACCEPTED'): boolean {
+/** The ack an order takes: payment.ack or payout.ack. */
+export function ackTypeOf(order: Pick<ExecutionOrder, 'type'>): 'payment.ack' | 'payout.ack' {
+  return order.type === 'payout.execute' ? 'payout.ack' : 'payment.ack';
+}
+
+/** An ACCEPTED ack of `order`, echoing its key. */
+export function isAck(json: unknown, order: Pick<ExecutionOrder, 'type' | 'idempotency_key'>): boolean {
   const ack = json as { type?: unknown; idempotency_key?: unknown; status?: unknown } | undefined;
-  return ack?.type === 'payment.ack' && ack.idempotency_key === key && ack.status === status;
+  return (
+    ack?.type === ackTypeOf(order) &&
+    ack.idempotency_key === order.idempotency_key &&
+    ack.status === 'ACCEPTED'
+  );
 }
 
 export function describeAnswer(result: HttpResult): string {

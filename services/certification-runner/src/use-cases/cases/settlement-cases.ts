@@ -3,7 +3,7 @@ import {
   isProtocolPayload,
   type CertificationOrderStatus,
   type ExchangedMessage,
-  type PaymentExecute,
+  type ExecutionOrder,
 } from '@mmp/protocol';
 import type { CaseOutcome } from '../../domain/run.js';
 import {
@@ -67,7 +67,7 @@ export async function failedSettlement(ctx: CaseContext): Promise<CaseOutcome> {
  * provider's real secret all the same.
  */
 function baseEvent(settled: {
-  order: PaymentExecute;
+  order: ExecutionOrder;
   status: CertificationOrderStatus;
 }): Record<string, unknown> {
   const raw = settled.status.settlement?.rawBody;
