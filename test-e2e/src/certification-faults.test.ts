@@ -7,6 +7,7 @@ import { eventually, freePort } from '@mmp/platform/testing';
 import { api } from './support/http.js';
 import { startFaultyAdapter, type Fault } from './support/faulty-adapter.js';
 import { mmpAgainst } from './support/mmp.js';
+import { startPullAdapter } from './support/pull-adapter.js';
 import { startSystem, type RunningSystem } from './support/system.js';
 
 /**
@@ -278,4 +279,41 @@ describe('certification refusals', () => {
       return body.status !== 'RUNNING';
     }, 60_000);
   }, 120_000);
+});
+
+describe('a pull adapter built with the kit, on a rail that executes payouts', () => {
+  it('passes 17 of 17', async () => {
+    const provider = await system.admin<{ id: string; apiKey: string; signingSecret: string }>(
+      'POST',
+      '/v1/admin/providers',
+      { name: 'Pull Payouts Co' },
+    );
+    const portal = api(system.baseUrl, provider.apiKey);
+    const rail = await portal<{ id: string }>('POST', '/v1/provider/rails', {
+      transport: 'pull',
+      environment: 'sandbox',
+      supportsPayout: true,
+      networks: ['MOOV_MONEY'],
+      countries: ['CI'],
+      currencies: ['XOF'],
+    });
+    expect((await portal('POST', `/v1/provider/rails/${rail.body.id}/test`)).body).toMatchObject({
+      status: 'TESTED',
+    });
+    const adapter = startPullAdapter({
+      apiKey: provider.apiKey,
+      providerId: provider.id,
+      signingSecret: provider.signingSecret,
+      serviceUrl: system.baseUrl,
+    });
+    closers.push(adapter.close);
+    const run = await certify(portal, rail.body.id);
+    expect(
+      run.cases
+        .filter((entry) => entry.status !== 'PASSED')
+        .map((entry) => `${entry.number}: ${entry.observed}`),
+    ).toEqual([]);
+    expect(run.cases).toHaveLength(17);
+    expect(run).toMatchObject({ status: 'PASSED', badge: 'CERTIFIED' });
+  }, 90_000);
 });
