@@ -4,10 +4,11 @@ import {
   answerHealthCheck,
   paymentAck,
   pushSettlement,
+  settlementOf,
   verifyServiceCall,
   type ExecutionOrder,
 } from '@mmp/provider-kit';
-import { ProviderRequest, isCertificationFailureNumber } from '@mmp/protocol';
+import { ProviderRequest } from '@mmp/protocol';
 
 /** One deliberate fault of a webhook adapter, each the fault a certification case names. */
 export type Fault =
@@ -36,22 +37,12 @@ export async function startFaultyAdapter(options: {
     if (fault === 'never-settles') return;
     // The cents bug: "150.00" becomes "15000" when the decimal point is dropped.
     const amount = fault === 'settles-in-cents' ? order.amount.replace('.', '') : order.amount;
-    const failure = 'msisdn' in order.payee && isCertificationFailureNumber(order.payee.msisdn);
     setTimeout(() => {
       void pushSettlement({
         baseUrl: options.serviceUrl,
         providerId: options.providerId,
         signingSecret: options.signingSecret,
-        event: {
-          protocol_version: '1',
-          idempotency_key: order.idempotency_key,
-          transaction_ref: order.transaction_ref,
-          amount,
-          currency: order.currency,
-          status: failure ? 'FAILED' : 'COMPLETED',
-          network: order.network,
-          settled_at: new Date().toISOString(),
-        },
+        event: { ...settlementOf(order), amount },
       }).catch(() => undefined);
     }, 50);
   }

@@ -1,6 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createPullClient, paymentAck, pushSettlement } from '@mmp/provider-kit';
-import { isCertificationFailureNumber } from '@mmp/protocol';
+import { createPullClient, paymentAck, pushSettlement, settlementOf } from '@mmp/provider-kit';
 
 /**
  * A provider's pull adapter built with the kit, as small as it gets: fetch pending orders,
@@ -23,21 +22,11 @@ export function startPullAdapter(options: {
         await client.ack(paymentAck(order, 'ACCEPTED')).catch(() => undefined);
         if (executed.has(order.idempotency_key)) continue;
         executed.add(order.idempotency_key);
-        const failure = 'msisdn' in order.payee && isCertificationFailureNumber(order.payee.msisdn);
         await pushSettlement({
           baseUrl: options.serviceUrl,
           providerId: options.providerId,
           signingSecret: options.signingSecret,
-          event: {
-            protocol_version: '1',
-            idempotency_key: order.idempotency_key,
-            transaction_ref: order.transaction_ref,
-            amount: order.amount,
-            currency: order.currency,
-            status: failure ? 'FAILED' : 'COMPLETED',
-            network: order.network,
-            settled_at: new Date().toISOString(),
-          },
+          event: settlementOf(order),
         }).catch(() => undefined);
       }
       await sleep(100);

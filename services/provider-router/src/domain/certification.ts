@@ -54,7 +54,10 @@ export function certifiedFor(
 }
 
 /** The channels of a rail still missing the badge, for a refused live activation. */
-export function uncertifiedChannels(rail: Rail, certifiedIds: ReadonlySet<string>): Channel[] {
+export function uncertifiedChannels(
+  rail: Pick<Rail, 'providerId' | 'networks' | 'countries' | 'currencies'>,
+  certifiedIds: ReadonlySet<string>,
+): Channel[] {
   return channelsOf(rail).filter((channel) => !certifiedIds.has(channelBadgeId(rail.providerId, channel)));
 }
 
