@@ -55,6 +55,7 @@ export const certificationRunnerService: ServiceDefinition<Env> = {
     const db = await openRunsStore(kit.store);
     const http = createOutboundHttp({ allowLoopback: env.ALLOW_HTTP_LOOPBACK_ENDPOINTS });
     const relay = await startFaultRelay({
+      routes: db.relayRoutes,
       http,
       port: env.CERTIFICATION_RELAY_PORT,
       host: env.CERTIFICATION_RELAY_HOST,
@@ -62,7 +63,7 @@ export const certificationRunnerService: ServiceDefinition<Env> = {
       timeoutMs: env.CERTIFICATION_CALL_TIMEOUT_MS,
     });
     kit.onStop(async () => {
-      await relay.close();
+      await relay.stop();
       await http.close();
     });
     const deps: RunnerDeps = {

@@ -1,7 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { MAX_PROVIDER_ANSWER_BYTES, type OutboundExchange, type OutboundHttp } from '@mmp/platform';
+import {
+  MAX_PROVIDER_ANSWER_BYTES,
+  type Collection,
+  type OutboundExchange,
+  type OutboundHttp,
+} from '@mmp/platform';
 import type { ExchangedMessage } from '@mmp/protocol';
 import { exchange } from '../domain/redact.js';
 
@@ -14,12 +19,19 @@ export type FaultMode = 'rewrite-echo' | 'http-500' | 'withhold';
 /** The adapter's answers as the relay saw them, for the case to judge. */
 export type AdapterAnswer = { status: number | null; body: unknown };
 
-export type FaultRoute = {
-  /** The endpoint provider-delivery is given instead of the rail's. */
-  url: string;
+/**
+ * One case's route through the relay, kept in the runner's store: any replica of the runner
+ * serves delivery's attempts, whichever replica runs the case.
+ */
+export type RelayRoute = {
+  /** The token in the route's URL. */
+  _id: string;
+  mode: FaultMode;
+  /** The adapter's endpoint: the rail's. */
+  endpoint: string;
   exchanges: ExchangedMessage[];
   answers: AdapterAnswer[];
-  close(): void;
+  createdAt: string;
 };
 
 const FORWARDED_HEADERS = ['content-type', 'x-service-signature', 'x-service-timestamp', 'x-service-event'];
@@ -55,6 +67,7 @@ function rewriteEcho(body: string): string {
  * says. Each route lives for one case and records every exchange (secrets redacted).
  */
 export async function startFaultRelay(options: {
+  routes: Collection<RelayRoute>;
   http: OutboundHttp;
   port: number;
   host: string;
@@ -62,7 +75,7 @@ export async function startFaultRelay(options: {
   publicUrl?: string;
   timeoutMs: number;
 }) {
-  const routes = new Map<string, { mode: FaultMode; endpoint: string; route: FaultRoute }>();
+  const { routes } = options;
   const withheld = new Set<ServerResponse>();
 
   async function forward(endpoint: string, headers: Record<string, string>, body: string) {
@@ -78,63 +91,62 @@ export async function startFaultRelay(options: {
 
   async function handle(request: IncomingMessage, response: ServerResponse) {
     const token = (request.url ?? '').split('/').pop() ?? '';
-    const entry = routes.get(token);
     const body = await readBody(request);
-    if (!entry || request.method !== 'POST') {
+    const route = token && request.method === 'POST' ? await routes.findOne({ _id: token }) : null;
+    if (!route) {
       response.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"unknown relay route"}');
       return;
     }
-    const { route, mode, endpoint } = entry;
+    const { mode, endpoint } = route;
     const headers: Record<string, string> = {};
     for (const name of FORWARDED_HEADERS) {
       const value = request.headers[name];
       if (typeof value === 'string') headers[name] = value;
     }
-    const attempt = route.answers.length + 1;
     const answer: OutboundExchange = await forward(endpoint, headers, body);
     const answerBody = answer.kind === 'response' ? answer.body.toString('utf8') : null;
-    route.answers.push({
-      status: answer.kind === 'response' ? answer.status : null,
-      body: answerBody === null ? undefined : jsonOf(answerBody),
-    });
-    route.exchanges.push(
-      exchange(
-        `relay → adapter (delivery attempt ${attempt})`,
-        { method: 'POST', url: endpoint, headers, body },
-        answer.kind === 'response'
-          ? { status: answer.status, headers: answer.headers, body: answerBody }
-          : null,
-        answer.kind === 'response' ? null : `no answer from the adapter: ${answer.kind}`,
-      ),
+    const attempt = route.answers.length + 1;
+    const adapterSide = exchange(
+      `relay → adapter (delivery attempt ${attempt})`,
+      { method: 'POST', url: endpoint, headers, body },
+      answer.kind === 'response'
+        ? { status: answer.status, headers: answer.headers, body: answerBody }
+        : null,
+      answer.kind === 'response' ? null : `no answer from the adapter: ${answer.kind}`,
     );
-    const received = { method: 'POST', url: route.url, headers, body };
+    const received = { method: 'POST', url: `${base}/relay/${token}`, headers, body };
+    let deliverySide: ExchangedMessage;
     if (mode === 'withhold') {
       withheld.add(response);
       response.on('close', () => withheld.delete(response));
-      route.exchanges.push(
-        exchange(
-          `delivery → relay (attempt ${attempt})`,
-          received,
-          null,
-          'answer withheld by the fault relay',
-        ),
+      deliverySide = exchange(
+        `delivery → relay (attempt ${attempt})`,
+        received,
+        null,
+        'answer withheld by the fault relay',
       );
-      return;
-    }
-    const status = mode === 'http-500' ? 500 : answer.kind === 'response' ? answer.status : 502;
-    const sent =
-      mode === 'http-500'
-        ? '{"error":"fault relay: HTTP 500"}'
-        : mode === 'rewrite-echo' && answerBody !== null
-          ? rewriteEcho(answerBody)
-          : (answerBody ?? '');
-    response.writeHead(status, { 'content-type': 'application/json' }).end(sent);
-    route.exchanges.push(
-      exchange(`delivery → relay (attempt ${attempt})`, received, {
+    } else {
+      const status = mode === 'http-500' ? 500 : answer.kind === 'response' ? answer.status : 502;
+      const sent =
+        mode === 'http-500'
+          ? '{"error":"fault relay: HTTP 500"}'
+          : answerBody !== null
+            ? rewriteEcho(answerBody)
+            : '';
+      response.writeHead(status, { 'content-type': 'application/json' }).end(sent);
+      deliverySide = exchange(`delivery → relay (attempt ${attempt})`, received, {
         status,
         headers: { 'content-type': 'application/json' },
         body: sent,
-      }),
+      });
+    }
+    const adapterAnswer: AdapterAnswer = {
+      status: answer.kind === 'response' ? answer.status : null,
+      body: answerBody === null ? undefined : jsonOf(answerBody),
+    };
+    await routes.findOneAndUpdate(
+      { _id: token },
+      { $push: { answers: { $each: [adapterAnswer] }, exchanges: { $each: [adapterSide, deliverySide] } } },
     );
   }
 
@@ -148,19 +160,26 @@ export async function startFaultRelay(options: {
   const base = (options.publicUrl ?? `http://${options.host}:${port}`).replace(/\/+$/, '');
 
   return {
-    /** A route in front of `endpoint` for one case. */
-    open(mode: FaultMode, endpoint: string): FaultRoute {
+    /** A route in front of `endpoint` for one case; its URL is what delivery is given. */
+    async open(mode: FaultMode, endpoint: string): Promise<{ token: string; url: string }> {
       const token = randomBytes(16).toString('hex');
-      const route: FaultRoute = {
-        url: `${base}/relay/${token}`,
+      await routes.insertOne({
+        _id: token,
+        mode,
+        endpoint,
         exchanges: [],
         answers: [],
-        close: () => void routes.delete(token),
-      };
-      routes.set(token, { mode, endpoint, route });
-      return route;
+        createdAt: new Date().toISOString(),
+      });
+      return { token, url: `${base}/relay/${token}` };
     },
-    async close() {
+    /** What the route saw, then the route is gone: a late attempt finds 404. */
+    async close(token: string): Promise<Pick<RelayRoute, 'exchanges' | 'answers'>> {
+      const route = await routes.findOne({ _id: token });
+      await routes.deleteMany({ _id: token });
+      return { exchanges: route?.exchanges ?? [], answers: route?.answers ?? [] };
+    },
+    async stop() {
       for (const response of withheld) response.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

@@ -1,16 +1,18 @@
 import type { Outbox, Store } from '@mmp/platform';
 import type { PendingEvent } from '@mmp/protocol';
 import type { CaseRecord, Run } from '../domain/run.js';
+import type { RelayRoute } from '../relay/fault-relay.js';
 
 /** certification-runner's collections; the only place that names them. */
 export async function openRunsStore(store: Store) {
   const runs = store.collection<Run>('certification_runs');
   const cases = store.collection<CaseRecord>('certification_cases');
+  const relayRoutes = store.collection<RelayRoute>('certification_relay_routes');
   await runs.ensureIndex({ fields: { runningRailId: 1 }, unique: true, sparse: true });
   await runs.ensureIndex({ fields: { railId: 1, startedAt: -1 } });
   await runs.ensureIndex({ fields: { status: 1, startedAt: 1 } });
   await cases.ensureIndex({ fields: { runId: 1 } });
-  return { runs, cases };
+  return { runs, cases, relayRoutes };
 }
 export type RunsStore = Awaited<ReturnType<typeof openRunsStore>>;
 

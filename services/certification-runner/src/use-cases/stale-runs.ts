@@ -7,7 +7,10 @@ import { endEvents } from './execute-run.js';
  * failure is the runner's, not the adapter's, so the channel's badge is left as it was.
  */
 export async function endStaleRuns(deps: RunnerDeps, staleMs: number): Promise<number> {
-  const stale = await staleRuns(deps.db, new Date(Date.now() - staleMs).toISOString());
+  const before = new Date(Date.now() - staleMs).toISOString();
+  // Relay routes of cases that died with their process: no delivery needs them any more.
+  await deps.db.relayRoutes.deleteMany({ createdAt: { $lt: before } });
+  const stale = await staleRuns(deps.db, before);
   let ended = 0;
   for (const run of stale) {
     const end = { status: 'FAILED' as const, badge: null, finishedAt: new Date().toISOString() };

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { newWebhookSecret, type CertificationOrderStatus, type ExecutionOrder } from '@mmp/protocol';
-import type { FaultMode, FaultRoute } from '../../relay/fault-relay.js';
+import type { AdapterAnswer, FaultMode } from '../../relay/fault-relay.js';
 import type { CaseOutcome } from '../../domain/run.js';
 import {
   callAdapter,
@@ -22,9 +22,9 @@ type CaseRun = (ctx: CaseContext) => Promise<CaseOutcome>;
  * and attempts) to the fault relay in front of the adapter, until delivery gives up.
  */
 async function throughRelay(ctx: CaseContext, kind: OrderKind, mode: FaultMode, tag: string) {
-  const route = ctx.deps.relay.open(mode, ctx.target.rail.endpoint ?? '');
+  const route = await ctx.deps.relay.open(mode, ctx.target.rail.endpoint ?? '');
+  const order = orderPayload(ctx, { tag, kind });
   try {
-    const order = orderPayload(ctx, { tag, kind });
     const sent = await placeOrder(ctx, order, { relayEndpoint: route.url });
     const status = await waitForOrder(
       ctx,
@@ -32,9 +32,11 @@ async function throughRelay(ctx: CaseContext, kind: OrderKind, mode: FaultMode, 
       (current) => current.status !== 'ROUTED',
       ctx.deps.config.deliveryWaitMs,
     );
-    return { order, status, route, exchanges: [sent] };
-  } finally {
-    route.close();
+    const seen = await ctx.deps.relay.close(route.token);
+    return { order, status, answers: seen.answers, exchanges: [sent, ...seen.exchanges] };
+  } catch (error) {
+    await ctx.deps.relay.close(route.token);
+    throw error;
   }
 }
 
@@ -43,7 +45,7 @@ async function throughRelay(ctx: CaseContext, kind: OrderKind, mode: FaultMode, 
  * and it executed once (a second execution would push a second settlement, refused as a
  * duplicate). Judged after a grace period for that second settlement to arrive.
  */
-async function executedOnce(ctx: CaseContext, order: ExecutionOrder, answers: FaultRoute['answers']) {
+async function executedOnce(ctx: CaseContext, order: ExecutionOrder, answers: AdapterAnswer[]) {
   const key = order.idempotency_key;
   await waitForOrder(ctx, key, (status) => status.settlement !== null, ctx.deps.config.settlementWaitMs);
   await sleep(ctx.deps.config.duplicateGraceMs);
@@ -72,13 +74,13 @@ async function failsThenRepeats(
   classification: string,
   tag: string,
 ): Promise<CaseOutcome> {
-  const { order, status, route, exchanges } = await throughRelay(ctx, kind, mode, tag);
+  const { order, status, answers, exchanges } = await throughRelay(ctx, kind, mode, tag);
   const again = await callAdapter(ctx, 'the same order again', order, ctx.target.rail.secret ?? '');
-  const once = await executedOnce(ctx, order, [...route.answers, { status: again.status, body: again.json }]);
+  const once = await executedOnce(ctx, order, [...answers, { status: again.status, body: again.json }]);
   return {
     passed: deliveryFailed(status, classification) && once.ok,
     observed: `${describeOrder(status)}; ${once.observed}`,
-    exchanges: [...exchanges, ...route.exchanges, again.message],
+    exchanges: [...exchanges, again.message],
   };
 }
 
@@ -104,11 +106,11 @@ export function webhookOrderCases(kind: OrderKind, first: number): Record<number
       };
     },
     [first + 1]: async (ctx) => {
-      const { status, route, exchanges } = await throughRelay(ctx, kind, 'rewrite-echo', tag(1));
+      const { status, exchanges } = await throughRelay(ctx, kind, 'rewrite-echo', tag(1));
       return {
         passed: deliveryFailed(status, 'ECHO_MISMATCH'),
         observed: `${describeOrder(status)}; ${status.reason ?? ''}`,
-        exchanges: [...exchanges, ...route.exchanges],
+        exchanges,
       };
     },
     [first + 2]: (ctx) => failsThenRepeats(ctx, kind, 'http-500', 'HTTP_ERROR', tag(2)),
