@@ -36,11 +36,22 @@ export type RelayRoute = {
 
 const FORWARDED_HEADERS = ['content-type', 'x-service-signature', 'x-service-timestamp', 'x-service-event'];
 
-function readBody(request: IncomingMessage): Promise<string> {
+/** An order is a few hundred bytes; the relay is public, so a larger body is refused unread. */
+const MAX_ORDER_BYTES = 64 * 1024;
+
+function readBody(request: IncomingMessage): Promise<string | null> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_ORDER_BYTES) {
+        request.removeAllListeners('data');
+        request.resume();
+        resolve(null);
+      } else chunks.push(chunk);
+    });
+    request.on('end', () => resolve(size > MAX_ORDER_BYTES ? null : Buffer.concat(chunks).toString('utf8')));
     request.on('error', reject);
   });
 }
@@ -92,6 +103,10 @@ export async function startFaultRelay(options: {
   async function handle(request: IncomingMessage, response: ServerResponse) {
     const token = (request.url ?? '').split('/').pop() ?? '';
     const body = await readBody(request);
+    if (body === null) {
+      response.writeHead(413, { 'content-type': 'application/json' }).end('{"error":"body too large"}');
+      return;
+    }
     const route = token && request.method === 'POST' ? await routes.findOne({ _id: token }) : null;
     if (!route) {
       response.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"unknown relay route"}');
