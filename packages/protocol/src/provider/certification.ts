@@ -48,13 +48,13 @@ export const CaseNumber = z.coerce
 /**
  * The payees of certification orders, per network: `success` is the sandbox success number
  * (the adapter settles COMPLETED), `failure` a number the adapter accepts and then settles
- * FAILED (case 2). The kit's example adapter and the sandbox provider both honour them.
+ * FAILED (case 2), outside the sandbox's own test numbers (`…0001` to `…0007`). The kit's example adapter and the sandbox provider both honour them.
  */
 export const CERTIFICATION_NUMBERS: Record<Network, { success: string; failure: string }> = {
-  ORANGE_MONEY: { success: '+237690000001', failure: '+237690000004' },
-  MTN_MOMO: { success: '+237670000001', failure: '+237670000004' },
-  WAVE: { success: '+221770000001', failure: '+221770000004' },
-  MOOV_MONEY: { success: '+2250100000001', failure: '+2250100000004' },
+  ORANGE_MONEY: { success: '+237690000001', failure: '+237690000099' },
+  MTN_MOMO: { success: '+237670000001', failure: '+237670000099' },
+  WAVE: { success: '+221770000001', failure: '+221770000099' },
+  MOOV_MONEY: { success: '+2250100000001', failure: '+2250100000099' },
 };
 
 /** Every certification failure number: an adapter settles an order to one of them FAILED. */

@@ -24,6 +24,9 @@ const QUICK_MS = 200;
 
 export function planFor(order: Pick<ExecutionOrder, 'payee'>, otherDelayMs: number): Plan {
   const msisdn = 'msisdn' in order.payee ? order.payee.msisdn : null;
+  // Certification's case 2: accepted, then a FAILED SettlementEvent.
+  if (msisdn && isCertificationFailureNumber(msisdn))
+    return { ack: 'ACCEPTED', settlement: 'FAILED', delayMs: QUICK_MS };
   switch (msisdn) {
     case TEST_NUMBERS.orangeSuccess:
     case TEST_NUMBERS.mtnSuccess:
@@ -35,9 +38,6 @@ export function planFor(order: Pick<ExecutionOrder, 'payee'>, otherDelayMs: numb
     case TEST_NUMBERS.noConfirmation:
       return { ack: 'ACCEPTED', settlement: null };
     default:
-      // Certification's case 2: accepted, then a FAILED SettlementEvent.
-      if (msisdn && isCertificationFailureNumber(msisdn))
-        return { ack: 'ACCEPTED', settlement: 'FAILED', delayMs: QUICK_MS };
       return { ack: 'ACCEPTED', settlement: 'COMPLETED', delayMs: otherDelayMs };
   }
 }
