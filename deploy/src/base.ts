@@ -4,7 +4,7 @@ import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { Ingress } from 'kubernetes-models/networking.k8s.io/v1';
 import { OPS_PATHS } from '@mmp/platform';
-import { COMMON_CONFIG, PUBLIC_HOST, type ServiceSpec } from './services.js';
+import { COMMON_CONFIG, PUBLIC_HOST, RELAY_PATH, type ServiceSpec } from './services.js';
 
 /** The image's unprivileged user (deploy/Dockerfile: USER 1000:1000). */
 export const IMAGE_USER = 1000;
@@ -32,12 +32,17 @@ export function gracePeriodSeconds(config: Record<string, string>): number {
   return Math.ceil((Number(config.SHUTDOWN_DELAY_MS) + Number(config.SHUTDOWN_TIMEOUT_MS)) / 1000) + 5;
 }
 
+/** The HTTP port a service serves besides ops: the gateway's API, the certification relay. */
+function httpPortOf(spec: ServiceSpec): number | null {
+  const port = spec.config.GATEWAY_PORT ?? spec.config.CERTIFICATION_RELAY_PORT;
+  return port ? Number(port) : null;
+}
+
 function deployment(spec: ServiceSpec) {
   const { name } = spec;
   const memory = memoryOf(spec);
-  const http = spec.config.GATEWAY_PORT
-    ? [{ name: 'http', containerPort: Number(spec.config.GATEWAY_PORT), protocol: 'TCP' as const }]
-    : [];
+  const port = httpPortOf(spec);
+  const http = port ? [{ name: 'http', containerPort: port, protocol: 'TCP' as const }] : [];
   return new Deployment({
     metadata: metadataOf(name),
     spec: {
@@ -129,7 +134,7 @@ function deployment(spec: ServiceSpec) {
 }
 
 function service(spec: ServiceSpec) {
-  const http = spec.config.GATEWAY_PORT
+  const http = httpPortOf(spec)
     ? [{ name: 'http', port: 80, targetPort: 'http', protocol: 'TCP' as const }]
     : [];
   return new Service({
@@ -182,6 +187,12 @@ function ingress() {
                 path: '/',
                 pathType: 'Prefix',
                 backend: { service: { name: 'gateway', port: { name: 'http' } } },
+              },
+              {
+                // Certification's fault relay: provider-delivery calls it like a rail's endpoint.
+                path: RELAY_PATH,
+                pathType: 'Prefix',
+                backend: { service: { name: 'certification-runner', port: { name: 'http' } } },
               },
             ],
           },

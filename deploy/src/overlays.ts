@@ -17,7 +17,10 @@ export type Overlay = {
   patches: Patch[];
 };
 
-/** PUBLIC_URL of the services that build links, and the Ingress, moved to another host together. */
+/**
+ * PUBLIC_URL of the services that build links, the certification relay's public URL, and the
+ * Ingress, moved to another host together.
+ */
 function hostPatches(host: string, services: readonly ServiceSpec[]): Patch[] {
   const withPublicUrl = services.filter((spec) => spec.config.PUBLIC_URL);
   return [
@@ -26,6 +29,13 @@ function hostPatches(host: string, services: readonly ServiceSpec[]): Patch[] {
       target: { kind: 'ConfigMap', name: configName(spec.name) },
       ops: [{ op: 'replace' as const, path: '/data/PUBLIC_URL', value: `https://${host}` }],
     })),
+    ...services
+      .filter((spec) => spec.config.CERTIFICATION_RELAY_URL)
+      .map((spec) => ({
+        file: `${spec.name}-config.yaml`,
+        target: { kind: 'ConfigMap', name: configName(spec.name) },
+        ops: [{ op: 'replace' as const, path: '/data/CERTIFICATION_RELAY_URL', value: `https://${host}` }],
+      })),
     {
       file: 'ingress.yaml',
       target: { kind: 'Ingress', name: 'gateway' },

@@ -51,6 +51,10 @@ const ADMIN_TOKEN: SecretKey = {
 export const PUBLIC_HOST = 'pay.example.com';
 /** The gateway's in-cluster address, for the sandbox provider (a provider adapter like any other). */
 export const GATEWAY_HTTP_PORT = 3000;
+/** The certification runner's fault relay, which provider-delivery reaches through the Ingress. */
+export const RELAY_HTTP_PORT = 8080;
+/** The Ingress path of the relay: its routes are `/relay/<token>`. */
+export const RELAY_PATH = '/relay';
 
 /** Every deployable service, in start order: the sandbox provider registers through the gateway. */
 export const SERVICES: readonly ServiceSpec[] = [
@@ -99,7 +103,14 @@ export const SERVICES: readonly ServiceSpec[] = [
     name: 'certification-runner',
     scaling: 'horizontal',
     production: { min: 2, max: 3 },
-    config: {},
+    config: {
+      // The fault relay of cases 9 to 11: delivery calls public https:// addresses only, so
+      // it reaches the relay through the Ingress, on the public host (any replica serves it).
+      CERTIFICATION_RELAY_HOST: '0.0.0.0',
+      CERTIFICATION_RELAY_PORT: String(RELAY_HTTP_PORT),
+      CERTIFICATION_RELAY_URL: `https://${PUBLIC_HOST}`,
+      GATEWAY_URL: `http://gateway/v1`,
+    },
     secrets: [MONGO, ...NATS_CREDENTIALS],
     measuredMiB: { idle: 98, loaded: 98 },
   },

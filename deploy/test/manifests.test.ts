@@ -267,6 +267,17 @@ describe.each(OVERLAYS.map((overlay) => overlay.name))('the %s overlay', (overla
       const configMap = find(objects, 'ConfigMap', `${name}-config`)!;
       expect((configMap.data as Record<string, string>).PUBLIC_URL, name).toBe(`https://${host}`);
     }
+    // Certification's fault relay: delivery reaches it on the public host, the Ingress routes it to the runner.
+    const relay = spec.rules[0]!.http.paths.find(
+      (path) => path.backend.service.name === 'certification-runner',
+    ) as { path: string; backend: { service: { port: { name: string } } } } | undefined;
+    expect(relay?.path).toBe('/relay');
+    const runnerService = find(objects, 'Service', 'certification-runner')!;
+    expect((runnerService.spec as { ports: { name: string }[] }).ports.map((p) => p.name)).toContain(
+      relay!.backend.service.port.name,
+    );
+    const runnerConfig = find(objects, 'ConfigMap', 'certification-runner-config')!;
+    expect((runnerConfig.data as Record<string, string>).CERTIFICATION_RELAY_URL).toBe(`https://${host}`);
     const sandbox = find(objects, 'ConfigMap', 'sandbox-provider-config')!;
     expect(new URL((sandbox.data as Record<string, string>).GATEWAY_URL!).hostname).toBe(backend.name);
     expect(find(objects, 'ConfigMap', COMMON_CONFIG_NAME)).toBeDefined();

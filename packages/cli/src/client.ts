@@ -36,7 +36,8 @@ export type Client = {
   request<T = unknown>(
     method: string,
     path: string,
-    options?: { body?: unknown; query?: Record<string, string | undefined> },
+    /** `text`: the answer's body as text (a report that is not JSON). */
+    options?: { body?: unknown; query?: Record<string, string | undefined>; text?: boolean },
   ): Promise<T>;
 };
 
@@ -46,7 +47,7 @@ export function createClient(baseUrl: string, token: string | undefined, missing
     async request<T>(
       method: string,
       path: string,
-      options: { body?: unknown; query?: Record<string, string | undefined> } = {},
+      options: { body?: unknown; query?: Record<string, string | undefined>; text?: boolean } = {},
     ) {
       if (!token) throw new CliError(missingTokenHint);
       const url = new URL(path, `${baseUrl}/`);
@@ -54,7 +55,7 @@ export function createClient(baseUrl: string, token: string | undefined, missing
         if (value !== undefined) url.searchParams.set(name, value);
       const headers: Record<string, string> = {
         authorization: `Bearer ${token}`,
-        accept: 'application/json',
+        accept: options.text ? '*/*' : 'application/json',
       };
       if (options.body !== undefined) headers['content-type'] = 'application/json';
       let response;
@@ -71,6 +72,7 @@ export function createClient(baseUrl: string, token: string | undefined, missing
         );
       }
       const text = await response.text();
+      if (options.text && response.ok) return text as T;
       let body: unknown = undefined;
       try {
         body = text ? JSON.parse(text) : undefined;

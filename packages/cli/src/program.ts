@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import type { CliConfig } from './config.js';
 import { createContext } from './context.js';
+import { registerCertifyCommand } from './commands/certify.js';
 import { registerKeyCommands } from './commands/keys.js';
 import { registerProjectCommands } from './commands/projects.js';
 import { registerProviderCommands } from './commands/providers.js';
@@ -21,5 +22,6 @@ export function buildProgram(config: CliConfig): Command {
   registerWebhookCommands(program, ctx);
   registerProviderCommands(program, ctx);
   registerRailCommands(program, ctx);
+  registerCertifyCommand(program, ctx);
   return program;
 }

@@ -21,5 +21,6 @@ export * from './provider/protocol-v1.js';
 export * from './provider/settlement.js';
 export * from './provider/pull.js';
 export * from './provider/views.js';
+export * from './provider/certification.js';
 export * from './bus/index.js';
 export * from './contracts/index.js';

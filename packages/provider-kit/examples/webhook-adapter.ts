@@ -22,6 +22,7 @@ import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import {
   createServiceCallHandler,
+  settlementOf,
   pushSettlement,
   type ExecutionOrder,
   type HandlerAnswer,
@@ -64,16 +65,8 @@ export async function startExampleAdapter(options: AdapterOptions) {
       baseUrl: options.serviceUrl,
       providerId: options.providerId,
       signingSecret: options.signingSecret,
-      event: {
-        protocol_version: '1',
-        idempotency_key: order.idempotency_key,
-        transaction_ref: order.transaction_ref,
-        amount: order.amount,
-        currency: order.currency,
-        status: 'COMPLETED',
-        network: order.network,
-        settled_at: new Date().toISOString(),
-      },
+      // Certification's failure numbers settle FAILED (case 2); every other order COMPLETED.
+      event: settlementOf(order),
     });
     // 200 applied, 409 already received (a retry); anything else names its cause.
     log(`settlement ${order.idempotency_key}: HTTP ${result.status}${refusal(result.body)}`);

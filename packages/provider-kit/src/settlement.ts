@@ -1,5 +1,11 @@
 import { request } from 'undici';
-import { SettlementEvent, hexHmac, parseOrThrow } from '@mmp/protocol';
+import {
+  SettlementEvent,
+  hexHmac,
+  isCertificationFailureNumber,
+  parseOrThrow,
+  type ExecutionOrder,
+} from '@mmp/protocol';
 import { apiBase } from './base-url.js';
 
 export type SignedSettlement = { body: string; signature: string };
@@ -45,4 +51,32 @@ export function parseMaybe(text: string): unknown {
   } catch {
     return text;
   }
+}
+
+/**
+ * The SettlementEvent of an executed order: its key, reference, amount, currency and
+ * network, with `status` and the time it settled. An order to a certification failure
+ * number settles FAILED unless told otherwise (certification's case 2).
+ */
+export function settlementOf(
+  order: ExecutionOrder,
+  status: SettlementEvent['status'] = isCertificationFailureNumber(payeeNumber(order))
+    ? 'FAILED'
+    : 'COMPLETED',
+  settledAt = new Date(),
+): SettlementEvent {
+  return {
+    protocol_version: '1',
+    idempotency_key: order.idempotency_key,
+    transaction_ref: order.transaction_ref,
+    amount: order.amount,
+    currency: order.currency,
+    status,
+    network: order.network,
+    settled_at: settledAt.toISOString(),
+  };
+}
+
+function payeeNumber(order: ExecutionOrder): string {
+  return 'msisdn' in order.payee ? order.payee.msisdn : '';
 }

@@ -3,7 +3,7 @@ import { deliveryOperations, pullApi, routerEvents } from '@mmp/protocol';
 import { BaseEnv, createOutboundHttp, operation, type Resolve, type ServiceDefinition } from '@mmp/platform';
 import { deliveriesHandler } from './handlers/deliveries.js';
 import { orderCreatedHandler } from './handlers/order-created.js';
-import { pullHandlers } from './handlers/pull-api.js';
+import { certificationAckHandler, pullHandlers } from './handlers/pull-api.js';
 import { openOrders } from './store/orders.js';
 import type { DeliveryDeps } from './use-cases/deps.js';
 import { expireDueOrders } from './use-cases/expire-orders.js';
@@ -73,6 +73,7 @@ export function providerDelivery(options: { resolve?: Resolve } = {}): ServiceDe
         operation(pullApi.get, pull.get),
         operation(pullApi.ack, pull.ack),
         operation(deliveryOperations.deliveries, deliveriesHandler(orders)),
+        operation(deliveryOperations.certificationAck, certificationAckHandler(deps)),
       );
     },
   };

@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { providerPortalApi, providersAdminApi, routerQueries, settlementsApi } from '@mmp/protocol';
+import {
+  providerPortalApi,
+  providersAdminApi,
+  routerForCertification,
+  routerQueries,
+  settlementsApi,
+} from '@mmp/protocol';
 import {
   BaseEnv,
   createOutboundHttp,
@@ -12,7 +18,7 @@ import { ensureIndexes, openRouterDb } from './store/db.js';
 import type { RouterDeps } from './use-cases/deps.js';
 import { adminHandlers, createProviderHandler } from './handlers/admin.js';
 import { ROUTER_EVENTS, routerEventHandler } from './handlers/events.js';
-import { internalHandlers } from './handlers/internal.js';
+import { certificationHandlers, internalHandlers } from './handlers/internal.js';
 import { portalHandlers } from './handlers/portal.js';
 import { settlementHandler } from './handlers/settlements.js';
 
@@ -79,6 +85,7 @@ export function providerRouter(options: { resolve?: Resolve } = {}): ServiceDefi
       const portal = portalHandlers(deps);
       const admin = adminHandlers(deps);
       const internal = internalHandlers(deps);
+      const certification = certificationHandlers(deps);
       kit.serve(
         operation(providerPortalApi.profile, portal.profile),
         operation(providerPortalApi.createRail, portal.createRail),
@@ -101,6 +108,9 @@ export function providerRouter(options: { resolve?: Resolve } = {}): ServiceDefi
         operation(routerQueries.createProvider, createProviderHandler(deps)),
         operation(routerQueries.orderStatus, internal.orderStatus),
         operation(routerQueries.railCredentials, internal.railCredentials),
+        operation(routerForCertification.target, certification.target),
+        operation(routerForCertification.createOrder, certification.createOrder),
+        operation(routerForCertification.orderStatus, certification.orderStatus),
       );
     },
   };

@@ -1,4 +1,5 @@
 import type { EventContract, OperationContract } from '../bus/contract.js';
+import { certificationApi, certificationEvents } from './certification-runner.js';
 import { customersApi } from './customers.js';
 import { projectEvents } from './gateway.js';
 import { checkoutApi, linksApi, pagesApi } from './links-checkout.js';
@@ -9,11 +10,13 @@ import {
   providerPortalApi,
   providersAdminApi,
   routerEvents,
+  routerForCertification,
   routerQueries,
   settlementsApi,
 } from './provider-router.js';
 import { sandboxOperations } from './sandbox-provider.js';
 
+export * from './certification-runner.js';
 export * from './customers.js';
 export * from './gateway.js';
 export * from './links-checkout.js';
@@ -43,6 +46,8 @@ export const OPERATION_CONTRACTS: readonly OperationContract[] = groups<Operatio
   pullApi,
   deliveryOperations,
   sandboxOperations,
+  certificationApi,
+  routerForCertification,
 );
 
 /** Every event of the system. */
@@ -51,5 +56,6 @@ export const EVENT_CONTRACTS: readonly EventContract[] = groups<EventContract>(
   routerEvents,
   deliveryEvents,
   projectEvents,
+  certificationEvents,
 );
 export * from './flows.js';

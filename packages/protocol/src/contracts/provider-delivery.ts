@@ -73,6 +73,20 @@ export const deliveryOperations = {
     errors: ['resource_not_found'],
     summary: 'Every delivery of an order key, with each attempt (for support and operators)',
   }),
+  /**
+   * Pull rails have no endpoint for a fault relay: their cases 9 and 10 probe the ack route's
+   * own rules with acks the adapter did not send (docs/decisions.md, Certification).
+   */
+  certificationAck: defineOperation({
+    service: 'provider-delivery',
+    name: 'certification.ack',
+    actors: ['service'],
+    callers: ['certification-runner'],
+    request: z.object({ providerId: z.string().min(1), orderKey: z.string().min(1), ack: OrderAck }).strict(),
+    reply: z.object({ status: z.number().int(), body: z.unknown() }),
+    summary:
+      "An ack of a certification order of a pull rail, through the pull route's rules, answered with the HTTP status and body the provider would get",
+  }),
 };
 
 const deliveryEvent = <T extends string>(type: T, summary: string) =>

@@ -14,6 +14,8 @@ import {
   ReconciliationReport,
   SettlementReceipt,
 } from '../provider/views.js';
+import { ExecutionOrder } from '../provider/protocol-v1.js';
+import { Network } from '../network.js';
 
 type RouteSpec = Omit<Parameters<typeof defineHttpOperation>[0], 'service' | 'actors'>;
 
@@ -202,7 +204,13 @@ export const routerQueries = {
     name: 'rails.credentials',
     actors: ['service'],
     callers: ['provider-delivery'],
-    request: z.object({ railId: z.string().min(1) }).strict(),
+    request: z
+      .object({
+        railId: z.string().min(1),
+        /** The order to deliver: a certification order may name the fault relay as its endpoint. */
+        orderKey: z.string().min(1).optional(),
+      })
+      .strict(),
     reply: RailCredentials,
     errors: ['resource_not_found'],
     summary: "A rail's transport, endpoint and secret, for signing its orders",
@@ -260,4 +268,91 @@ export const routerEvents = {
     consumers: ['payments'],
     summary: 'The rail chosen for a payment (or none), why, and the rails passed over',
   }),
+};
+
+/** A rail as certification needs it: where and how its adapter is reached, and with which secrets. */
+export const CertificationTarget = z.object({
+  rail: RailCredentials.extend({
+    environment: z.enum(['sandbox', 'live']),
+    status: z.enum(['PENDING', 'TESTED', 'ACTIVE']),
+    networks: z.array(Network),
+    countries: z.array(z.string()),
+    currencies: z.array(z.string()),
+    supportsPayout: z.boolean(),
+  }),
+  /** The provider's settlement signing secret: cases 4 to 7 sign their variants with it. */
+  signingSecret: z.string(),
+});
+export type CertificationTarget = z.infer<typeof CertificationTarget>;
+
+/** An order of a certification run, on one rail, never routed, never failed over. */
+export const CertificationOrderRequest = z.object({
+  runId: z.string().min(1),
+  providerId: z.string().min(1),
+  railId: z.string().min(1),
+  /** The exact payment.execute or payout.execute body; its idempotency_key is the order key. */
+  payload: ExecutionOrder,
+  /** Cases 9 to 11: delivery goes to the runner's fault relay instead of the rail's endpoint. */
+  relayEndpoint: z.url().nullable(),
+  /** Pull case 11: an order that expires before anyone can pull it. */
+  expiresInMs: z.number().int().nonnegative(),
+});
+export type CertificationOrderRequest = z.infer<typeof CertificationOrderRequest>;
+
+/** Where a certification order stands: its delivery, its settlement, and refused repeats. */
+export const CertificationOrderStatus = z.object({
+  orderKey: z.string(),
+  status: z.enum(['ROUTED', 'ACCEPTED', 'FAILED']),
+  lastClassification: z.string().nullable(),
+  failureCode: z.string().nullable(),
+  reason: z.string().nullable(),
+  settlement: z
+    .object({
+      status: z.string(),
+      amount: z.string(),
+      rawBody: z.string(),
+      /** Settlements with the same idempotency_key refused as duplicates (409): a second execution shows here. */
+      duplicatesRefused: z.number().int(),
+    })
+    .nullable(),
+});
+export type CertificationOrderStatus = z.infer<typeof CertificationOrderStatus>;
+
+const certificationQuery = <Req extends z.ZodType, Rep extends z.ZodType>(
+  name: string,
+  request: Req,
+  reply: Rep,
+  summary: string,
+) =>
+  defineOperation({
+    service: 'provider-router',
+    name,
+    actors: ['service'],
+    callers: ['certification-runner'],
+    request,
+    reply,
+    errors: ['resource_not_found', 'invalid_state'],
+    summary,
+  });
+
+/** What the certification runner asks of provider-router (router never calls the runner). */
+export const routerForCertification = {
+  target: certificationQuery(
+    'certification.target',
+    z.object({ providerId: z.string().min(1), railId: z.string().min(1) }).strict(),
+    CertificationTarget,
+    "A provider's rail with its secret and the provider's signing secret, for a certification run",
+  ),
+  createOrder: certificationQuery(
+    'certification.order',
+    CertificationOrderRequest,
+    z.object({ orderKey: z.string() }),
+    'Create a certification order on one rail: delivered by the real transport (or to the fault relay), never routed elsewhere, never seen by payments',
+  ),
+  orderStatus: certificationQuery(
+    'certification.order-status',
+    z.object({ orderKey: z.string().min(1) }).strict(),
+    CertificationOrderStatus,
+    "A certification order's delivery outcome and settlement",
+  ),
 };

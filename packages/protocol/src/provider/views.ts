@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Network } from '../network.js';
+import { Channel } from './certification.js';
 
 /** What admins and a provider see of a provider: never its key or signing secret. */
 export const ProviderView = z.object({
@@ -7,6 +8,8 @@ export const ProviderView = z.object({
   name: z.string(),
   signingSecretHint: z.string(),
   mappingConfigured: z.boolean(),
+  /** The provider's channels carrying the CERTIFIED badge. */
+  certifiedChannels: z.array(Channel),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -102,7 +105,10 @@ export const RailView = RailInput.extend({
     .describe(
       'False while the provider has taken the rail out of service: no new order is routed to it; orders already out finish',
     ),
+  /** The CERTIFIED badge: every channel the rail serves is certified. */
   certified: z.boolean(),
+  /** The channels of the rail that carry the badge (routing prefers the rail on these). */
+  certifiedChannels: z.array(Channel),
   lastTest: z
     .object({
       ok: z.boolean(),

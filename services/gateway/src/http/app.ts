@@ -4,6 +4,7 @@ import type { Accounts } from '../handlers/accounts.js';
 import { documented, type ForwardedRoute } from '../routes/route.js';
 import type { TrustProxy } from '../config.js';
 import { adminLocalRoutes } from './admin.js';
+import { certificationEventsRoute } from './certification-events.js';
 import { docsPlugin } from './docs.js';
 import { edgePlugin, frameworkErrors, requestIdOf } from './edge.js';
 import { forwardPlugin } from './forward.js';
@@ -87,7 +88,10 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
   });
   app.decorate('servedRoutes', served);
 
-  const localRoutes = adminLocalRoutes({ accounts: deps.accounts, bus: deps.bus });
+  const localRoutes = [
+    ...adminLocalRoutes({ accounts: deps.accounts, bus: deps.bus }),
+    certificationEventsRoute(deps.bus),
+  ];
   await app.register(edgePlugin, { https });
   await app.register(httpMetricsPlugin, { registry: deps.metrics });
   await app.register(guardPlugin, { accounts: deps.accounts, adminToken: settings.adminToken });

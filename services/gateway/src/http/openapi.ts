@@ -179,6 +179,11 @@ const TAGS: { name: string; description: string }[] = [
     description: 'A provider’s rails (create, test, activate) and its protocol schema, with its `sk_` key.',
   },
   {
+    name: 'Provider certification',
+    description:
+      'Certification runs of a sandbox rail: start, follow live (Server-Sent Events), read each case’s evidence, re-run a case, reports as JSON and JUnit XML. A passing full run certifies the channel.',
+  },
+  {
     name: 'Provider orders',
     description: 'The pull transport: fetch `payment.execute` orders and ack them.',
   },

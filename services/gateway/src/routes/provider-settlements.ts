@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { providersAdminApi, settlementsApi } from '@mmp/protocol';
 import { routeGroup, type ForwardedRoute } from './route.js';
+import { certificationRoutes } from './certification.js';
 import { providerPortalRoutes } from './provider-portal.js';
 
 const providerParams = z.object({ providerId: z.string() });
@@ -45,4 +46,5 @@ export const providerSettlementsRoutes: ForwardedRoute[] = [
     params: providerParams,
   }),
   ...providerPortalRoutes.filter((route) => route.url.startsWith('/v1/provider/rails')).map(forProvider),
+  ...certificationRoutes.map(forProvider),
 ];

@@ -4,8 +4,11 @@ import {
   PullOrdersQuery,
   appError,
   fieldErrors,
+  isAppError,
+  isCertificationPaymentId,
   parseOrThrow,
   validationMessage,
+  type deliveryOperations,
   type pullApi,
   type ServiceRequest,
 } from '@mmp/protocol';
@@ -14,6 +17,27 @@ import type { DeliveryDeps } from '../use-cases/deps.js';
 import { ackOrder, fetchOrders, pullOrderOf } from '../use-cases/provider-orders.js';
 
 type Pull = typeof pullApi;
+
+/**
+ * Certification of a pull rail (cases 9 and 10): an ack the adapter did not send, judged by
+ * the same rules as the route's, answered as the provider would see it. Certification
+ * orders only: no other order can be acked this way.
+ */
+export function certificationAckHandler(
+  deps: DeliveryDeps,
+): OperationHandler<typeof deliveryOperations.certificationAck> {
+  return async ({ providerId, orderKey, ack }) => {
+    const order = await pullOrderOf(deps, providerId, orderKey);
+    if (!isCertificationPaymentId(order.paymentId))
+      throw appError('resource_not_found', 'No certification order with this idempotency_key.');
+    try {
+      return { status: 200, body: await ackOrder(deps, providerId, orderKey, ack) };
+    } catch (error) {
+      if (!isAppError(error)) throw error;
+      return { status: error.status, body: { error: error.toBody() } };
+    }
+  };
+}
 
 /** `status=pending` (the default) and `limit` 1 to 100, default 50; anything else is a 400. */
 export function parsePullQuery(query: ServiceRequest['query']): number {

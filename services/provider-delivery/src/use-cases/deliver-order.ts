@@ -22,7 +22,10 @@ function unreachable(reason: string): Verdict {
 async function targetOf(deps: DeliveryDeps, order: Order): Promise<Target | { failure: Verdict }> {
   let credentials: RailCredentials;
   try {
-    credentials = await deps.bus.request(routerQueries.railCredentials, { railId: order.railId });
+    credentials = await deps.bus.request(routerQueries.railCredentials, {
+      railId: order.railId,
+      orderKey: order.orderKey,
+    });
   } catch (error) {
     // provider-router away: retry the event later, this is not the provider's fault.
     if (!isAppError(error) || error.code === 'service_unavailable') throw error;

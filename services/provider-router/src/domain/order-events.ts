@@ -14,6 +14,11 @@ function orderEvent<C extends EventContract>(
   return newEvent(contract, data, { occurredAt: at, projectId: order.projectId, livemode: order.livemode });
 }
 
+/** Certification orders are no payment's: payments never hears of them. */
+export function paymentEventsOf(order: Order, events: PendingEvent[]): PendingEvent[] {
+  return order.certification ? [] : events;
+}
+
 /** order.created: the order for `rail` (again with the same key on failover). */
 export function orderCreatedEvent(order: Order, rail: Rail, at: string): PendingEvent {
   return orderEvent(

@@ -45,6 +45,12 @@ export type Order = {
   failureCode: string | null;
   decisions: RoutingDecision[];
   expiresAt: string;
+  /**
+   * A certification run's order: on one rail only (no routing, no failover), unknown to
+   * payments, teaching the rail's breaker nothing; `relayEndpoint` replaces the rail's
+   * endpoint for the fault-relay cases.
+   */
+  certification?: { runId: string; relayEndpoint: string | null };
   createdAt: string;
   updatedAt: string;
 };

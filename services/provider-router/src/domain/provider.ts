@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { randomBase62 } from '@mmp/protocol';
+import { randomBase62, type Channel } from '@mmp/protocol';
 import type { ProprietaryMapping } from './mapping.js';
 
 export type Provider = {
@@ -23,12 +23,13 @@ export const newSettlementId = (): string => `stl_${randomBase62(24)}`;
 /** Settlement signing secrets: HMAC keys of ~190 bits, shown once. */
 export const newSigningSecret = (): string => `ssec_${randomBase62(32)}`;
 
-export function providerView(provider: Provider) {
+export function providerView(provider: Provider, certifiedChannels: Channel[]) {
   return {
     id: provider._id,
     name: provider.name,
     signingSecretHint: provider.signingSecretHint,
     mappingConfigured: provider.mapping !== null,
+    certifiedChannels,
     createdAt: provider.createdAt,
     updatedAt: provider.updatedAt,
   };

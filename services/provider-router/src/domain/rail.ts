@@ -4,6 +4,7 @@ import {
   Network,
   ROOT_FIELD,
   appError,
+  type Channel,
   fieldErrors,
   validationMessage,
   type FieldError,
@@ -45,7 +46,10 @@ export type Rail = {
    * lack it and are in service.
    */
   inService: boolean;
+  /** Every channel the rail serves is certified. */
   certified: boolean;
+  /** The rail's channels that carry the badge; absent on rails stored before certification existed. */
+  certifiedChannels?: Channel[];
   lastTest: RailTestResult | null;
   breaker: BreakerState;
   /** Bumped on every breaker write: the compare-and-set guard of breaker updates. */
@@ -193,6 +197,7 @@ export function statusAfterTest(status: RailStatus, ok: boolean): RailStatus {
 /** Why a rail may not be activated now, or null when it may. */
 export function activationRefusal(
   rail: Pick<Rail, 'status' | 'environment' | 'certified' | 'lastTest'>,
+  uncertified: readonly string[] = [],
 ): string | null {
   if (rail.status === 'PENDING') {
     const last = rail.lastTest
@@ -201,7 +206,8 @@ export function activationRefusal(
     return `A rail must pass its test (state TESTED) before activation.${last}`;
   }
   if (rail.environment === 'live' && !rail.certified) {
-    return 'A live rail needs a passing certification (CERTIFIED badge) before activation; run the certification first.';
+    const channels = uncertified.length ? ` Not certified: ${uncertified.join(', ')}.` : '';
+    return `A live rail needs a passing certification (CERTIFIED badge) on every channel it serves before activation; run the certification on a sandbox rail of the channel first.${channels}`;
   }
   return null;
 }
@@ -223,6 +229,7 @@ export function railView(rail: Rail) {
     status: rail.status,
     inService: rail.inService !== false,
     certified: rail.certified,
+    certifiedChannels: rail.certifiedChannels ?? [],
     lastTest: rail.lastTest,
     createdAt: rail.createdAt,
     updatedAt: rail.updatedAt,

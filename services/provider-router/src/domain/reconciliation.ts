@@ -29,6 +29,8 @@ export type Settlement = {
   outcomeOf?: string;
   /** A final settlement received after its order was decided by another: kept, never applied. */
   secondOutcome?: { appliedSettlementId: string; appliedStatus: SettlementStatus };
+  /** Later settlements with the same key, refused as duplicates: a provider executing twice shows here. */
+  duplicatesRefused?: number;
   receivedAt: string;
 };
 

@@ -43,10 +43,20 @@ const choose = (rails: Rail[], exclude: string[] = [], now = 0) =>
   chooseRail(rails, criteria, { exclude, now, breaker: config });
 
 describe('chooseRail', () => {
-  it('prefers certified rails, then the lower priority number, then the older rail', () => {
-    expect(choose([rail('a', { priority: 1 }), rail('b', { priority: 50, certified: true })]).rail?._id).toBe(
-      'b',
-    );
+  it("prefers rails certified on the order's channel, then the lower priority number, then the older rail", () => {
+    const certifiedOn = (network: 'ORANGE_MONEY' | 'MTN_MOMO') => ({
+      certifiedChannels: [{ network, country: 'CM', currency: 'XAF' as const }],
+    });
+    expect(
+      choose([rail('a', { priority: 1 }), rail('b', { priority: 50, ...certifiedOn('ORANGE_MONEY') })]).rail
+        ?._id,
+    ).toBe('b');
+    // A badge on another channel of the rail says nothing of this one.
+    const wider = { networks: ['ORANGE_MONEY' as const, 'MTN_MOMO' as const] };
+    expect(
+      choose([rail('a', { priority: 1 }), rail('b', { priority: 50, ...wider, ...certifiedOn('MTN_MOMO') })])
+        .rail?._id,
+    ).toBe('a');
     expect(choose([rail('a', { priority: 9 }), rail('b', { priority: 2 })]).rail?._id).toBe('b');
     expect(choose([rail('b', { createdAt: '2025-02-01T00:00:00.000Z' }), rail('a')]).rail?._id).toBe('a');
   });

@@ -1,4 +1,5 @@
 import { admitsOrder, breakerVerdict, type BreakerConfig } from './breaker.js';
+import { certifiedFor } from './certification.js';
 import type { Rail, RailEnvironment } from './rail.js';
 
 /** What a payment needs from a rail. */
@@ -51,7 +52,11 @@ export function chooseRail(
   criteria: RouteCriteria,
   options: { exclude: string[]; now: number; breaker: BreakerConfig },
 ): RouteChoice {
-  const eligible = rails.filter((rail) => serves(rail, criteria)).sort(byPreference);
+  // "Certified" is the badge of the order's channel on the rail, not of every channel it serves.
+  const eligible = rails
+    .filter((rail) => serves(rail, criteria))
+    .map((rail) => ({ ...rail, certified: certifiedFor(rail, criteria) }))
+    .sort(byPreference);
   const skipped: SkippedRail[] = [];
   const skippedText = () => skipped.map((skip) => `${skip.railId} ${skip.reason}`).join('; ');
   for (const rail of eligible) {

@@ -8,6 +8,7 @@ import {
 } from '@mmp/protocol';
 import { z } from 'zod';
 import { providerView } from '../domain/provider.js';
+import { certifiedChannelsByProvider } from '../store/channel-badges.js';
 import { listProviders } from '../store/providers.js';
 import type { RouterDeps } from '../use-cases/deps.js';
 import {
@@ -30,7 +31,12 @@ const ReconcileQuery = z.object({
 export function adminHandlers(deps: RouterDeps): { [K in keyof Admin]: OperationHandler<Admin[K]> } {
   const providerIdOf = (request: { params: Record<string, string> }) => request.params.providerId ?? '';
   return {
-    list: async () => ({ status: 200, body: { data: (await listProviders(deps.db)).map(providerView) } }),
+    list: async () => {
+      const badges = await certifiedChannelsByProvider(deps.db);
+      const providers = await listProviders(deps.db);
+      const data = providers.map((provider) => providerView(provider, badges.get(provider._id) ?? []));
+      return { status: 200, body: { data } };
+    },
     getMapping: async (request) => {
       const provider = await existingProvider(deps, providerIdOf(request));
       return { status: 200, body: { providerId: provider._id, mapping: provider.mapping } };

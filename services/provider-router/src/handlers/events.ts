@@ -1,15 +1,23 @@
 import type { ReceivedEvent } from '@mmp/platform';
-import { DELIVERY_EVENTS, paymentEvents } from '@mmp/protocol';
+import { CHANNEL_BADGE_EVENTS, DELIVERY_EVENTS, paymentEvents } from '@mmp/protocol';
 import type { RouterDeps } from '../use-cases/deps.js';
+import { applyChannelBadge } from '../use-cases/certification.js';
 import { applyDeliveryOutcome } from '../use-cases/delivery-outcome.js';
 import { routePayment } from '../use-cases/route-payment.js';
 
-/** What provider-router consumes: payment.initiated routes a payment, delivery.* moves its order. */
-export const ROUTER_EVENTS = [paymentEvents.initiated, ...DELIVERY_EVENTS] as const;
+/**
+ * What provider-router consumes: payment.initiated routes a payment, delivery.* moves its
+ * order, certification.channel-* sets a channel's badge.
+ */
+export const ROUTER_EVENTS = [paymentEvents.initiated, ...DELIVERY_EVENTS, ...CHANNEL_BADGE_EVENTS] as const;
 
 export function routerEventHandler(deps: RouterDeps) {
   return async (event: ReceivedEvent<(typeof ROUTER_EVENTS)[number]>) => {
     if (event.type === 'payment.initiated') await routePayment(deps, event.data);
+    else if (event.type === 'certification.channel-certified')
+      await applyChannelBadge(deps, true, event.data);
+    else if (event.type === 'certification.channel-uncertified')
+      await applyChannelBadge(deps, false, event.data);
     else await applyDeliveryOutcome(deps, event.type, event.data, event.id);
   };
 }

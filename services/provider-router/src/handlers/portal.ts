@@ -2,6 +2,7 @@ import type { OperationHandler } from '@mmp/platform';
 import { appError, settlementEventJsonSchema, type ActorOf, type providerPortalApi } from '@mmp/protocol';
 import { providerView } from '../domain/provider.js';
 import { railView } from '../domain/rail.js';
+import { certifiedChannelsByProvider } from '../store/channel-badges.js';
 import { listProviderRails } from '../store/rails.js';
 import type { RouterDeps } from '../use-cases/deps.js';
 import { existingProvider } from '../use-cases/providers.js';
@@ -36,10 +37,11 @@ export function portalHandlers(deps: RouterDeps): { [K in keyof Portal]: Operati
   const railOf = (request: { params: Record<string, string> }, actor: ActorOf<'provider' | 'admin'>) =>
     ownRail(deps, actingProviderId(actor, request.params), request.params.railId);
   return {
-    profile: async (request, { actor }) => ({
-      status: 200,
-      body: providerView(await existingProvider(deps, actingProviderId(actor, request.params))),
-    }),
+    profile: async (request, { actor }) => {
+      const provider = await existingProvider(deps, actingProviderId(actor, request.params));
+      const badges = await certifiedChannelsByProvider(deps.db, provider._id);
+      return { status: 200, body: providerView(provider, badges.get(provider._id) ?? []) };
+    },
     createRail: async (request, { actor }) => {
       const { rail, secret } = await createRail(deps, actingProviderId(actor, request.params), request.body);
       return { status: 201, body: { ...railView(rail), ...(secret ? { secret } : {}) } };

@@ -3,6 +3,7 @@ import type { Provider } from '../domain/provider.js';
 import type { Rail } from '../domain/rail.js';
 import type { Order } from '../domain/order.js';
 import type { Settlement, SettlementMismatch } from '../domain/reconciliation.js';
+import type { ChannelBadge } from '../domain/certification.js';
 
 /** provider-router's collections; the only place that names them. */
 export function openRouterDb(store: Store) {
@@ -12,6 +13,7 @@ export function openRouterDb(store: Store) {
     orders: store.collection<Order>('orders'),
     settlements: store.collection<Settlement>('settlements'),
     mismatches: store.collection<SettlementMismatch>('settlement_mismatches'),
+    channelBadges: store.collection<ChannelBadge>('channel_badges'),
   };
 }
 export type RouterDb = ReturnType<typeof openRouterDb>;
@@ -31,5 +33,6 @@ export async function ensureIndexes(db: RouterDb): Promise<void> {
   await db.settlements.ensureIndex({ fields: { outcomeOf: 1 }, unique: true, sparse: true });
   await db.settlements.ensureIndex({ fields: { orderKey: 1 } });
   await db.settlements.ensureIndex({ fields: { providerId: 1, receivedAt: 1 } });
+  await db.channelBadges.ensureIndex({ fields: { providerId: 1, certified: 1 } });
   await db.mismatches.ensureIndex({ fields: { providerId: 1, receivedAt: 1 } });
 }

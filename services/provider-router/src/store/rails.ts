@@ -109,3 +109,13 @@ export async function updateBreaker(
   }
   throw new Error(`breaker of rail ${railId} kept changing under us`);
 }
+
+/** The badge a rail shows, kept in step with its channels' badges. */
+export function setRailCertified(
+  db: RouterDb,
+  railId: string,
+  badge: Pick<Rail, 'certified' | 'certifiedChannels'>,
+  at: string,
+) {
+  return db.rails.findOneAndUpdate({ _id: railId }, { $set: { ...badge, updatedAt: at } });
+}

@@ -11,6 +11,11 @@ export function findSettlementByKey(
   return db.settlements.findOne({ providerId, idempotencyKey });
 }
 
+/** One more refused repeat of a settlement's key. */
+export async function countDuplicate(db: RouterDb, settlementId: string): Promise<void> {
+  await db.settlements.findOneAndUpdate({ _id: settlementId }, { $inc: { duplicatesRefused: 1 } });
+}
+
 /** The settlement that decided an order, if one did. */
 export function findOutcomeOf(db: RouterDb, orderKey: string): Promise<Settlement | null> {
   return db.settlements.findOne({ outcomeOf: orderKey });

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { DuplicateKeyError } from '@mmp/platform';
 import { appError, verifyHexHmac, type SettlementReceipt } from '@mmp/protocol';
 import type { Order } from '../domain/order.js';
-import { settlementReceivedEvent } from '../domain/order-events.js';
+import { paymentEventsOf, settlementReceivedEvent } from '../domain/order-events.js';
 import { newSettlementId } from '../domain/provider.js';
 import type { Settlement } from '../domain/reconciliation.js';
 import {
@@ -16,6 +16,7 @@ import { findOrderToSettle } from '../store/orders.js';
 import { findProvider } from '../store/providers.js';
 import {
   findOutcomeOf,
+  countDuplicate,
   findSettlementByKey,
   insertMismatch,
   insertSettlement,
@@ -51,7 +52,9 @@ async function store(deps: RouterDeps, settlement: Settlement, order: Order | nu
           }
         : { ...settlement, outcomeOf: order._id };
     const events =
-      decides && !applied ? [settlementReceivedEvent(settlement, order, settlement.receivedAt)] : [];
+      decides && !applied
+        ? paymentEventsOf(order, [settlementReceivedEvent(settlement, order, settlement.receivedAt)])
+        : [];
     try {
       await insertSettlement(deps.outbox, deps.db, record, events, requestId);
       if (applied)
@@ -89,7 +92,11 @@ export async function applySettlement(
   const secret = provider ? deps.box.open(provider.sealedSigningSecret) : randomBytes(32).toString('hex');
   if (!verifyHexHmac(secret, rawBody, signed.signature) || !provider) throw signatureInvalid();
   const { event, format, failureCode } = parseSettlement(parseJsonBody(rawBody), provider.mapping);
-  if (await findSettlementByKey(deps.db, providerId, event.idempotency_key)) throw duplicate();
+  const seen = await findSettlementByKey(deps.db, providerId, event.idempotency_key);
+  if (seen) {
+    await countDuplicate(deps.db, seen._id);
+    throw duplicate();
+  }
   const order = await findOrderToSettle(deps.db, providerId, {
     idempotencyKey: event.idempotency_key,
     transactionRef: event.transaction_ref,

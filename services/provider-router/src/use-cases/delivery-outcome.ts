@@ -11,6 +11,7 @@ import {
   executionAcceptedEvent,
   executionFailedEvent,
   orderCreatedEvent,
+  paymentEventsOf,
   routingDecidedEvent,
 } from '../domain/order-events.js';
 import { findOrder, moveRoutedOrder } from '../store/orders.js';
@@ -51,7 +52,7 @@ async function fail(
       },
       $push: { decisions: { $each: [decision] } },
     },
-    [...routing, executionFailedEvent(failed, code, decision.reason, decision.at)],
+    paymentEventsOf(order, [...routing, executionFailedEvent(failed, code, decision.reason, decision.at)]),
   );
 }
 
@@ -120,11 +121,13 @@ export async function applyDeliveryOutcome(
   }
   const payerCode = type === 'delivery.rejected' ? payerErrorCode(data.reason) : null;
   const railWorked = type === 'delivery.accepted' || payerCode !== null;
-  await updateBreaker(deps.db, data.railId, (state) =>
-    learnOnce(state, outcomeId, (current) =>
-      railWorked ? recordSuccess() : recordFailure(current, deps.now(), deps.config.breaker),
-    ),
-  );
+  // Certification provokes failures on purpose (cases 9 to 11): they say nothing of the rail's health.
+  if (!order.certification)
+    await updateBreaker(deps.db, data.railId, (state) =>
+      learnOnce(state, outcomeId, (current) =>
+        railWorked ? recordSuccess() : recordFailure(current, deps.now(), deps.config.breaker),
+      ),
+    );
   if (order.status !== 'ROUTED' || order.railId !== data.railId) {
     deps.log.info(
       { orderKey: order._id, status: order.status, railId: data.railId },
@@ -145,7 +148,7 @@ export async function applyDeliveryOutcome(
         $set: { status: 'ACCEPTED', lastClassification: classification, updatedAt: now },
         $push: { decisions: { $each: [decision] } },
       },
-      [executionAcceptedEvent(order, data.railId, why, now)],
+      paymentEventsOf(order, [executionAcceptedEvent(order, data.railId, why, now)]),
     );
     return;
   }
@@ -153,5 +156,7 @@ export async function applyDeliveryOutcome(
     fail(deps, order, code, { at: now, railId: data.railId, action: 'failed', reason }, classification);
   if (payerCode) return failed(payerCode, `${why}; payer error, no failover`);
   if (type === 'delivery.expired') return failed('provider_timeout', `${why}; order expired`);
+  if (order.certification)
+    return failed(exhaustedCode(classification), `${why}; certification order, no failover`);
   await failOver(deps, order, data, why, now);
 }

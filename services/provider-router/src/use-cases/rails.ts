@@ -14,6 +14,8 @@ import {
   type RailTestResult,
 } from '../domain/rail.js';
 import { unfinishedOrdersOn } from '../store/orders.js';
+import { describeChannel, railBadge, uncertifiedChannels } from '../domain/certification.js';
+import { certifiedChannelIds } from '../store/channel-badges.js';
 import { findProvider } from '../store/providers.js';
 import {
   activateRail as markActive,
@@ -72,6 +74,8 @@ export async function createRail(
     createdAt: now,
     updatedAt: now,
   };
+  // A rail on channels certified already (a live rail after its sandbox run) carries the badge at once.
+  Object.assign(rail, railBadge(rail, await certifiedChannelIds(deps.db, provider._id)));
   await insertRail(deps.db, rail);
   return { rail, secret };
 }
@@ -92,7 +96,11 @@ export async function rollRailSecret(deps: RouterDeps, rail: Rail): Promise<{ ra
 /** ACTIVE from TESTED (a live rail also certified); activating an ACTIVE rail changes nothing. */
 export async function activateRail(deps: RouterDeps, rail: Rail): Promise<Rail> {
   if (rail.status === 'ACTIVE') return rail;
-  const refusal = activationRefusal(rail);
+  const missing = uncertifiedChannels(rail, await certifiedChannelIds(deps.db, rail.providerId));
+  const refusal = activationRefusal(
+    { ...rail, certified: missing.length === 0 },
+    missing.map(describeChannel),
+  );
   if (refusal) throw appError('invalid_state', refusal);
   const updated = await markActive(deps.db, rail._id, isoNow(deps));
   if (!updated) throw appError('invalid_state', 'The rail changed state meanwhile; read it and try again.');

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { CERTIFICATION_NUMBERS } from '@mmp/protocol';
 import { planFor } from './wallets.js';
 
 const payee = (msisdn: string) => ({ payee: { msisdn } });
@@ -22,5 +23,10 @@ describe('planFor', () => {
       settlement: 'COMPLETED',
       delayMs: 10,
     });
+  });
+
+  it("accepts certification's failure numbers and settles them FAILED (case 2)", () => {
+    for (const { failure } of Object.values(CERTIFICATION_NUMBERS))
+      expect(planFor(payee(failure), 5000)).toMatchObject({ ack: 'ACCEPTED', settlement: 'FAILED' });
   });
 });

@@ -1,4 +1,4 @@
-import type { ExecutionOrder } from '@mmp/protocol';
+import { isCertificationFailureNumber, type ExecutionOrder } from '@mmp/protocol';
 
 /**
  * The sandbox's simulated wallets: the test numbers of ARCHITECTURE.md. What happens to an
@@ -24,6 +24,9 @@ const QUICK_MS = 200;
 
 export function planFor(order: Pick<ExecutionOrder, 'payee'>, otherDelayMs: number): Plan {
   const msisdn = 'msisdn' in order.payee ? order.payee.msisdn : null;
+  // Certification's case 2: accepted, then a FAILED SettlementEvent.
+  if (msisdn && isCertificationFailureNumber(msisdn))
+    return { ack: 'ACCEPTED', settlement: 'FAILED', delayMs: QUICK_MS };
   switch (msisdn) {
     case TEST_NUMBERS.orangeSuccess:
     case TEST_NUMBERS.mtnSuccess:

@@ -1,0 +1,126 @@
+import { z } from 'zod';
+import { defineEvent, defineHttpOperation } from '../bus/contract.js';
+import { Channel, CertificationRunView, RunStatus } from '../provider/certification.js';
+
+type RouteSpec = Omit<Parameters<typeof defineHttpOperation>[0], 'service' | 'actors'>;
+
+/** A portal route of certification: the provider (its key) or an admin acting for it. */
+const portalRoute = (spec: RouteSpec) =>
+  defineHttpOperation({ service: 'certification-runner', actors: ['provider', 'admin'] as const, ...spec });
+
+/** Certification runs in the provider portal (provider key `sk_…`), mirrored for admins. */
+export const certificationApi = {
+  start: portalRoute({
+    name: 'runs.start',
+    responses: { 202: CertificationRunView },
+    errors: ['validation_error', 'resource_not_found', 'invalid_state'],
+    summary:
+      'Start a full certification run on a sandbox rail (TESTED or ACTIVE) for one of its channels: 202 with the run RUNNING; every case passing certifies the channel, a failed full run removes the badge; 409 while a run of the rail is still RUNNING',
+  }),
+  list: portalRoute({
+    name: 'runs.list',
+    responses: { 200: z.object({ data: z.array(CertificationRunView) }) },
+    errors: ['resource_not_found'],
+    summary: "A rail's certification runs, newest first",
+  }),
+  get: portalRoute({
+    name: 'runs.get',
+    responses: { 200: CertificationRunView },
+    errors: ['resource_not_found'],
+    summary:
+      'A certification run with each case: expected, observed, pass or fail, latency, exchanged messages',
+  }),
+  rerunCase: portalRoute({
+    name: 'runs.rerun-case',
+    responses: { 202: CertificationRunView },
+    errors: ['validation_error', 'resource_not_found', 'invalid_state'],
+    summary:
+      "Re-run one case of a run's rail and channel as a new single-case run (202); it never awards or removes the badge",
+  }),
+  report: portalRoute({
+    name: 'runs.report',
+    responses: { 200: CertificationRunView },
+    errors: ['resource_not_found'],
+    summary: 'The run as a JSON report (the CertificationRun schema), for a CI to gate on',
+  }),
+  junit: portalRoute({
+    name: 'runs.junit',
+    responses: { 200: z.string().describe('JUnit XML (application/xml)') },
+    errors: ['resource_not_found'],
+    summary:
+      'The run as JUnit XML: one testsuite, one testcase per case, a failure with expected and observed for each failed case',
+  }),
+};
+
+export const CaseFinishedData = z.object({
+  runId: z.string(),
+  providerId: z.string(),
+  railId: z.string(),
+  number: z.number().int(),
+  status: z.enum(['PASSED', 'FAILED']),
+  observed: z.string().nullable(),
+  latencyMs: z.number().nullable(),
+});
+export type CaseFinishedData = z.infer<typeof CaseFinishedData>;
+
+export const RunFinishedData = z.object({
+  runId: z.string(),
+  providerId: z.string(),
+  railId: z.string(),
+  channel: Channel,
+  kind: z.enum(['full', 'single']),
+  status: RunStatus,
+  finishedAt: z.iso.datetime(),
+});
+export type RunFinishedData = z.infer<typeof RunFinishedData>;
+
+/** The badge decision of one full run for one channel of a provider. */
+export const ChannelBadgeData = z.object({
+  providerId: z.string(),
+  channel: Channel,
+  runId: z.string(),
+  railId: z.string(),
+  /** When the run finished: a later decision wins over an earlier one, whatever arrives first. */
+  decidedAt: z.iso.datetime(),
+});
+export type ChannelBadgeData = z.infer<typeof ChannelBadgeData>;
+
+export const certificationEvents = {
+  caseFinished: defineEvent({
+    type: 'certification.case-finished',
+    version: 1,
+    data: CaseFinishedData,
+    producer: 'certification-runner',
+    consumers: [],
+    summary: 'One case of a certification run finished (the portal follows runs by reading them)',
+  }),
+  runFinished: defineEvent({
+    type: 'certification.run-finished',
+    version: 1,
+    data: RunFinishedData,
+    producer: 'certification-runner',
+    consumers: [],
+    summary: 'A certification run ended PASSED or FAILED',
+  }),
+  channelCertified: defineEvent({
+    type: 'certification.channel-certified',
+    version: 1,
+    data: ChannelBadgeData,
+    producer: 'certification-runner',
+    consumers: ['provider-router'],
+    summary:
+      'Every case of a full run passed: the channel carries the CERTIFIED badge (routing prefers it, live rails on it may activate)',
+  }),
+  channelUncertified: defineEvent({
+    type: 'certification.channel-uncertified',
+    version: 1,
+    data: ChannelBadgeData,
+    producer: 'certification-runner',
+    consumers: ['provider-router'],
+    summary: 'A full run failed: the channel loses the CERTIFIED badge',
+  }),
+};
+export const CHANNEL_BADGE_EVENTS = [
+  certificationEvents.channelCertified,
+  certificationEvents.channelUncertified,
+] as const;
