@@ -1,47 +1,28 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { connect as tcpConnect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BaseEnv, connectNats, createLogger, natsAuthOptions, parseEnv } from '../src/index.js';
-import { eventually, freePort } from '../src/testing/index.js';
+import { natsServerInstalled, startNatsServer, type PrivateNatsServer } from '../src/testing/index.js';
 
 /**
  * A NATS server of the test's own that requires a user, as production's does: the service
  * kit connects with NATS_USER/NATS_PASSWORD and is refused without them.
  */
 const log = createLogger({ service: 'nats-auth-test', level: 'silent' });
-// .ci/run installs nats-server; a developer whose NATS runs elsewhere skips this file.
-const installed = spawnSync('nats-server', ['--version']).status === 0;
-if (!installed && process.env.CI !== 'true') console.warn('nats-auth: skipped, nats-server is not installed');
-let server: ChildProcess;
+const runs = natsServerInstalled || process.env.CI === 'true';
+if (!runs) console.warn('nats-auth: skipped, nats-server is not installed');
+let server: PrivateNatsServer | undefined;
 let url = '';
 
-function listening(port: number) {
-  return new Promise<boolean>((resolve) => {
-    const socket = tcpConnect({ host: '127.0.0.1', port });
-    socket.once('connect', () => (socket.destroy(), resolve(true)));
-    socket.once('error', () => resolve(false));
-  });
-}
-
 beforeAll(async () => {
-  if (!installed && process.env.CI !== 'true') return;
-  const port = await freePort();
-  url = `nats://127.0.0.1:${port}`;
-  server = spawn(
-    'nats-server',
-    ['-a', '127.0.0.1', '-p', String(port), '--user', 'payments', '--pass', 'pw-0123456789'],
-    {
-      stdio: 'ignore',
-    },
-  );
-  await eventually(() => listening(port), 10_000);
+  if (!runs) return;
+  server = await startNatsServer({ authorization: { user: 'payments', password: 'pw-0123456789' } });
+  url = server.url;
 });
 
-afterAll(() => {
-  server?.kill();
+afterAll(async () => {
+  await server?.stop();
 });
 
-describe.skipIf(!installed && process.env.CI !== 'true')('NATS credentials', () => {
+describe.skipIf(!runs)('NATS credentials', () => {
   it('connects with the user and password of NATS_USER and NATS_PASSWORD', async () => {
     const env = parseEnv(BaseEnv, { NATS_URL: url, NATS_USER: 'payments', NATS_PASSWORD: 'pw-0123456789' });
     const nc = await connectNats({

@@ -1,6 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { connect as tcpConnect } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,7 +23,13 @@ import {
 import { createBusClient } from '../src/rpc.js';
 import { BaseEnv } from '../src/config.js';
 import { createNaming } from '../src/nats.js';
-import { eventually, freePort, samplePaymentSnapshot } from '../src/testing/index.js';
+import {
+  eventually,
+  natsServerInstalled,
+  samplePaymentSnapshot,
+  startNatsServer,
+  type PrivateNatsServer,
+} from '../src/testing/index.js';
 
 /**
  * The permissions generated from the contracts, on a real NATS server of the test's own:
@@ -34,32 +38,19 @@ import { eventually, freePort, samplePaymentSnapshot } from '../src/testing/inde
  * service's events, another service's inbox) is refused by the server.
  */
 const log = createLogger({ service: 'nats-permissions-test', level: 'silent' });
-const installed = spawnSync('nats-server', ['--version']).status === 0;
-if (!installed && process.env.CI !== 'true')
-  console.warn('nats-permissions: skipped, nats-server is not installed');
+const runs = natsServerInstalled || process.env.CI === 'true';
+if (!runs) console.warn('nats-permissions: skipped, nats-server is not installed');
 const prefix = 'perm';
 const naming = createNaming(prefix);
 const password = (service: string) => `pw-${service}-0123456789`;
-let server: ChildProcess;
+let server: PrivateNatsServer | undefined;
 let dir = '';
 let url = '';
 
-function listening(port: number) {
-  return new Promise<boolean>((resolve) => {
-    const socket = tcpConnect({ host: '127.0.0.1', port });
-    socket.once('connect', () => (socket.destroy(), resolve(true)));
-    socket.once('error', () => resolve(false));
-  });
-}
-
 beforeAll(async () => {
-  if (!installed && process.env.CI !== 'true') return;
+  if (!runs) return;
   dir = mkdtempSync(join(tmpdir(), 'mmp-nats-perm-'));
-  const port = await freePort();
-  url = `nats://127.0.0.1:${port}`;
-  const config = {
-    listen: `127.0.0.1:${port}`,
-    jetstream: { store_dir: join(dir, 'js') },
+  server = await startNatsServer({
     authorization: {
       users: SERVICE_NAMES.map((service) => ({
         user: service,
@@ -67,14 +58,12 @@ beforeAll(async () => {
         permissions: natsPermissions(service, { prefix }),
       })),
     },
-  };
-  writeFileSync(join(dir, 'nats.conf'), JSON.stringify(config, null, 2));
-  server = spawn('nats-server', ['-c', join(dir, 'nats.conf')], { stdio: 'ignore' });
-  await eventually(() => listening(port), 10_000);
+  });
+  url = server.url;
 });
 
-afterAll(() => {
-  server?.kill();
+afterAll(async () => {
+  await server?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -92,7 +81,7 @@ const serviceEnv = (service: ServiceName) => ({
   SHUTDOWN_DELAY_MS: '0',
 });
 
-describe.skipIf(!installed && process.env.CI !== 'true')('NATS permissions from the contracts', () => {
+describe.skipIf(!runs)('NATS permissions from the contracts', () => {
   it('let a service do everything its contracts name: start, consume, serve', async () => {
     const projected: string[] = [];
     const customers = await startService(

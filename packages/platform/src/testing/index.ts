@@ -209,6 +209,7 @@ export { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 
 export { spawnServiceProcess, type ChildService } from './child.js';
 export { freePort } from './ports.js';
+export { natsServerInstalled, startNatsServer, type PrivateNatsServer } from './nats-server.js';
 export { captureLogs } from './logs.js';
 export {
   answerOrders,
