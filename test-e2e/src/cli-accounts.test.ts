@@ -126,6 +126,34 @@ describe('mmp project', () => {
       /webhookUrl/,
     );
   });
+
+  it('suspend: every key of the project answers 403 service_suspended until resume; other projects keep working', async () => {
+    const shop = await system.createProject('Suspended Shop');
+    const other = await system.createProject('Neighbour Shop');
+    const keys = [shop.testSecretKey, shop.liveSecretKey];
+    const suspended = await mmp(['project', 'suspend', shop.id]);
+    expect(suspended.code, suspended.stderr).toBe(0);
+    expect(suspended.stdout).toMatch(/is suspended since .*403 service_suspended/);
+    for (const key of keys) {
+      const refused = await call(key, 'POST', '/v1/payments', { amount: 1000 });
+      expect(refused.status).toBe(403);
+      expect(refused.body).toMatchObject({ statusCode: 403, code: 'service_suspended' });
+    }
+    // The envelope form says it too, on the project's other routes.
+    const hooks = await call(shop.testSecretKey, 'GET', '/v1/webhook-endpoints');
+    expect(hooks.status).toBe(403);
+    expect(hooks.body.error?.code).toBe('service_suspended');
+    expect((await call(other.testSecretKey)).status).toBe(200);
+    // Suspending again keeps the first date; list shows it.
+    const again = await mmpJson(['project', 'suspend', shop.id]);
+    expect(again.suspendedAt).toBe((await mmpJson(['project', 'show', shop.id])).suspendedAt);
+    const listed = (await mmpJson(['project', 'list'])) as { id: string; suspendedAt: string | null }[];
+    expect(listed.find((p) => p.id === shop.id)?.suspendedAt).toBe(again.suspendedAt);
+
+    expect(await mmpJson(['project', 'resume', shop.id])).toMatchObject({ id: shop.id, suspendedAt: null });
+    for (const key of keys) expect((await call(key)).status).toBe(200);
+    expectRefusal(await mmp(['project', 'suspend', 'no-such-project']), /resource_not_found/);
+  });
 });
 
 describe('mmp keys', () => {

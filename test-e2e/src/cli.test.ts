@@ -13,7 +13,16 @@ import { payOnHostedPage } from './support/shopper.js';
 /** The `mmp` commands the CLI package's own test does not reach, against the whole system. */
 const scratch = mkdtempSync(join(tmpdir(), 'mmp-cli-e2e-'));
 let system: RunningSystem;
-const { mmpJson } = mmpAgainst(() => system);
+const { mmp, mmpJson } = mmpAgainst(() => system);
+
+/** The human form: a table or summary, never JSON, with the given words in it. */
+async function human(args: string[], ...expected: RegExp[]) {
+  const result = await mmp(args);
+  expect(result.code, result.stderr).toBe(0);
+  expect(result.stdout.trim().startsWith('{')).toBe(false);
+  for (const pattern of expected) expect(result.stdout).toMatch(pattern);
+  return result.stdout;
+}
 let shop: ProjectKeys;
 let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
 
@@ -78,6 +87,12 @@ describe('mmp webhook', () => {
       ).body.data[0]?.status === 'delivered';
     await eventually(settled, 10_000);
     const deliveries = await mmpJson(['webhook', 'deliveries', '--project', shop.id, '--id', endpoint.id]);
+    await human(
+      ['webhook', 'deliveries', '--project', shop.id, '--id', endpoint.id],
+      /ID\s+EVENT\s+STATUS\s+ATTEMPTS/,
+      /transaction\.cancelled\s+delivered\s+1\s+200/,
+    );
+    await human(['webhook', 'list', '--project', shop.id], /ID\s+URL\s+STATUS/, new RegExp(endpoint.id));
     expect(deliveries).toMatchObject({
       data: [
         { endpointId: endpoint.id, eventType: 'transaction.cancelled', attemptCount: 1, status: 'delivered' },
@@ -155,6 +170,16 @@ describe('mmp provider and rails', () => {
     const date = new Date().toISOString().slice(0, 10);
     const report = await mmpJson(['reconcile', '--provider', provider.id, '--date', date]);
     expect(report).toMatchObject({ summary: expect.any(Object) });
+
+    // Without --json, every one of them reads as a table or a summary.
+    await human(['provider', 'list'], /ID\s+NAME\s+SIGNING SECRET/, new RegExp(provider.id));
+    await human(['rails', 'list', ...key], /ID\s+TRANSPORT\s+ENV\s+STATUS/, new RegExp(`${rail.id}\\s+pull`));
+    await human(['rails', 'get', rail.id, ...key], /^status\s+ACTIVE$/m, /^lastTest\.ok\s+true$/m);
+    await human(
+      ['reconcile', '--provider', provider.id, '--date', date],
+      /Reconciliation of .* \(sandbox\): 0 order\(s\)/,
+      /orderWithoutSettlement\s+0/,
+    );
   });
 });
 
@@ -314,6 +339,11 @@ describe('mmp reconcile', () => {
     });
     expect(report.amountMismatch).toHaveLength(2);
     expect(report.amountMismatch).toEqual(expect.arrayContaining([mismatch('amount'), mismatch('currency')]));
+    await human(
+      ['reconcile', '--provider', provider.id, '--date', settled.date],
+      /amountMismatch\s+2/,
+      /^completedAfterExpiry:$/m,
+    );
     expect(report.completedAfterExpiry).toEqual([
       {
         settlementId: settlementId(afterExpiry),
@@ -330,5 +360,6 @@ describe('mmp customers', () => {
   it('rebuilds the customer profiles and says how many events it replayed', async () => {
     const rebuilt = await mmpJson(['customers', 'rebuild']);
     expect(rebuilt).toMatchObject({ events: expect.any(Number), durationMs: expect.any(Number) });
+    await human(['customers', 'rebuild'], /^events\s+\d+$/m, /^durationMs\s+\d+$/m);
   });
 });

@@ -25,7 +25,11 @@ beforeAll(async () => {
     log: createLogger({ service: 'e2e-wire', level: 'silent' }),
   });
   const prefix = `${system.system.prefix}.`;
-  nc.subscribe(`${prefix}>`, { callback: (_error, msg) => seen.add(msg.subject.slice(prefix.length)) });
+  nc.subscribe(`${prefix}>`, {
+    callback: (_error, msg) => {
+      seen.add(msg.subject.slice(prefix.length));
+    },
+  });
   await nc.flush();
   project = await system.createProject('Wire Shop');
 }, 60_000);

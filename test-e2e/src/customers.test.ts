@@ -196,6 +196,9 @@ describe('customer profiles built from real payments', () => {
       paymentMethod: p.paymentMethod,
       createdAt: p.createdAt,
       completedAt: p.completedAt,
+      // The customer's history says why a payment failed, as the payment does.
+      failureCode: p.failureCode,
+      failureMessage: p.failureMessage,
     });
     for (const externalId of ['cust-awa', 'cust-paul', 'cust-dora', 'cust-chantal']) {
       const customer = await customerWithExternalId(externalId);

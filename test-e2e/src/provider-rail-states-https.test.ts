@@ -32,6 +32,7 @@ beforeAll(async () => {
   endpoint.on('/wrong-nonce', () => ({ status: 200, body: { type: 'health.ack', nonce: 'f'.repeat(32) } }));
   endpoint.on('/missing-nonce', () => ({ status: 200, body: { type: 'health.ack' } }));
   endpoint.on('/500', () => ({ status: 500, body: { error: 'boom' } }));
+  endpoint.on('/silent', () => 'silence');
   provider = await system.admin('POST', '/v1/admin/providers', { name: 'Rail States Co' });
   portal = api(system.baseUrl, provider.apiKey);
 }, 60_000);
@@ -94,6 +95,19 @@ describe('rail test over HTTPS through provider-router', () => {
     expect(tested.body).toMatchObject({ status: 'PENDING', lastTest: { ok: false, httpStatus, reason } });
     await expectShownAndRefused(rail.id, reason);
   });
+
+  it('PENDING + an endpoint that never answers -> the probe times out and says so, not a 503', async () => {
+    // The probe's 5 s equal the gateway's default wait (REQUEST_TIMEOUT_MS); the test
+    // operation's own wait covers the probe, so the provider reads the timeout, not 503.
+    const rail = await railAt(endpoint.url('/silent'));
+    const started = Date.now();
+    const tested = await portal<RailView>('POST', `/v1/provider/rails/${rail.id}/test`);
+    expect(tested.status, JSON.stringify(tested.body)).toBe(200);
+    expect(tested.body).toMatchObject({ status: 'PENDING', lastTest: { ok: false, httpStatus: null } });
+    expect(tested.body.lastTest!.reason).toMatch(/tim/i);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(4_500);
+    await expectShownAndRefused(rail.id, tested.body.lastTest!.reason);
+  }, 30_000);
 
   it('PENDING + an unreachable host -> PENDING with the reason shown', async () => {
     const rail = await railAt(`https://127.0.0.1:${await freePort()}/mmp`);

@@ -207,7 +207,7 @@ describe('a sandbox payment through the real provider path', () => {
     expect(JSON.parse(webhook.rawBody).data).toMatchObject({
       status: 'FAILED',
       failureCode: 'insufficient_balance',
-      failureReason: expect.any(String),
+      failureMessage: expect.any(String),
     });
     const retrieved = await merchant<{ status: string; events: Record<string, unknown>[] }>(
       'GET',
@@ -215,14 +215,52 @@ describe('a sandbox payment through the real provider path', () => {
     );
     expect(retrieved.body.events.find((e) => e.type === 'payment.failed')).toMatchObject({
       failureCode: 'insufficient_balance',
-      failureReason: expect.any(String),
+      failureMessage: expect.any(String),
     });
-    expect(retrieved.body).not.toHaveProperty('failureCode');
+    // And from the payment itself.
+    expect(retrieved.body).toMatchObject({
+      failureCode: 'insufficient_balance',
+      failureMessage: "The payer's wallet balance is too low.",
+    });
     // Refused in its ack, the order expects no settlement and none came.
     const report = await sandboxReconciliation(payment.date);
     expect(report.matched.filter((entry) => entry.paymentId === payment.id)).toEqual([]);
     expect(report.orderWithoutSettlement.filter((entry) => entry.paymentId === payment.id)).toEqual([]);
   });
+
+  // Every payer code a sandbox number gives, on retrieve, on the list and in the webhook.
+  it.each([
+    ['+237690000004', 'pin_error', 'The payer entered a wrong PIN.'],
+    ['+237690000005', 'transaction_limit', "The payment exceeds the payer's daily or monthly limit."],
+    ['+237690000006', 'account_inactive', "The payer's wallet is inactive."],
+    ['+237690000007', 'invalid_phone', 'The phone number does not belong to the chosen operator.'],
+  ])(
+    '%s fails the payment with %s, said on the payment itself',
+    async (phone, failureCode, failureMessage) => {
+      const { token, merchant } = await payWith(phone, 'ORANGE_MONEY');
+      const retrieved = await eventually(async () => {
+        const answer = await merchant<{ status: string }>('GET', `/v1/payments/${token}`);
+        return answer.body.status === 'FAILED' ? answer.body : undefined;
+      }, 20_000);
+      expect(retrieved).toMatchObject({ failureCode, failureMessage });
+      const list = await merchant<{ data: { token: string }[] }>(
+        'GET',
+        '/v1/payments?status=FAILED&limit=100',
+      );
+      expect(list.body.data.find((item) => item.token === token)).toMatchObject({
+        failureCode,
+        failureMessage,
+      });
+      const webhook = await eventually(async () =>
+        receiver.received.find(
+          (w) =>
+            JSON.parse(w.rawBody).data?.token === token &&
+            JSON.parse(w.rawBody).type === 'transaction.failed',
+        ),
+      );
+      expect(JSON.parse(webhook.rawBody).data).toMatchObject({ failureCode, failureMessage });
+    },
+  );
 
   it('expires when the payer never confirms, and the sandbox never settles it', async () => {
     const payment = await payWith('+237690000003', 'ORANGE_MONEY');
@@ -232,6 +270,10 @@ describe('a sandbox payment through the real provider path', () => {
         (await merchant<{ status: string }>('GET', `/v1/payments/${token}`)).body.status === 'EXPIRED',
       20_000,
     );
+    expect((await merchant('GET', `/v1/payments/${token}`)).body).toMatchObject({
+      failureCode: 'payment_expired',
+      failureMessage: expect.any(String),
+    });
     await eventually(async () =>
       receiver.received.find(
         (w) =>

@@ -72,7 +72,7 @@ describe('secrets in logs', () => {
         scopes: ['payments:write'],
       })
       .catch((error: unknown) => error);
-    expect(String(badScopes)).toContain('422');
+    expect(String(badScopes)).toContain('400');
 
     // Merchant webhook secrets: created, rolled, then used to sign a real delivery.
     const endpoint = remember(

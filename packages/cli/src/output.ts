@@ -19,3 +19,23 @@ export function table(rows: (string | number | boolean | null | undefined)[][]):
     )
     .join('\n');
 }
+
+type Scalar = string | number | boolean | null | undefined;
+
+function flatten(value: unknown, path: string, into: [string, Scalar][]): void {
+  if (Array.isArray(value)) {
+    const scalars = value.every((item) => item === null || typeof item !== 'object');
+    into.push([path, scalars ? value.join(', ') || '(none)' : `${value.length} item(s)`]);
+  } else if (value !== null && typeof value === 'object') {
+    for (const [key, inner] of Object.entries(value)) flatten(inner, path ? `${path}.${key}` : key, into);
+  } else {
+    into.push([path, value as Scalar]);
+  }
+}
+
+/** One object as aligned `field  value` lines, nested fields by their dotted path. */
+export function summary(value: unknown): string {
+  const lines: [string, Scalar][] = [];
+  flatten(value, '', lines);
+  return table(lines);
+}

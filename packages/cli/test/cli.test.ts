@@ -1,12 +1,21 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectNats, createLogger, serveOperations, startService, type RunningService } from '@mmp/platform';
+import {
+  connectNats,
+  createLogger,
+  operation,
+  serveOperations,
+  startService,
+  type RunningService,
+} from '@mmp/platform';
 import { createTestSystem } from '@mmp/platform/testing';
-import { createGatewayService, gatewayUrl } from '@mmp/gateway';
+import { paymentsApi, type Actor } from '@mmp/protocol';
+import { createGatewayService, forwardedRoutes } from '@mmp/gateway';
 
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '../../..');
@@ -16,13 +25,22 @@ const dataDir = mkdtempSync(join(tmpdir(), 'mmp-cli-data-'));
 let gateway: RunningService;
 let url: string;
 let stopResponder: () => Promise<unknown>;
+/** Who the gateway said last called the payments list: proves a printed key works. */
+let lastActor: Actor | undefined;
 
 /** Runs the CLI as a user would; the admin token comes from the data folder, as after `pnpm start`. */
-async function mmp(args: string[], env: Record<string, string> = {}, viaPnpm = false) {
-  // `pnpm mmp` is exactly this node command; going through pnpm once proves the script, the rest save its start-up.
-  const [command, prefix] = viaPnpm
-    ? ['pnpm', ['--silent', 'mmp']]
-    : [process.execPath, ['--conditions=source', '--import', 'tsx', 'packages/cli/src/main.ts']];
+async function mmp(
+  args: string[],
+  env: Record<string, string> = {},
+  via: 'node' | 'script' | 'bin' = 'node',
+) {
+  // `pnpm -s mmp` (the root script) and `pnpm exec mmp` (the installed bin) run this node
+  // command; going through each once proves them, the rest save pnpm's start-up.
+  const [command, prefix] = {
+    node: [process.execPath, ['--conditions=source', '--import', 'tsx', 'packages/cli/src/main.ts']],
+    script: ['pnpm', ['--silent', 'mmp']],
+    bin: ['pnpm', ['exec', 'mmp']],
+  }[via] as [string, string[]];
   try {
     const { stdout, stderr } = await run(command, [...prefix, ...args], {
       cwd: root,
@@ -37,25 +55,18 @@ async function mmp(args: string[], env: Record<string, string> = {}, viaPnpm = f
 
 beforeAll(async () => {
   writeFileSync(join(dataDir, 'admin-token'), `${ADMIN_TOKEN}\n`);
-  gateway = (await startService(
+  // The real gateway (admin routes, keys, guard) with one merchant route, listening on a free port.
+  const listPayments = forwardedRoutes.filter((r) => r.method === 'GET' && r.url === '/v1/payments');
+  gateway = await startService(
     createGatewayService({
-      routes: [
-        {
-          method: 'GET',
-          url: '/v1/payments',
-          service: 'payments',
-          operation: 'list',
-          auth: 'merchant',
-          scope: 'payments:read',
-          errorForm: 'simple',
-          summary: 'List payments',
-          tag: 'Payments',
-        },
-      ],
+      routes: listPayments,
+      expose: async (app) => {
+        await app.listen({ host: '127.0.0.1', port: 0 });
+        url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+      },
     }),
-    { ...system.env, ADMIN_TOKEN, GATEWAY_PORT: '0' },
-  )) as RunningService;
-  url = gatewayUrl(gateway);
+    { ...system.env, ADMIN_TOKEN, LOG_LEVEL: 'silent' },
+  );
   const log = createLogger({ service: 'fake-payments', level: 'silent' });
   const nc = await connectNats({ url: system.env.NATS_URL!, name: 'fake-payments', log });
   const responder = await serveOperations({
@@ -64,7 +75,12 @@ beforeAll(async () => {
     service: 'payments',
     version: '0.0.1',
     log,
-    operations: { list: async (_request, { actor }) => ({ status: 200, body: { data: [], actor } }) },
+    operations: [
+      operation(paymentsApi.list, async (_request, { actor }) => {
+        lastActor = actor;
+        return { status: 200, body: { data: [], has_more: false, meta: { limit: 20, total: 0, page: 1 } } };
+      }),
+    ],
   });
   stopResponder = async () => {
     await responder.stop();
@@ -81,7 +97,7 @@ afterAll(async () => {
 
 describe('pnpm mmp', () => {
   it('project create --json prints four keys that work against the API at once', async () => {
-    const result = await mmp(['project', 'create', '--name', 'Shop', '--json'], {}, true);
+    const result = await mmp(['project', 'create', '--name', 'Shop', '--json'], {}, 'script');
     expect(result.code, result.stderr).toBe(0);
     const project = JSON.parse(result.stdout) as {
       id: string;
@@ -99,8 +115,7 @@ describe('pnpm mmp', () => {
       headers: { authorization: `Bearer ${secret.key}` },
     });
     expect(response.status).toBe(200);
-    const body = (await response.json()) as { actor: { projectId: string; livemode: boolean } };
-    expect(body.actor).toMatchObject({ projectId: project.id, livemode: false });
+    expect(lastActor).toMatchObject({ kind: 'merchant', projectId: project.id, livemode: false });
 
     const listed = await mmp(['keys', 'list', '--project', project.id, '--json']);
     expect(listed.code).toBe(0);
@@ -110,6 +125,12 @@ describe('pnpm mmp', () => {
       expect(key.key).toBeUndefined();
       expect(key.hint).toMatch(/^svc_(test|live)_(sk|pk)_…[A-Za-z0-9]{4}$/);
     }
+  });
+
+  it('runs as the installed bin, its --json output pure JSON', async () => {
+    const result = await mmp(['project', 'list', '--json'], {}, 'bin');
+    expect(result.code, result.stderr).toBe(0);
+    expect((JSON.parse(result.stdout) as { name: string }[]).map((p) => p.name)).toContain('Shop');
   });
 
   it('prints the keys in the human form', async () => {

@@ -1,6 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
-import type { Agent } from 'undici';
+import type { Agent, request as undiciRequest } from 'undici';
 import { isLoopbackAddress, isPrivateAddress } from './addresses.js';
 
 /**
@@ -131,7 +131,7 @@ const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'
 export function createOutboundHttp(policy: OutboundPolicy): OutboundHttp {
   // undici loads on the first call out, so a service that has not called anyone yet (or
   // never does) does not carry it in memory.
-  let client: Promise<{ agent: Agent; request: typeof import('undici').request }> | undefined;
+  let client: Promise<{ agent: Agent; request: typeof undiciRequest }> | undefined;
   const connect = () =>
     (client ??= import('undici').then(({ Agent, request }) => ({
       agent: new Agent({ keepAliveTimeout: 4_000, connect: { lookup: publicOnlyLookup(policy) } }),

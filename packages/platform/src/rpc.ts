@@ -313,7 +313,7 @@ export function createBusClient(options: {
     let msg;
     try {
       msg = await nc.request(naming.subject(contract.subject), data, {
-        timeout: callOptions.timeoutMs ?? options.defaultTimeoutMs,
+        timeout: callOptions.timeoutMs ?? Math.max(contract.waitMs ?? 0, options.defaultTimeoutMs),
         headers: hdrs,
       });
     } catch {

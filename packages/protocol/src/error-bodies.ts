@@ -54,8 +54,12 @@ export const EnvelopeErrorBody = z
   .strict();
 export type EnvelopeErrorBody = z.infer<typeof EnvelopeErrorBody>;
 
-export function toSimpleError(err: AppErrorBody, requestId: string): SimpleErrorBody {
-  const status = errorCatalog[err.code].status;
+/** `status` overrides the catalog's where the audience decides it (validation_error: 400 or 422). */
+export function toSimpleError(
+  err: AppErrorBody,
+  requestId: string,
+  status = errorCatalog[err.code].status,
+): SimpleErrorBody {
   const body: SimpleErrorBody = {
     statusCode: status,
     message: err.message,
@@ -67,8 +71,12 @@ export function toSimpleError(err: AppErrorBody, requestId: string): SimpleError
   return body;
 }
 
-export function toEnvelopeError(err: AppErrorBody, requestId: string): EnvelopeErrorBody {
-  const { status, type } = errorCatalog[err.code];
+export function toEnvelopeError(
+  err: AppErrorBody,
+  requestId: string,
+  status = errorCatalog[err.code].status,
+): EnvelopeErrorBody {
+  const { type } = errorCatalog[err.code];
   const error: EnvelopeErrorBody['error'] = {
     code: err.code,
     message: err.message,

@@ -8,6 +8,7 @@ export * from './network.js';
 export * from './phone.js';
 export * from './phone-plans.js';
 export * from './scopes.js';
+export * from './sandbox.js';
 export * from './merchant/common.js';
 export * from './merchant/payment.js';
 export * from './merchant/payment-query.js';

@@ -34,7 +34,10 @@ export function validationMessage(fields: readonly FieldError[]): string {
   return fields.length === 1 ? `Invalid field: ${names}.` : `Invalid fields: ${names}.`;
 }
 
-/** Parses or throws a 422 `validation_error` whose message names every invalid field. */
+/**
+ * Parses or throws a `validation_error` whose message names every invalid field (422 in the
+ * catalog; the gateway answers it 400 outside the provider protocol).
+ */
 export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;

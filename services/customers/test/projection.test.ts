@@ -246,7 +246,18 @@ describe('projection of payment events', () => {
       [10_000, 'PARTIALLY_REFUNDED'],
     ]);
     expect(Object.keys(history.data[0]).sort()).toEqual(
-      ['amount', 'completedAt', 'createdAt', 'currency', 'id', 'paymentMethod', 'status', 'token'].sort(),
+      [
+        'amount',
+        'completedAt',
+        'createdAt',
+        'currency',
+        'failureCode',
+        'failureMessage',
+        'id',
+        'paymentMethod',
+        'status',
+        'token',
+      ].sort(),
     );
     const paged = await h.call('transactions', merchant(P), {
       params: { projectId: P, customerId: 'cust-awa' },

@@ -52,12 +52,13 @@ describe('admin', () => {
     expect(unknown.json.error.code).toBe('resource_not_found');
   });
 
-  it('validates admin input with one 422 entry per field', async () => {
+  it('validates admin input with one 400 entry per field', async () => {
     const response = await edge.gw.admin('POST', `/v1/admin/projects/${edge.shop.id}/keys`, {
       kind: 'root',
       livemode: 'yes',
     });
-    expect(response.status).toBe(422);
+    expect(response.status).toBe(400);
+    expect(response.json.error).toMatchObject({ code: 'validation_error', http_status: 400 });
     expect(response.json.error.errors.map((e: { field: string }) => e.field).sort()).toEqual([
       'kind',
       'livemode',

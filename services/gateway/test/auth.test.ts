@@ -88,7 +88,7 @@ describe('authorisation (403, 404)', () => {
       livemode: false,
       scopes: ['payment_links:read'],
     });
-    expect(response.status).toBe(422);
+    expect(response.status).toBe(400);
     expect(response.json.error.errors).toEqual([{ field: 'scopes', message: expect.any(String) }]);
   });
 
@@ -105,7 +105,7 @@ describe('authorisation (403, 404)', () => {
 
   it('refuses to create a publishable key with a secret scope', async () => {
     const response = await createKey({ kind: 'publishable', livemode: false, scopes: ['payments:write'] });
-    expect(response.status).toBe(422);
+    expect(response.status).toBe(400);
     expect(response.json.error.errors).toEqual([
       { field: 'scopes', message: expect.stringMatching(/may hold only checkout_sessions:read$/) },
     ]);
@@ -117,7 +117,7 @@ describe('authorisation (403, 404)', () => {
       livemode: false,
       scopes: ['payments:read', 'payments:admin'],
     });
-    expect(response.status).toBe(422);
+    expect(response.status).toBe(400);
     expect(response.json.error.message).toBe('A secret key cannot hold: payments:admin.');
     expect(response.json.error.errors).toEqual([
       {

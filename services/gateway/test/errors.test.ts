@@ -13,15 +13,15 @@ const postPayment = (raw: string, headers: Record<string, string> = {}) =>
   });
 
 describe('error forms', () => {
-  it('422 lists one entry per invalid field', async () => {
+  it('400 validation_error lists one entry per invalid field on a merchant route', async () => {
     const response = await edge.gw.http('POST', '/v1/payments/pay_x/invalid', {
       token: edge.shop.testSecret.key,
       body: {},
     });
-    expect(response.status).toBe(422);
+    expect(response.status).toBe(400);
     expect(response.json).toEqual({
-      statusCode: 422,
-      error: 'Unprocessable Entity',
+      statusCode: 400,
+      error: 'Bad Request',
       message: 'Invalid fields: amount, currency.',
       code: 'validation_error',
       requestId: response.headers.get('x-request-id'),

@@ -52,9 +52,9 @@ describe('Idempotency-Key on every POST', () => {
         body: { amount: 1 },
         headers: { 'idempotency-key': 'after-error' },
       });
-    expect((await invalid()).status).toBe(422);
+    expect((await invalid()).status).toBe(400);
     const again = await invalid();
-    expect(again.status).toBe(422);
+    expect(again.status).toBe(400);
     expect(again.headers.get('idempotent-replayed')).toBeNull();
     const corrected = await create('after-error', { amount: 1000 });
     expect(corrected.status).toBe(201);

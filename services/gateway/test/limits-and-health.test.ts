@@ -49,9 +49,9 @@ describe('rate limits', () => {
     expect((await gw.http('GET', '/v1/pay/AbCd1234')).status).toBe(200);
     const limited = await gw.http('GET', '/v1/pay/AbCd1234');
     expect(limited.status).toBe(429);
-    expect(limited.json.code).toBe('rate_limit_exceeded');
+    expect(limited.json.code).toBe('too_many_requests');
     const unknown = await gw.http('GET', '/v1/unknown');
-    expectEnvelopeError(unknown, 429, 'rate_limit_exceeded');
+    expectEnvelopeError(unknown, 429, 'too_many_requests');
     expect(unknown.json.error.type).toBe('rate_limit_error');
   });
 });

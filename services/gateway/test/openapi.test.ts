@@ -68,10 +68,13 @@ describe('OpenAPI document', () => {
       expect.arrayContaining(['Idempotency-Key', 'X-Request-Id']),
     );
     expect(Object.keys(create.responses)).toEqual(
-      expect.arrayContaining(['201', '409', '413', '415', '422']),
+      expect.arrayContaining(['201', '400', '409', '413', '415']),
     );
+    // Validation is 400 for merchants; 422 stays for the provider protocol.
+    expect(Object.keys(create.responses)).not.toContain('422');
     const settlement = paths['/v1/provider/webhooks/{providerId}']!.post!;
     expect(settlement.parameters.map((p) => p.name)).not.toContain('Idempotency-Key');
+    expect(Object.keys(settlement.responses)).toContain('422');
     for (const operations of Object.values(paths)) {
       for (const operation of Object.values(operations)) {
         expect(operation.parameters.map((p) => p.name)).toContain('X-Request-Id');
@@ -128,5 +131,9 @@ describe('OpenAPI document', () => {
     const html = response.text;
     expect(html).toContain('swagger-ui');
     expect(html).not.toMatch(/https?:\/\/(?!127\.0\.0\.1)[a-z0-9.-]+\.(com|net|org|io)\/[^"']*\.(js|css)/);
+    // Its own policy: nothing from the network, no inline script (the browser test runs it).
+    const policy = response.headers.get('content-security-policy') ?? '';
+    expect(policy).toContain("script-src 'self';");
+    expect(policy).not.toMatch(/https:|validator\.swagger\.io|unsafe-eval/);
   });
 });

@@ -76,7 +76,7 @@ describe.skipIf(unavailable !== undefined)('rate limits shared through Redis', (
     const limited = await openApi(b);
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect(limited.json.error.code).toBe('rate_limit_exceeded');
+    expect(limited.json.error.code).toBe('too_many_requests');
     expect((await openApi(a)).status).toBe(429);
   });
 

@@ -192,18 +192,25 @@
     setError('phone-error', '');
     setError('form-error', '');
     input.removeAttribute('aria-invalid');
-    if (!operator) return setError('operator-error', t.errorRequired);
-    var example = operator.getAttribute('data-example');
+    // Every problem at once: an empty form names the operator and the number together.
+    var first = document.querySelector('input[name="paymentMethod"]');
+    var example = (operator || first || input).getAttribute('data-example') || '';
     var number = parsePhone(input.value);
-    var problem = !number
-      ? fill(t.errorPhone, { example: example })
-      : !belongsTo(number, operator.value)
-        ? fill(t.errorOperator, { operator: operator.parentNode.textContent })
-        : '';
+    var problem = !input.value.trim()
+      ? t.errorPhoneRequired
+      : !number
+        ? fill(t.errorPhone, { example: example })
+        : operator && !belongsTo(number, operator.value)
+          ? fill(t.errorOperator, { operator: operator.parentNode.lastChild.textContent })
+          : '';
+    if (!operator) setError('operator-error', t.errorRequired);
     if (problem) {
       input.setAttribute('aria-invalid', 'true');
       setError('phone-error', problem);
-      return input.focus();
+    }
+    if (!operator || problem) {
+      setError('form-error', t.errorFix);
+      return (operator ? input : first || input).focus();
     }
     var phone = '+' + number.country.code + number.national;
     busy = true;

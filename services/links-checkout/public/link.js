@@ -72,11 +72,20 @@
             window.location.assign(url.pathname + '?lang=' + data.lang);
             return;
           }
-          var first = (json.errors && json.errors[0]) || {};
+          var errors = json.errors || [];
+          var first = errors[0] || {};
           if (first.field === 'link') return setError(null, LINK_ERRORS[first.message] || json.message);
-          var field = first.field && form.querySelector('[name="' + first.field + '"]');
-          if (field) return setError(field, first.message);
-          setError(null, json.message || t.errorNetwork);
+          // Every field the service refused, each under its own input.
+          var shown = 0;
+          for (var k = 0; k < errors.length; k++) {
+            var name = errors[k].field.replace(/^customFields\./, 'custom.');
+            var field = form.querySelector('[name="' + name + '"]');
+            if (field) {
+              setError(field, errors[k].message);
+              if (!shown++) field.focus();
+            }
+          }
+          if (!shown) setError(null, json.message || t.errorNetwork);
         });
       })
       .catch(function () {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { SANDBOX_NUMBERS, formatPhone } from '@mmp/protocol';
 import { merchant, useHarness } from './harness.js';
 
 const h = useHarness();
@@ -66,6 +67,10 @@ describe('hosted payment page', () => {
     expect(test.html).toContain('value="MTN_MOMO"');
     expect(test.html).not.toContain('value="WAVE"');
     expect(test.html).toContain('class="sandbox"');
+    // Every sandbox number, with what it does (French by default).
+    for (const { phone } of SANDBOX_NUMBERS) expect(test.html).toContain(formatPhone(phone));
+    for (const words of ['solde insuffisant', 'code PIN erroné', 'plafond dépassé', 'compte inactif'])
+      expect(test.html).toContain(words);
     const live = await page('pages.checkout', { sessionId: (await session({}, true)).id });
     expect(live.html).not.toContain('class="sandbox"');
   });

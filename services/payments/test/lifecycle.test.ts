@@ -159,12 +159,14 @@ describe('lifecycle events', () => {
       type: 'payment.failed',
       createdAt: expect.any(String),
       failureCode: 'provider_unavailable',
-      failureReason: 'No mobile money provider could take the payment.',
+      failureMessage: 'No mobile money provider could take the payment.',
     });
     expect(full.events.slice(0, -1).every((e) => !('failureCode' in e))).toBe(true);
-    // Retrieve keeps the specification's field set.
-    expect(full).not.toHaveProperty('failureCode');
-    expect(full).not.toHaveProperty('failureReason');
+    // The payment itself says why, in the same words.
+    expect(full).toMatchObject({
+      failureCode: 'provider_unavailable',
+      failureMessage: 'No mobile money provider could take the payment.',
+    });
   });
 
   it('fails with the settlement failure code', async () => {

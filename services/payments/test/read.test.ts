@@ -141,6 +141,8 @@ describe('list', () => {
       'completedAt',
       'createdAt',
       'currency',
+      'failureCode',
+      'failureMessage',
       'id',
       'paymentMethod',
       'status',

@@ -185,7 +185,7 @@ describe('webhook delivery', () => {
           status: 'COMPLETED',
           paymentMethod: 'MTN_MOMO',
           failureCode: null,
-          failureReason: null,
+          failureMessage: null,
         },
       });
       expect(MerchantWebhookEvent.parse(hit!.body)).toEqual(hit!.body);
@@ -219,7 +219,7 @@ describe('webhook delivery', () => {
         data: {
           status: 'FAILED',
           failureCode: 'insufficient_balance',
-          failureReason: "The payer's wallet balance is too low.",
+          failureMessage: "The payer's wallet balance is too low.",
         },
       });
       expect(MerchantWebhookEvent.safeParse(receiver.received[0]!.body).success).toBe(true);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  RAIL_TEST_MAX_MS,
   providerPortalApi,
   providersAdminApi,
   routerForCertification,
@@ -33,7 +34,15 @@ export const Env = BaseEnv.extend({
   /** How long an open breaker skips its rail before letting one trial order through. */
   BREAKER_COOLDOWN_MS: z.coerce.number().int().positive().default(30_000),
   /** How long a rail's endpoint has to answer its test's health.check (specification: about 5 s). */
-  RAIL_TEST_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
+  RAIL_TEST_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(
+      RAIL_TEST_MAX_MS,
+      `RAIL_TEST_TIMEOUT_MS must be at most ${RAIL_TEST_MAX_MS}: the gateway waits no longer`,
+    )
+    .default(5_000),
   /** Clock difference allowed between a settlement's settled_at and this service's clock. */
   SETTLEMENT_CLOCK_SKEW_SECONDS: z.coerce.number().int().nonnegative().default(300),
 });

@@ -128,6 +128,8 @@ export type Watched = {
   page: Page;
   foreignRequests: string[];
   cspViolations: string[];
+  /** Console errors and uncaught exceptions of the page. */
+  consoleErrors: string[];
 };
 
 /**
@@ -138,12 +140,12 @@ export async function openPhone(
   browser: Browser,
   lang: Lang,
   origin: string,
-  options: { bypassCSP?: boolean; allowed?: string[] } = {},
+  options: { bypassCSP?: boolean; allowed?: string[]; width?: number } = {},
 ): Promise<Watched> {
   const context = await browser.newContext({
     locale: lang === 'fr' ? 'fr-FR' : 'en-US',
     extraHTTPHeaders: { 'accept-language': lang === 'fr' ? 'fr-FR,fr;q=0.9' : 'en-US,en;q=0.9' },
-    viewport: { width: 390, height: 844 },
+    viewport: { width: options.width ?? 390, height: 844 },
     deviceScaleFactor: 1,
     isMobile: true,
     hasTouch: true,
@@ -158,10 +160,13 @@ export async function openPhone(
     if (!allowed.some((prefix) => url.startsWith(prefix)) && !url.startsWith('data:'))
       foreignRequests.push(url);
   });
+  const consoleErrors: string[] = [];
   page.on('console', (message) => {
     if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
+    if (message.type() === 'error') consoleErrors.push(message.text());
   });
-  return { context, page, foreignRequests, cspViolations };
+  page.on('pageerror', (error) => consoleErrors.push(String(error)));
+  return { context, page, foreignRequests, cspViolations, consoleErrors };
 }
 
 export type AxeViolation = { id: string; impact: string | null; help: string; nodes: unknown[] };
@@ -188,13 +193,15 @@ export const PNG = Buffer.from(
   'base64',
 );
 
-/** The merchant's image host, serving its logo; records who asked (user agents). */
-export async function startLogoHost(): Promise<{ url: string; askedBy: string[]; close(): Promise<void> }> {
+/** The merchant's image host, serving its logo (by default a 1×1 PNG); records who asked (user agents). */
+export async function startLogoHost(
+  logo: Buffer = PNG,
+): Promise<{ url: string; askedBy: string[]; close(): Promise<void> }> {
   const askedBy: string[] = [];
   const server: Server = createServer((request, response) => {
     askedBy.push(request.headers['user-agent'] ?? '');
     response.writeHead(200, { 'content-type': 'image/png' });
-    response.end(PNG);
+    response.end(logo);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();

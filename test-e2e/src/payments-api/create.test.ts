@@ -91,24 +91,24 @@ describe('POST /v1/payments', () => {
   });
 
   it('refuses unknown fields and bad URLs, naming each field', async () => {
-    const unknown = expectSimpleError(await create({ amount: 1000, colour: 'red' }), 422, 'validation_error');
+    const unknown = expectSimpleError(await create({ amount: 1000, colour: 'red' }), 400, 'validation_error');
     expect(JSON.stringify(unknown.errors)).toContain('colour');
     const unknownNested = expectSimpleError(
       await create({ amount: 1000, customer: { age: 3 } }),
-      422,
+      400,
       'validation_error',
     );
     expect(JSON.stringify(unknownNested.errors)).toContain('age');
     const urls = expectSimpleError(
       await create({ amount: 1000, returnUrl: 'not a url', cancelUrl: 'ftp://shop.example/x' }),
-      422,
+      400,
       'validation_error',
     );
     expect((urls.errors as { field: string }[]).map((e) => e.field).sort()).toEqual([
       'cancelUrl',
       'returnUrl',
     ]);
-    expectSimpleError(await create({ amount: 1000, userId: 'not-a-uuid' }), 422, 'validation_error');
+    expectSimpleError(await create({ amount: 1000, userId: 'not-a-uuid' }), 400, 'validation_error');
   });
 
   it('refuses a body that is not a JSON object', async () => {

@@ -58,7 +58,18 @@ describe('GET /v1/payments', () => {
     expect(all.status).toBe(200);
     expect(all.body.data.map((x) => x.token)).toEqual(newest.map((x) => x.token));
     expect(Object.keys(all.body.data[0]!).sort()).toEqual(
-      ['amount', 'completedAt', 'createdAt', 'currency', 'id', 'paymentMethod', 'status', 'token'].sort(),
+      [
+        'amount',
+        'completedAt',
+        'createdAt',
+        'currency',
+        'failureCode',
+        'failureMessage',
+        'id',
+        'paymentMethod',
+        'status',
+        'token',
+      ].sort(),
     );
     expect(all.body.has_more).toBe(false);
     expect(all.body.meta).toEqual({ limit: 20, total: 6, page: 1 });

@@ -36,6 +36,8 @@ describe('GET /v1/payments/{token}', () => {
       payerPhone: '+237690000009',
       payerName: 'Awa Ndiaye',
       payerEmail: 'awa@example.cm',
+      failureCode: null,
+      failureMessage: null,
     });
   });
 
@@ -137,7 +139,11 @@ describe('POST /v1/payments/{token}/cancel', () => {
     const cancelled = await merchant<FullPayment>('POST', `/v1/payments/${payment.token}/cancel`);
     expect(cancelled.status).toBe(200);
     expect(Object.keys(cancelled.body).sort()).toEqual(FULL_FIELDS);
-    expect(cancelled.body.status).toBe('CANCELLED');
+    expect(cancelled.body).toMatchObject({
+      status: 'CANCELLED',
+      failureCode: 'payment_cancelled',
+      failureMessage: 'Cancelled by the merchant.',
+    });
     const events = await merchant<FullPayment>('GET', `/v1/payments/${payment.token}?expand[]=events`);
     expect(events.body.status).toBe('CANCELLED');
     expect(events.body.events!.map((e) => e.type)).toEqual(['payment.created', 'payment.cancelled']);

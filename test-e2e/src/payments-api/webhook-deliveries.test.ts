@@ -130,7 +130,7 @@ describe('merchant webhook deliveries over HTTP', () => {
       completedAt: null,
       metadata: { cart: 'c-9' },
       failureCode: 'payment_cancelled',
-      failureReason: expect.any(String),
+      failureMessage: expect.any(String),
     });
     const retrieved = await merchant<{ reference: string }>('GET', `/v1/payments/${token}`);
     expect(hit!.event.data.reference).toBe(retrieved.body.reference);
@@ -177,7 +177,7 @@ describe('merchant webhook deliveries over HTTP', () => {
       payerPhone: '+237690000001',
       completedAt: expect.any(String),
       failureCode: null,
-      failureReason: null,
+      failureMessage: null,
     });
     expect(receivedAt('/outcomes', failed.token)[0]!.event.data).toMatchObject({
       status: 'FAILED',

@@ -100,7 +100,7 @@ describe('POST /v1/webhook-endpoints', () => {
         '/v1/webhook-endpoints',
         body,
       );
-      expectEnvelopeError(response, 422, 'validation_error');
+      expectEnvelopeError(response, 400, 'validation_error');
     }
   });
 
@@ -113,7 +113,7 @@ describe('POST /v1/webhook-endpoints', () => {
         'https://169.254.169.254/latest/meta-data',
         'https://192.168.1.1/hook',
       ]) {
-        expectEnvelopeError(await call('POST', '/v1/webhook-endpoints', { url }), 422, 'validation_error');
+        expectEnvelopeError(await call('POST', '/v1/webhook-endpoints', { url }), 400, 'validation_error');
       }
     }
   });
@@ -148,10 +148,10 @@ describe('PATCH, roll-secret and DELETE /v1/webhook-endpoints/{id}', () => {
   it('refuses an empty or invalid update and an unknown endpoint', async () => {
     const created = await createEndpoint({ url: 'http://127.0.0.1:9/c' });
     const path = `/v1/webhook-endpoints/${created.id}`;
-    expectEnvelopeError(await merchant('PATCH', path, {}), 422, 'validation_error');
-    expectEnvelopeError(await merchant('PATCH', path, { status: 'paused' }), 422, 'validation_error');
-    expectEnvelopeError(await merchant('PATCH', path, { url: 'nope' }), 422, 'validation_error');
-    expectEnvelopeError(await merchant('PATCH', path, { secret: 'whsec_mine' }), 422, 'validation_error');
+    expectEnvelopeError(await merchant('PATCH', path, {}), 400, 'validation_error');
+    expectEnvelopeError(await merchant('PATCH', path, { status: 'paused' }), 400, 'validation_error');
+    expectEnvelopeError(await merchant('PATCH', path, { url: 'nope' }), 400, 'validation_error');
+    expectEnvelopeError(await merchant('PATCH', path, { secret: 'whsec_mine' }), 400, 'validation_error');
     const unknown = '00000000-0000-4000-8000-000000000000';
     expectNotFound(await merchant('PATCH', `/v1/webhook-endpoints/${unknown}`, { status: 'disabled' }));
   });

@@ -5,6 +5,20 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '../../..');
 
+/** Field names the specification spells otherwise; every other JSON key the CLI prints is camelCase. */
+const SPEC_NAMED = new Set(['has_more']);
+
+/** Keys of `value`, at any depth, that are neither camelCase nor named so by the specification. */
+export function notCamelCase(value: unknown): string[] {
+  if (Array.isArray(value)) return value.flatMap(notCamelCase);
+  if (value === null || typeof value !== 'object') return [];
+  return Object.entries(value).flatMap(([key, inner]) => [
+    ...(/^[a-z][A-Za-z0-9]*$/.test(key) || SPEC_NAMED.has(key) ? [] : [key]),
+    // Provider mappings are the provider's own JSON paths, not ours to name.
+    ...(key === 'mapping' ? [] : notCamelCase(inner)),
+  ]);
+}
+
 export type MmpResult = { code: number; stdout: string; stderr: string };
 
 /**
@@ -34,7 +48,11 @@ export function mmpAgainst(system: () => { baseUrl: string; adminToken: string }
     const result = await mmp([...args, '--json'], env);
     if (result.code !== 0)
       throw new Error(`mmp ${args.join(' ')} exited ${result.code}: ${result.stderr}${result.stdout}`);
-    return JSON.parse(result.stdout);
+    const parsed: unknown = JSON.parse(result.stdout);
+    const odd = notCamelCase(parsed);
+    if (odd.length > 0)
+      throw new Error(`mmp ${args.join(' ')} printed non-camelCase keys: ${odd.join(', ')}`);
+    return parsed;
   }
 
   return { mmp, mmpJson };

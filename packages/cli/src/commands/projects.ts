@@ -3,7 +3,14 @@ import { emit, table } from '../output.js';
 import { wantsJson, type Context } from '../context.js';
 
 type IssuedKey = { id: string; kind: string; livemode: boolean; key: string; hint: string; scopes: string[] };
-type Project = { id: string; name: string; displayName: string; logoUrl: string | null; createdAt: string };
+type Project = {
+  id: string;
+  name: string;
+  displayName: string;
+  logoUrl: string | null;
+  createdAt: string;
+  suspendedAt: string | null;
+};
 type CreatedProject = Project & {
   keys: IssuedKey[];
   webhookEndpoint: { id?: string; url?: string; secret?: string } | null;
@@ -58,8 +65,8 @@ export function registerProjectCommands(program: Command, ctx: Context): void {
       const { data } = await ctx.admin.request<{ data: Project[] }>('GET', '/v1/admin/projects');
       emit(wantsJson(command), data, () =>
         table([
-          ['ID', 'NAME', 'DISPLAY NAME', 'CREATED'],
-          ...data.map((p) => [p.id, p.name, p.displayName, p.createdAt]),
+          ['ID', 'NAME', 'DISPLAY NAME', 'CREATED', 'SUSPENDED'],
+          ...data.map((p) => [p.id, p.name, p.displayName, p.createdAt, p.suspendedAt]),
         ]),
       );
     });
@@ -80,4 +87,26 @@ export function registerProjectCommands(program: Command, ctx: Context): void {
         ].join('\n'),
       );
     });
+
+  for (const action of ['suspend', 'resume'] as const) {
+    project
+      .command(action)
+      .description(
+        action === 'suspend'
+          ? 'Suspend a project: its keys answer 403 service_suspended until it is resumed'
+          : 'Resume a suspended project: its keys work again',
+      )
+      .argument('<projectId>')
+      .action(async (projectId: string, _options: unknown, command: Command) => {
+        const changed = await ctx.admin.request<Project>(
+          'POST',
+          `/v1/admin/projects/${encodeURIComponent(projectId)}/${action}`,
+        );
+        emit(wantsJson(command), changed, () =>
+          changed.suspendedAt
+            ? `Project ${changed.id} is suspended since ${changed.suspendedAt}: its keys answer 403 service_suspended.`
+            : `Project ${changed.id} is active: its keys work.`,
+        );
+      });
+  }
 }

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { CliError } from '../client.js';
-import { emit } from '../output.js';
+import type { ProviderView, ReconciliationReport } from '@mmp/protocol';
+import { emit, summary, table } from '../output.js';
 import { wantsJson, type Context } from '../context.js';
 
 function readJsonFile(path: string): unknown {
@@ -12,7 +13,26 @@ function readJsonFile(path: string): unknown {
   }
 }
 
-const show = (value: unknown) => JSON.stringify(value, null, 2);
+const REPORT_SECTIONS = [
+  'matched',
+  'settledWithoutOrder',
+  'orderWithoutSettlement',
+  'amountMismatch',
+  'completedAfterExpiry',
+  'secondOutcome',
+] as const;
+
+/** The day's counts, then each line that needs a look (matched ones are only counted). */
+function reconciliation(report: ReconciliationReport): string {
+  const lines = [
+    `Reconciliation of ${report.providerId} on ${report.date} (${report.livemode ? 'live' : 'sandbox'}): ${report.summary.orders} order(s)`,
+    table(REPORT_SECTIONS.map((section) => [`  ${section}`, report.summary[section]])),
+  ];
+  for (const section of REPORT_SECTIONS.filter((s) => s !== 'matched')) {
+    for (const line of report[section]) lines.push('', `${section}:`, summary(line));
+  }
+  return lines.join('\n');
+}
 
 /** Providers, their mappings, reconciliation and the customers projection: operator commands. */
 export function registerProviderCommands(program: Command, ctx: Context): void {
@@ -42,8 +62,19 @@ export function registerProviderCommands(program: Command, ctx: Context): void {
     .command('list')
     .description('List providers')
     .action(async (_options: unknown, command: Command) => {
-      const result = await ctx.admin.request('GET', '/v1/admin/providers');
-      emit(wantsJson(command), result, () => show(result));
+      const result = await ctx.admin.request<{ data: ProviderView[] }>('GET', '/v1/admin/providers');
+      emit(wantsJson(command), result, () =>
+        table([
+          ['ID', 'NAME', 'SIGNING SECRET', 'MAPPING', 'CREATED'],
+          ...result.data.map((p) => [
+            p.id,
+            p.name,
+            p.signingSecretHint,
+            p.mappingConfigured ? 'yes' : 'no',
+            p.createdAt,
+          ]),
+        ]),
+      );
     });
 
   provider
@@ -90,7 +121,7 @@ export function registerProviderCommands(program: Command, ctx: Context): void {
       emit(wantsJson(command), result, () =>
         result.mapping === null
           ? `${result.providerId} has no mapping: its settlements must be protocol v1.`
-          : show(result.mapping),
+          : JSON.stringify(result.mapping, null, 2),
       );
     });
 
@@ -117,14 +148,14 @@ export function registerProviderCommands(program: Command, ctx: Context): void {
     .requiredOption('--date <YYYY-MM-DD>', 'day (UTC)')
     .option('--live', 'live environment (default: sandbox)')
     .action(async (options: { provider: string; date: string; live?: boolean }, command: Command) => {
-      const result = await ctx.admin.request('GET', '/v1/admin/reconciliation', {
+      const result = await ctx.admin.request<ReconciliationReport>('GET', '/v1/admin/reconciliation', {
         query: {
           providerId: options.provider,
           date: options.date,
           livemode: options.live ? 'true' : 'false',
         },
       });
-      emit(wantsJson(command), result, () => show(result));
+      emit(wantsJson(command), result, () => reconciliation(result));
     });
 
   program
@@ -134,6 +165,6 @@ export function registerProviderCommands(program: Command, ctx: Context): void {
     .description('Rebuild the customer profiles from the event stream')
     .action(async (_options: unknown, command: Command) => {
       const result = await ctx.admin.request('POST', '/v1/admin/customers/rebuild');
-      emit(wantsJson(command), result, () => show(result));
+      emit(wantsJson(command), result, () => summary(result));
     });
 }

@@ -1,5 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { emit } from '../output.js';
+import { emit, summary, table } from '../output.js';
 import { list, wantsJson, type Context } from '../context.js';
 
 type RailOptions = {
@@ -13,8 +13,6 @@ type RailOptions = {
   priority?: number;
   supportsPayout?: boolean;
 };
-
-const show = (value: unknown) => JSON.stringify(value, null, 2);
 
 type Rail = {
   id: string;
@@ -102,8 +100,24 @@ export function registerRailCommands(program: Command, ctx: Context): void {
     });
 
   withKey('list', 'List rails').action(async (options: { providerKey?: string }, command: Command) => {
-    const result = await ctx.provider(options.providerKey).request('GET', '/v1/provider/rails');
-    emit(wantsJson(command), result, () => show(result));
+    const result = await ctx
+      .provider(options.providerKey)
+      .request<{ data: (Rail & { certified: boolean })[] }>('GET', '/v1/provider/rails');
+    emit(wantsJson(command), result, () =>
+      table([
+        ['ID', 'TRANSPORT', 'ENV', 'STATUS', 'CERTIFIED', 'PRIORITY', 'NETWORKS', 'LAST TEST'],
+        ...result.data.map((r) => [
+          r.id,
+          r.transport,
+          r.environment,
+          r.status,
+          r.certified ? 'yes' : 'no',
+          r.priority,
+          r.networks.join(','),
+          r.lastTest ? (r.lastTest.ok ? 'ok' : (r.lastTest.reason ?? 'failed')) : '-',
+        ]),
+      ]),
+    );
   });
 
   withKey(
@@ -131,7 +145,7 @@ export function registerRailCommands(program: Command, ctx: Context): void {
       const rail = await ctx
         .provider(options.providerKey)
         .request('GET', `/v1/provider/rails/${encodeURIComponent(railId)}`);
-      emit(wantsJson(command), rail, () => show(rail));
+      emit(wantsJson(command), rail, () => summary(rail));
     });
 
   withKey(

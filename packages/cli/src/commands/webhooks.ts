@@ -1,12 +1,12 @@
 import type { Command } from 'commander';
-import { emit } from '../output.js';
+import type { WebhookDelivery, WebhookEndpoint } from '@mmp/protocol';
+import { emit, summary, table } from '../output.js';
 import { list, wantsJson, type Context } from '../context.js';
 
 type Options = { project: string; live?: boolean };
 
 const base = (projectId: string) => `/v1/admin/projects/${encodeURIComponent(projectId)}/webhook-endpoints`;
 const env = (options: Options) => ({ livemode: options.live ? 'true' : 'false' });
-const show = (value: unknown) => JSON.stringify(value, null, 2);
 
 /** Webhook endpoints of a project, driven by the admin acting for that project. */
 export function registerWebhookCommands(program: Command, ctx: Context): void {
@@ -38,8 +38,15 @@ export function registerWebhookCommands(program: Command, ctx: Context): void {
     });
 
   scoped('list', 'List endpoints').action(async (options: Options, command: Command) => {
-    const result = await ctx.admin.request('GET', base(options.project), { query: env(options) });
-    emit(wantsJson(command), result, () => show(result));
+    const result = await ctx.admin.request<{ data: WebhookEndpoint[] }>('GET', base(options.project), {
+      query: env(options),
+    });
+    emit(wantsJson(command), result, () =>
+      table([
+        ['ID', 'URL', 'STATUS', 'EVENTS', 'SECRET'],
+        ...result.data.map((e) => [e.id, e.url, e.status, e.enabledEvents.join(','), e.secretHint]),
+      ]),
+    );
   });
 
   scoped('roll', 'Roll the signing secret of an endpoint; prints the new secret once')
@@ -60,14 +67,26 @@ export function registerWebhookCommands(program: Command, ctx: Context): void {
   scoped('deliveries', 'Delivery attempts of an endpoint')
     .requiredOption('--id <endpointId>', 'endpoint id')
     .action(async (options: Options & { id: string }, command: Command) => {
-      const result = await ctx.admin.request(
+      const result = await ctx.admin.request<{ data: WebhookDelivery[] }>(
         'GET',
         `${base(options.project)}/${encodeURIComponent(options.id)}/deliveries`,
         {
           query: env(options),
         },
       );
-      emit(wantsJson(command), result, () => show(result));
+      emit(wantsJson(command), result, () =>
+        table([
+          ['ID', 'EVENT', 'STATUS', 'ATTEMPTS', 'LAST HTTP', 'NEXT ATTEMPT'],
+          ...result.data.map((d) => [
+            d.id,
+            d.eventType,
+            d.status,
+            d.attemptCount,
+            d.attempts.at(-1)?.statusCode ?? d.attempts.at(-1)?.error,
+            d.nextAttemptAt,
+          ]),
+        ]),
+      );
     });
 
   scoped('redeliver', 'Deliver an event again')
@@ -79,6 +98,6 @@ export function registerWebhookCommands(program: Command, ctx: Context): void {
         `${base(options.project)}/${encodeURIComponent(options.id)}/deliveries/${encodeURIComponent(options.delivery)}/redeliver`,
         { query: env(options) },
       );
-      emit(wantsJson(command), result, () => show(result));
+      emit(wantsJson(command), result, () => summary(result));
     });
 }

@@ -183,13 +183,15 @@ export const SPEC_PAYMENT_FIELDS = {
     'status',
     'token',
   ],
-  /** The full payment: retrieve, verify, cancel and the user list. */
+  /** The full payment: retrieve, verify, cancel and the user list (with why it failed, ours). */
   full: [
     'amount',
     'completedAt',
     'createdAt',
     'currency',
     'description',
+    'failureCode',
+    'failureMessage',
     'id',
     'livemode',
     'payerEmail',

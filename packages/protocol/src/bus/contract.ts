@@ -50,6 +50,12 @@ export interface OperationContract<
    * answers the documented 400s) and their reply a `ServiceReply`.
    */
   readonly responses?: Readonly<Record<number, z.ZodType>>;
+  /**
+   * How long a caller waits for the reply at least, for an operation whose own work has a
+   * longer deadline than the default wait (REQUEST_TIMEOUT_MS), such as a probe of a
+   * provider's endpoint: the caller then answers with the operation's result, not 503.
+   */
+  readonly waitMs?: number;
 }
 
 /** Every operation may answer these, whatever its contract lists. */
@@ -68,6 +74,7 @@ type OperationSpec<Req extends z.ZodType, Rep extends z.ZodType, K extends Actor
   callers: readonly ServiceName[];
   errors?: readonly ErrorCode[];
   summary: string;
+  waitMs?: number;
 };
 
 /** An internal command or query between services: typed request in, typed reply out. */
@@ -97,6 +104,7 @@ type HttpOperationSpec<K extends ActorKind> = {
   responses: Record<number, z.ZodType>;
   errors?: readonly ErrorCode[];
   summary: string;
+  waitMs?: number;
 };
 
 /**

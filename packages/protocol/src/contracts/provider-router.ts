@@ -17,6 +17,9 @@ import {
 import { ExecutionOrder } from '../provider/protocol-v1.js';
 import { Network } from '../network.js';
 
+/** The longest a rail test's probe may wait for the endpoint (provider-router's RAIL_TEST_TIMEOUT_MS). */
+export const RAIL_TEST_MAX_MS = 10_000;
+
 type RouteSpec = Omit<Parameters<typeof defineHttpOperation>[0], 'service' | 'actors'>;
 
 /** A portal route: the provider (its key) or an admin acting for it. */
@@ -57,6 +60,9 @@ export const providerPortalApi = {
   testRail: portalRoute({
     name: 'rails.test',
     responses: { 200: RailView },
+    // The probe's own deadline (RAIL_TEST_TIMEOUT_MS, at most RAIL_TEST_MAX_MS) and the
+    // rail's address check fit in it: a silent endpoint gets its timeout result, never a 503.
+    waitMs: RAIL_TEST_MAX_MS + 5_000,
     errors: ['resource_not_found', 'invalid_state'],
     summary:
       'Test a rail: a signed health.check with a fresh nonce (5 s) to its public HTTPS endpoint; HTTP 200 echoing the nonce makes a PENDING rail TESTED, anything else (a private address included) leaves it PENDING with the reason',

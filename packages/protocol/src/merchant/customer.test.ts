@@ -100,6 +100,8 @@ describe('list, transactions and stats envelopes', () => {
       paymentMethod: 'ORANGE_MONEY',
       createdAt: profile.createdAt,
       completedAt: profile.createdAt,
+      failureCode: null,
+      failureMessage: null,
     };
     expect(CustomerTransactions.parse({ data: [item], meta: pageMeta(1, 20, 1) })).toBeTruthy();
     expect(

@@ -39,7 +39,7 @@ const MESSAGES: Partial<Record<ErrorCode, (field: string) => string>> = {
 /**
  * Maps a failed CreatePaymentBody parse to the specification's codes (400
  * invalid_amount, invalid_currency, missing_required_field, invalid_email), first
- * matching issue wins; anything else is a 422 validation_error. `fields` always lists
+ * matching issue wins; anything else is validation_error (400 at the gateway). `fields` always lists
  * every invalid field. Pass the input when you have it: missing is then certain.
  */
 export function classifyCreatePaymentError(error: z.ZodError, ...input: [unknown?]): AppError {

@@ -35,6 +35,8 @@ const fullPayment = {
   payerPhone: '+237690000001',
   payerName: 'Awa',
   payerEmail: 'awa@example.com',
+  failureCode: null,
+  failureMessage: null,
 };
 
 describe('enums', () => {
@@ -159,7 +161,7 @@ describe('payment responses', () => {
           type: 'payment.failed',
           createdAt: createResponse.createdAt,
           failureCode: 'insufficient_balance',
-          failureReason: "The payer's wallet balance is too low.",
+          failureMessage: "The payer's wallet balance is too low.",
         },
       ],
       customer: null,
@@ -191,6 +193,8 @@ describe('payment responses', () => {
       paymentMethod: 'MTN_MOMO',
       createdAt: createResponse.createdAt,
       completedAt: createResponse.createdAt,
+      failureCode: null,
+      failureMessage: null,
     };
     expect(PaymentListItem.parse(item)).toEqual(item);
     expect(PaymentListItem.safeParse({ ...item, description: 'x' }).success).toBe(false);

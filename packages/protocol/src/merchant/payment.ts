@@ -88,7 +88,7 @@ export const PaymentExpandedEvent = z
     type: z.string(),
     createdAt: DateTime,
     failureCode: z.string().optional(),
-    failureReason: z.string().nullable().optional(),
+    failureMessage: z.string().nullable().optional(),
     decision: z.enum(['routed', 'failover', 'no_rail']).optional(),
     railId: z.string().nullable().optional(),
     providerId: z.string().nullable().optional(),
@@ -97,7 +97,19 @@ export const PaymentExpandedEvent = z
   })
   .strict();
 
+/**
+ * Why a payment failed, expired or was cancelled, on the payment itself: a code (the
+ * specification's payer codes, `payment_expired`, `payment_cancelled`, or `provider_declined`
+ * when the provider gave none) and a sentence for the merchant's support staff; both null
+ * otherwise.
+ */
+const PaymentFailure = {
+  failureCode: z.string().nullable(),
+  failureMessage: z.string().nullable(),
+};
+
 export const Payment = PaymentCreateResponse.extend({
+  ...PaymentFailure,
   reference: z.string().nullable(),
   paymentMethod: PaymentMethod,
   payerPhone: z.string().nullable(),
@@ -121,6 +133,7 @@ export const PaymentListItem = z
     paymentMethod: PaymentMethod,
     createdAt: DateTime,
     completedAt: DateTime.nullable(),
+    ...PaymentFailure,
   })
   .strict();
 export type PaymentListItem = z.infer<typeof PaymentListItem>;

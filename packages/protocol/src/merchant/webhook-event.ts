@@ -30,7 +30,7 @@ export const MerchantWebhookEventData = z
     metadata: z.record(z.string(), z.unknown()),
     /** Why the payment failed, expired or was cancelled (a code of the catalog); null otherwise. */
     failureCode: z.string().nullable(),
-    failureReason: z.string().nullable(),
+    failureMessage: z.string().nullable(),
   })
   .strict();
 export type MerchantWebhookEventData = z.infer<typeof MerchantWebhookEventData>;

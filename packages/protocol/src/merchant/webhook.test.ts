@@ -24,7 +24,7 @@ const event = {
     completedAt: '2025-01-31T12:00:00.000Z',
     metadata: {},
     failureCode: null,
-    failureReason: null,
+    failureMessage: null,
   },
 };
 

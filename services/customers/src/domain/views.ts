@@ -38,5 +38,7 @@ export function paymentListItem(payment: PaymentSnapshot): PaymentListItem {
     paymentMethod: payment.paymentMethod as PaymentListItem['paymentMethod'],
     createdAt: payment.createdAt,
     completedAt: payment.completedAt,
+    failureCode: payment.failureCode,
+    failureMessage: payment.failureReason,
   };
 }

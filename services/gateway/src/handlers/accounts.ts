@@ -30,6 +30,7 @@ export type PublicProject = {
   displayName: string;
   logoUrl: string | null;
   createdAt: string;
+  suspendedAt: string | null;
 };
 
 export function presentProject(doc: ProjectDoc): PublicProject {
@@ -39,6 +40,7 @@ export function presentProject(doc: ProjectDoc): PublicProject {
     displayName: doc.displayName,
     logoUrl: doc.logoUrl,
     createdAt: doc.createdAt.toISOString(),
+    suspendedAt: doc.suspendedAt ? doc.suspendedAt.toISOString() : null,
   };
 }
 
@@ -148,6 +150,18 @@ export function createAccounts(store: AccountsStore, serverKey: string) {
       return { ...presentProject(project), keys: (await store.listApiKeys(projectId)).map(presentKey) };
     },
 
+    /**
+     * Suspends a project (its keys answer 403 service_suspended from the next request) or
+     * resumes it. Suspending a suspended project keeps its first date.
+     */
+    async setSuspended(projectId: string, suspended: boolean): Promise<PublicProject> {
+      const project = await requireProject(projectId);
+      if (Boolean(project.suspendedAt) === suspended) return presentProject(project);
+      const updated = await store.setProjectSuspension(projectId, suspended ? new Date() : null);
+      if (!updated) throw appError('resource_not_found', `No project ${projectId}.`);
+      return presentProject(updated);
+    },
+
     async listKeys(projectId: string): Promise<KeySummary[]> {
       await requireProject(projectId);
       return (await store.listApiKeys(projectId)).map(presentKey);
@@ -198,6 +212,13 @@ export function createAccounts(store: AccountsStore, serverKey: string) {
       if (!key || key.revokedAt) throw appError('invalid_api_key', 'Invalid or missing API key.');
       if (key.expiresAt && key.expiresAt.getTime() <= now.getTime()) {
         throw appError('expired_api_key', 'This API key has expired.');
+      }
+      // Read on every request, so a suspension or a resume applies from the next one.
+      if ((await store.findProject(key.projectId))?.suspendedAt) {
+        throw appError(
+          'service_suspended',
+          'This project is suspended; contact the operator of this service.',
+        );
       }
       return key;
     },

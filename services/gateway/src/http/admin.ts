@@ -11,6 +11,7 @@ const ProjectFields = {
   displayName: z.string(),
   logoUrl: z.string().nullable(),
   createdAt: z.string(),
+  suspendedAt: z.string().nullable().describe('Set while suspended: its keys answer 403 service_suspended'),
 };
 const KeyFields = {
   id: z.string(),
@@ -130,6 +131,24 @@ export function adminLocalRoutes({ accounts, bus }: Deps): LocalRoute[] {
         return accounts.getProject(projectId);
       },
     },
+    ...(['suspend', 'resume'] as const).map((action): LocalRoute => ({
+      ...admin,
+      method: 'POST',
+      url: `/v1/admin/projects/:projectId/${action}`,
+      tag: 'Admin: projects',
+      summary:
+        action === 'suspend'
+          ? 'Suspend a project: its keys answer 403 service_suspended until it is resumed'
+          : 'Resume a suspended project: its keys work again',
+      schema: { params: projectParams },
+      responses: { 200: Project },
+      async handler(request) {
+        const { projectId } = request.params as { projectId: string };
+        const project = await accounts.setSuspended(projectId, action === 'suspend');
+        request.log.info({ projectId, suspended: project.suspendedAt !== null }, `project ${action}d`);
+        return project;
+      },
+    })),
     {
       ...admin,
       method: 'POST',

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import { appError, newRequestId, type AppError } from '@mmp/protocol';
-import { shapeError, toAppError } from './errors.js';
+import { shapeError, toAppError, type ErrorAudience } from './errors.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -11,6 +11,8 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     errorForm?: 'simple' | 'envelope';
+    /** Whose requests the route answers; decides the status of validation_error (errors.ts). */
+    audience?: ErrorAudience;
     /** Keep the exact body bytes and never refuse it for being malformed JSON. */
     rawBody?: boolean;
     /** An HTML page or asset, or the reference page: no API headers. */
@@ -171,7 +173,8 @@ export const edgePlugin = fp<{ https: boolean }>(
       const { error: appErr, unexpected } = toAppError(error);
       if (unexpected) request.log.error({ err: error }, 'request failed');
       else if (appErr.status >= 500) request.log.warn({ code: appErr.code }, appErr.message);
-      const { status, body } = shapeError(appErr, errorFormOf(request), request.id);
+      const audience = request.routeOptions.config?.audience ?? 'merchant';
+      const { status, body } = shapeError(appErr, errorFormOf(request), request.id, audience);
       return reply.code(status).type('application/json; charset=utf-8').send(body);
     });
   },

@@ -1,6 +1,32 @@
-import { appError, isAppError, toEnvelopeError, toSimpleError, type AppError } from '@mmp/protocol';
+import {
+  appError,
+  errorCatalog,
+  isAppError,
+  toEnvelopeError,
+  toSimpleError,
+  type AppError,
+  type ErrorCode,
+} from '@mmp/protocol';
+import type { DocumentedRoute } from '../routes/route.js';
 
 export type ErrorForm = 'simple' | 'envelope';
+
+/**
+ * Who a route answers. The specification gives 400 for validation on the merchant's
+ * operations and keeps 422 for protocol validation: `validation_error` (422 in the catalog,
+ * which the services raise) is answered 400 on every route but the provider's (portal,
+ * orders, settlements), where what is refused is what the provider protocol sends.
+ */
+export type ErrorAudience = 'merchant' | 'provider';
+
+export function httpStatus(code: ErrorCode, audience: ErrorAudience): number {
+  return code === 'validation_error' && audience === 'merchant' ? 400 : errorCatalog[code].status;
+}
+
+/** The provider's routes (portal, orders, settlements) answer in the protocol's terms. */
+export function audienceOf(route: Pick<DocumentedRoute, 'auth'>): ErrorAudience {
+  return route.auth === 'provider' || route.auth === 'signed' ? 'provider' : 'merchant';
+}
 
 /** Fastify's own failures (parsing, limits) as the coded errors our clients read. */
 const FASTIFY_ERRORS: Record<string, (error: Error) => AppError> = {
@@ -31,11 +57,14 @@ export function shapeError(
   error: AppError,
   form: ErrorForm,
   requestId: string,
+  audience: ErrorAudience = 'merchant',
 ): { status: number; body: unknown } {
   const body = error.toBody();
   if (error.code === 'internal_error') body.message = 'An internal error occurred.';
+  const status = httpStatus(error.code, audience);
   return {
-    status: error.status,
-    body: form === 'simple' ? toSimpleError(body, requestId) : toEnvelopeError(body, requestId),
+    status,
+    body:
+      form === 'simple' ? toSimpleError(body, requestId, status) : toEnvelopeError(body, requestId, status),
   };
 }

@@ -5,6 +5,7 @@ import { ALL_SCOPES, PUBLISHABLE_SAFE_SCOPES, appError, grants, type Actor } fro
 import { bearerToken } from '../domain/api-keys.js';
 import type { Accounts } from '../handlers/accounts.js';
 import type { DocumentedRoute } from '../routes/route.js';
+import { audienceOf } from './errors.js';
 import { replySchemas } from './schemas.js';
 
 declare module 'fastify' {
@@ -153,7 +154,12 @@ export const guardPlugin = fp<GuardOptions>(
       this.route({
         method: route.method,
         url: route.url,
-        config: { errorForm: route.errorForm, rawBody: route.rawBody === true, page: route.page === true },
+        config: {
+          errorForm: route.errorForm,
+          audience: audienceOf(route),
+          rawBody: route.rawBody === true,
+          page: route.page === true,
+        },
         ...(response ? { schema: { response } } : {}),
         onRequest: [guard.identify],
         preParsing: [guard.reject],

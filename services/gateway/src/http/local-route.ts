@@ -7,7 +7,7 @@ import type { DocumentedRoute } from '../routes/route.js';
 /** A route the gateway answers itself (accounts), guarded and documented like a forwarded one. */
 export type LocalRoute = DocumentedRoute & { handler: RouteHandlerMethod };
 
-/** Validates input at the edge: one 422 entry per invalid field. */
+/** Validates input at the edge: one entry per invalid field (400 validation_error). */
 export function parseInput<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
   return parseOrThrow(schema, value ?? {});
 }

@@ -1,12 +1,7 @@
 import { z } from 'zod';
-import {
-  EnvelopeErrorBody,
-  PUBLISHABLE_SAFE_SCOPES,
-  SCOPES,
-  SimpleErrorBody,
-  errorCatalog,
-} from '@mmp/protocol';
+import { EnvelopeErrorBody, PUBLISHABLE_SAFE_SCOPES, SCOPES, SimpleErrorBody } from '@mmp/protocol';
 import type { DocumentedRoute } from '../routes/route.js';
+import { audienceOf, httpStatus } from './errors.js';
 import { jsonSchema, type JsonSchema } from './schemas.js';
 
 /** `/v1/payments/:token` → `/v1/payments/{token}` */
@@ -64,12 +59,28 @@ function security(route: DocumentedRoute): Record<string, string[]>[] {
   }
 }
 
+/** 422 only where the provider protocol is validated; elsewhere validation is 400 (errors.ts). */
 const ERROR_STATUSES: Record<DocumentedRoute['auth'], string[]> = {
-  merchant: ['400', '401', '403', '404', '422', '429', '503'],
+  merchant: ['400', '401', '403', '404', '429', '503'],
   provider: ['400', '401', '404', '422', '429', '503'],
-  admin: ['400', '401', '404', '422', '429', '503'],
-  public: ['400', '404', '422', '429', '503'],
+  admin: ['400', '401', '404', '429', '503'],
+  public: ['400', '404', '429', '503'],
   signed: ['400', '403', '409', '413', '415', '422', '429', '503'],
+};
+
+/** What each error status means to the caller; the body's `code` says which case it is. */
+const ERROR_DESCRIPTIONS: Record<string, string> = {
+  '400':
+    'Bad request: `validation_error` with `errors` listing every invalid field, `invalid_request` (malformed JSON, bad query), or a specific code (`invalid_amount`, `invalid_currency`, `missing_required_field`, `invalid_email`)',
+  '401': 'Missing, invalid or expired key: `invalid_api_key`, `expired_api_key`',
+  '403': 'Not allowed: `insufficient_permissions`, `service_suspended`, `signature_invalid`',
+  '404': 'No such resource or route',
+  '409': '`idempotency_conflict`, `invalid_state` or `duplicate_event`',
+  '413': 'Body too large',
+  '415': 'Body not application/json',
+  '422': 'Protocol validation: `validation_error` with `errors` listing every invalid field',
+  '429': '`rate_limit_exceeded` or `too_many_requests`; wait for `Retry-After`',
+  '503': 'A service it needs is unavailable; retry with backoff',
 };
 
 const IDEMPOTENCY_KEY: JsonSchema = {
@@ -114,11 +125,11 @@ function operation(route: DocumentedRoute): JsonSchema {
     // Any body may be too large (413) or not JSON (415).
     ...(WITH_BODY.has(route.method) ? ['413', '415'] : []),
     // What the operation itself may answer (409 rail_has_open_orders on a DELETE, say).
-    ...(route.errors ?? []).map((code) => String(errorCatalog[code].status)),
+    ...(route.errors ?? []).map((code) => String(httpStatus(code, audienceOf(route)))),
   ]);
   for (const status of [...statuses].sort()) {
     responses[status] = {
-      description: 'Error',
+      description: ERROR_DESCRIPTIONS[status] ?? 'Error',
       headers: requestIdHeader,
       content: { 'application/json': { schema: errorRef } },
     };

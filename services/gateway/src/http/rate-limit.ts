@@ -14,7 +14,7 @@ export type RateLimitSettings = {
 
 /**
  * One budget per API key, provider key or the admin token once the guard has identified
- * the caller, else per client IP (`request.ip`, which follows TRUST_PROXY). Every route is
+ * the caller (429 rate_limit_exceeded), else per client IP (429 too_many_requests) (`request.ip`, which follows TRUST_PROXY). Every route is
  * counted, unknown ones too: the 404 answer is rate-limited like any other.
  */
 export const rateLimitPlugin = fp<RateLimitSettings>(
@@ -28,8 +28,15 @@ export const rateLimitPlugin = fp<RateLimitSettings>(
       timeWindow: settings.windowMs,
       keyGenerator: (request) => request.rateKey ?? `ip:${request.ip}`,
       max: (_request, key) => (key.startsWith('ip:') ? settings.ipMax : settings.keyMax),
-      errorResponseBuilder: (_request, context) =>
-        appError('rate_limit_exceeded', `Rate limit exceeded; retry in ${Math.ceil(context.ttl / 1000)} s.`),
+      // A key's budget is the account's rate limit; a caller without one (a payer's browser,
+      // a bad key) is counted by address, and too many requests from it in a short period is
+      // the specification's other 429.
+      errorResponseBuilder: (request, context) => {
+        const retry = `retry in ${Math.ceil(context.ttl / 1000)} s.`;
+        return request.rateKey
+          ? appError('rate_limit_exceeded', `Rate limit exceeded for this key; ${retry}`)
+          : appError('too_many_requests', `Too many requests from this address; ${retry}`);
+      },
     });
     app.setNotFoundHandler({ preHandler: app.rateLimit() }, async (request) => {
       throw appError('route_not_found', `No route ${request.method} ${request.url.split('?')[0]}.`);

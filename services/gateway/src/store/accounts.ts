@@ -8,6 +8,8 @@ export type ProjectDoc = {
   displayName: string;
   logoUrl: string | null;
   createdAt: Date;
+  /** Set while an operator has suspended the project: its keys are refused (absent: never suspended). */
+  suspendedAt?: Date | null;
   /** project.updated carried it; projects stored before that event existed lack it. */
   announced?: true;
 };
@@ -62,6 +64,9 @@ export async function openAccountsStore(store: Store, outbox: Outbox) {
         [projectUpdated(doc, at)],
       ),
     findProject: (id: string) => projects.findOne({ _id: id }),
+    /** Suspends (a date) or resumes (null); the project as it now is, or null when unknown. */
+    setProjectSuspension: (id: string, suspendedAt: Date | null) =>
+      projects.findOneAndUpdate({ _id: id }, { $set: { suspendedAt } }),
     listProjects: () => projects.find({}, { sort: { createdAt: -1 } }),
 
     insertApiKey: (doc: ApiKeyDoc) => apiKeys.insertOne(doc),

@@ -47,7 +47,7 @@ const CODE_BY_FIELD: Record<string, ErrorCode> = {
 
 /**
  * The specification's codes where one fits (400 invalid_amount, invalid_currency,
- * invalid_email, missing_required_field), else 422 validation_error; `fields` lists every
+ * invalid_email, missing_required_field), else validation_error (400); `fields` lists every
  * invalid field either way.
  */
 export function parseBody<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {

@@ -49,6 +49,17 @@ function section(name: string, visible: boolean, inner: string): string {
   return `<section id="screen-${name}" class="screen"${visible ? '' : ' hidden'}>${inner}</section>`;
 }
 
+/**
+ * Each operator recognisable at a glance: its initials on its colour, drawn by our own CSS
+ * (no logo artwork), beside its name, which is what assistive technology reads.
+ */
+const BADGES: Record<string, string> = { ORANGE_MONEY: 'OM', MTN_MOMO: 'MTN', WAVE: 'W', MOOV_MONEY: 'M' };
+
+function operatorBadge(network: string): string {
+  const initials = BADGES[network];
+  return initials ? `<span class="badge badge-${network}" aria-hidden="true">${initials}</span>` : '';
+}
+
 function operatorInputs(view: CheckoutView, lang: Lang): string {
   return (
     view.operators
@@ -58,7 +69,7 @@ function operatorInputs(view: CheckoutView, lang: Lang): string {
             view.paymentMethod === op.network || (index === 0 && view.operators.length === 1)
               ? ' checked'
               : ''
-          } required><span>${escapeHtml(NETWORK_LABELS[op.network] ?? op.network)}</span></label>`,
+          } required>${operatorBadge(op.network)}<span>${escapeHtml(NETWORK_LABELS[op.network] ?? op.network)}</span></label>`,
       )
       .join('') || `<p>${lang === 'fr' ? 'Aucun opérateur disponible.' : 'No operator available.'}</p>`
   );
@@ -73,6 +84,12 @@ export function renderCheckoutPage(view: CheckoutView, lang: Lang): string {
     url
       ? `<a class="button secondary" href="${escapeHtml(url)}" data-back>${escapeHtml(t.backToMerchant)}</a>`
       : '';
+  // After a failure, an expiry or a cancel the payer always has a way on: a new try on a
+  // link, and the way back to the merchant (its cancel URL, else its return URL).
+  const onward =
+    (view.retryUrl
+      ? `<a class="button primary" href="${escapeHtml(view.retryUrl)}">${escapeHtml(t.retry)}</a>`
+      : '') + back(view.cancelUrl ?? view.successUrl);
   const content = `
 ${merchantBlock(view.merchantName, view.merchantLogo)}
 <h1 class="amount">${escapeHtml(amount)}</h1>
@@ -114,17 +131,17 @@ ${section(
   state === 'failed',
   `<h2 tabindex="-1" class="ko">${escapeHtml(t.failedTitle)}</h2>
 <p id="failure-reason">${escapeHtml(failureText(t, view.failureCode))}</p>
-${view.retryUrl ? `<a class="button primary" href="${escapeHtml(view.retryUrl)}">${escapeHtml(t.retry)}</a>` : ''}${back(view.cancelUrl)}`,
+${onward}`,
 )}
 ${section(
   'expired',
   state === 'expired',
-  `<h2 tabindex="-1" class="ko">${escapeHtml(t.expiredTitle)}</h2><p>${escapeHtml(t.expiredText)}</p>${view.retryUrl ? `<a class="button primary" href="${escapeHtml(view.retryUrl)}">${escapeHtml(t.retry)}</a>` : ''}${back(view.cancelUrl)}`,
+  `<h2 tabindex="-1" class="ko">${escapeHtml(t.expiredTitle)}</h2><p>${escapeHtml(t.expiredText)}</p>${onward}`,
 )}
 ${section(
   'cancelled',
   state === 'cancelled',
-  `<h2 tabindex="-1">${escapeHtml(t.cancelledTitle)}</h2><p>${escapeHtml(t.cancelledText)}</p>${back(view.cancelUrl)}`,
+  `<h2 tabindex="-1">${escapeHtml(t.cancelledTitle)}</h2><p>${escapeHtml(t.cancelledText)}</p>${onward}`,
 )}
 <p id="live" class="status" role="status" aria-live="polite">${escapeHtml(t[`status_${state}` as keyof Messages] ?? '')}</p>`;
   return layout({

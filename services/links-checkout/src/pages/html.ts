@@ -1,4 +1,5 @@
-import { MESSAGES, type Lang } from './i18n.js';
+import { SANDBOX_NUMBERS, formatPhone } from '@mmp/protocol';
+import { MESSAGES, type Lang, type Messages } from './i18n.js';
 
 const ESCAPES: Record<string, string> = {
   '&': '&amp;',
@@ -47,7 +48,7 @@ export function layout(options: {
 }): string {
   const t = MESSAGES[options.lang];
   const other = t.switchLang;
-  const banner = options.livemode ? '' : `<p class="sandbox" role="note">${escapeHtml(t.sandbox)}</p>`;
+  const banner = options.livemode ? '' : sandboxBanner(t);
   const script = options.script ? `<script src="/assets/${options.script}" defer></script>` : '';
   const data =
     options.data === undefined
@@ -73,6 +74,15 @@ ${data}
 </body>
 </html>
 `;
+}
+
+/** Test mode, and every sandbox number with what it does, folded away on small screens. */
+function sandboxBanner(t: Messages): string {
+  const numbers = SANDBOX_NUMBERS.map(
+    ({ phone, outcome }) =>
+      `<li><span class="num">${escapeHtml(formatPhone(phone))}</span> ${escapeHtml(t[`sandbox_${outcome}`])}</li>`,
+  ).join('');
+  return `<div class="sandbox" role="note"><p>${escapeHtml(t.sandbox)}</p><details><summary>${escapeHtml(t.sandboxNumbers)}</summary><ul>${numbers}</ul></details></div>`;
 }
 
 /** `logo` is a `data:image/…` URL built by the service from bytes it checked, or null. */

@@ -124,7 +124,13 @@ export function toFullPayment(payment: Payment) {
     livemode: payment.livemode,
     createdAt: payment.createdAt,
     completedAt: payment.completedAt,
+    ...failureOf(payment),
   };
+}
+
+/** Why it failed, as merchants read it (the stored `failureReason` is their `failureMessage`). */
+export function failureOf(payment: Pick<Payment, 'failureCode' | 'failureReason'>) {
+  return { failureCode: payment.failureCode, failureMessage: payment.failureReason };
 }
 
 export function toListItem(payment: Payment) {
@@ -137,5 +143,6 @@ export function toListItem(payment: Payment) {
     paymentMethod: payment.paymentMethod,
     createdAt: payment.createdAt,
     completedAt: payment.completedAt,
+    ...failureOf(payment),
   };
 }

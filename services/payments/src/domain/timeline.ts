@@ -54,7 +54,7 @@ function toTimelineView(entry: TimelineEntry) {
     type: entry.type,
     createdAt: entry.at,
     ...(entry.failureCode
-      ? { failureCode: entry.failureCode, failureReason: entry.failureReason ?? null }
+      ? { failureCode: entry.failureCode, failureMessage: entry.failureReason ?? null }
       : {}),
     ...entry.routing,
   };

@@ -1,5 +1,6 @@
 import { backoffDelay } from '@mmp/platform';
 import type { PaymentSnapshot } from '@mmp/protocol';
+import { failureOf } from './payment.js';
 
 /** Merchant webhook event types, and the payment event each one announces. */
 export const MERCHANT_EVENT_TYPES = {
@@ -126,8 +127,7 @@ export function buildMerchantEvent(options: {
       metadata: payment.metadata,
       // Why a payment failed, expired or was cancelled (null otherwise), so a merchant need
       // not call back to find out.
-      failureCode: payment.failureCode,
-      failureReason: payment.failureReason,
+      ...failureOf(payment),
     },
   };
 }

@@ -12,6 +12,13 @@ describe('planFor', () => {
       ack: 'REJECTED',
       reason: 'insufficient_balance',
     });
+    for (const [number, reason] of [
+      ['+237690000004', 'pin_error'],
+      ['+237690000005', 'transaction_limit'],
+      ['+237690000006', 'account_inactive'],
+      ['+237690000007', 'invalid_phone'],
+    ])
+      expect(planFor(payee(number!), 5000)).toEqual({ ack: 'REJECTED', reason });
     expect(planFor(payee('+237690000003'), 5000)).toEqual({ ack: 'ACCEPTED', settlement: null });
     expect(planFor(payee('+237699999999'), 5000)).toEqual({
       ack: 'ACCEPTED',

@@ -1,0 +1,235 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { MAX_LOGO_BYTES } from '@mmp/links-checkout';
+import { startSystem, type ProjectKeys, type RunningSystem } from '../support/system.js';
+import { api } from '../support/http.js';
+import {
+  PNG,
+  TEXT,
+  describeInBrowser,
+  hasChromium,
+  headingVisible,
+  launchChromium,
+  openPhone,
+  payOnPage,
+  seriousViolations,
+  shot,
+  startLogoHost,
+  startShop,
+} from './browser.js';
+
+/**
+ * The hosted page as issue 16 asks: never a dead end, every missing field said at once,
+ * operators recognisable by a badge of their colour, a layout that holds at 320 px, a page
+ * under 50 KB with the largest logo allowed, and the API reference working under the
+ * gateway's Content-Security-Policy.
+ */
+let system: RunningSystem;
+let project: ProjectKeys;
+let browser: Browser;
+let shop: Awaited<ReturnType<typeof startShop>>;
+let logoHost: Awaited<ReturnType<typeof startLogoHost>>;
+
+/** A PNG of exactly the largest size a logo may have: its signature, then filler. */
+const LARGEST_LOGO = Buffer.concat([PNG, Buffer.alloc(MAX_LOGO_BYTES - PNG.length, 7)]);
+
+beforeAll(async () => {
+  if (!hasChromium) return;
+  system = await startSystem({
+    env: {
+      RATE_LIMIT_IP_MAX: '100000',
+      RATE_LIMIT_KEY_MAX: '100000',
+      PAYMENT_TTL_SECONDS: '8',
+      EXPIRY_INTERVAL_MS: '300',
+    },
+  });
+  project = await system.createProject('Boutique Bonamoussadi');
+  shop = await startShop();
+  logoHost = await startLogoHost(LARGEST_LOGO);
+  browser = await launchChromium();
+}, 90_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await logoHost?.close();
+  await shop?.close();
+  await system?.stop();
+});
+
+async function paymentUrl(body: Record<string, unknown> = {}, key = project.testSecretKey) {
+  const created = await api(system.baseUrl, key)<{ paymentUrl: string }>('POST', '/v1/payments', {
+    amount: 5000,
+    description: 'Panier',
+    ...body,
+  });
+  expect(created.status).toBe(201);
+  return created.body.paymentUrl;
+}
+
+const shown = (page: Page, selector: string) =>
+  page
+    .locator(selector)
+    .isVisible()
+    .catch(() => false);
+
+describeInBrowser('the hosted page is never a dead end', () => {
+  it('reports every missing field of an empty form at once', async () => {
+    const watched = await openPhone(browser, 'en', system.baseUrl);
+    try {
+      await watched.page.goto(await paymentUrl());
+      await watched.page.getByRole('button', { name: TEXT.en.pay }).click();
+      await expect.poll(() => shown(watched.page, '#operator-error')).toBe(true);
+      expect(await watched.page.locator('#operator-error').textContent()).toBe('Choose an operator.');
+      expect(await watched.page.locator('#phone-error').textContent()).toBe(
+        'Enter your mobile money number.',
+      );
+      expect(await watched.page.locator('#form-error').textContent()).toBe(
+        'Correct the fields above to continue.',
+      );
+      // Nothing was sent: the session is still waiting for the payer.
+      expect(watched.page.url()).toContain('/checkout/');
+    } finally {
+      await watched.context.close();
+    }
+  });
+
+  it('after a failure, leads back to the merchant (its return URL when it gave no cancel URL)', async () => {
+    const watched = await openPhone(browser, 'fr', system.baseUrl);
+    try {
+      await watched.page.goto(await paymentUrl({ returnUrl: `${shop.url}/merci` }));
+      await payOnPage(watched.page, 'fr', '690000004');
+      await headingVisible(watched.page, TEXT.fr.failed, system.baseUrl);
+      expect(await watched.page.locator('#failure-reason').textContent()).toBe(
+        'Le code PIN saisi est incorrect.',
+      );
+      const back = watched.page.getByRole('link', { name: 'Retour chez le marchand' });
+      expect(await back.getAttribute('href')).toBe(`${shop.url}/merci`);
+      await back.click();
+      await expect.poll(() => shop.visits.includes('/merci')).toBe(true);
+    } finally {
+      await watched.context.close();
+    }
+  });
+
+  it('after an expiry on a link, offers to start again with another number, and the way back', async () => {
+    const link = await api(system.baseUrl, project.testSecretKey)<{ url: string }>(
+      'POST',
+      '/v1/payment-links',
+      { name: 'Cotisation', amount: 2000 },
+    );
+    const watched = await openPhone(browser, 'en', system.baseUrl);
+    try {
+      await watched.page.goto(link.body.url);
+      await watched.page.getByRole('button', { name: TEXT.en.continue }).click();
+      // Never confirmed: the payment expires while the payer waits.
+      await payOnPage(watched.page, 'en', '+237690000003');
+      await headingVisible(watched.page, 'Payment expired', system.baseUrl, 30_000);
+      await watched.page.getByRole('link', { name: TEXT.en.retry }).click();
+      await watched.page.getByRole('button', { name: TEXT.en.continue }).click();
+      await payOnPage(watched.page, 'en', '+237670000001', 'MTN Mobile Money');
+      await headingVisible(watched.page, TEXT.en.success, system.baseUrl);
+    } finally {
+      await watched.context.close();
+    }
+  }, 60_000);
+});
+
+describeInBrowser('operators and small screens', () => {
+  it('draws each operator as a badge in its colour, readable (axe) at 320 px, with no sideways scroll', async () => {
+    const long = await system.createProject('Établissements Commerciaux Réunis de Douala-Bonabéri');
+    const link = await api(system.baseUrl, long.testSecretKey)<{ url: string }>('POST', '/v1/payment-links', {
+      name: 'Abonnement mensuel au service de livraison à domicile',
+      minAmount: 100,
+      maxAmount: 5_000_000,
+      collectName: true,
+      collectEmail: true,
+      collectPhone: true,
+    });
+    const checkout = await paymentUrl(
+      { amount: 4_999_999, description: 'Commande numéro 2026-11-0042 : trois articles, livraison express' },
+      long.testSecretKey,
+    );
+    for (const url of [checkout, link.body.url]) {
+      const watched = await openPhone(browser, 'fr', system.baseUrl, { width: 320, bypassCSP: true });
+      try {
+        await watched.page.goto(url);
+        const widths = await watched.page.evaluate(() => {
+          const dom = globalThis as unknown as {
+            document: { documentElement: { scrollWidth: number } };
+            innerWidth: number;
+          };
+          return { page: dom.document.documentElement.scrollWidth, viewport: dom.innerWidth };
+        });
+        expect(widths.page, url).toBeLessThanOrEqual(widths.viewport);
+        expect(await seriousViolations(watched.page)).toEqual([]);
+        await shot(watched.page, `320px-${url.includes('/pay/') ? 'link' : 'checkout'}`);
+      } finally {
+        await watched.context.close();
+      }
+    }
+    const watched = await openPhone(browser, 'fr', system.baseUrl, { width: 320 });
+    try {
+      await watched.page.goto(checkout);
+      const badges = await watched.page.locator('.operator .badge').evaluateAll((nodes) => {
+        type Node = { textContent: string | null; closest(selector: string): Node | null };
+        const css = globalThis as unknown as {
+          getComputedStyle(node: unknown): { backgroundColor: string };
+        };
+        return (nodes as unknown as Node[]).map((node) => ({
+          text: node.textContent,
+          background: css.getComputedStyle(node).backgroundColor,
+          label: node.closest('label')?.textContent,
+        }));
+      });
+      expect(badges).toEqual([
+        { text: 'OM', background: 'rgb(255, 121, 0)', label: 'OMOrange Money' },
+        { text: 'MTN', background: 'rgb(255, 204, 0)', label: 'MTNMTN Mobile Money' },
+      ]);
+      // The badge is decoration: the choice is named by the operator's name alone.
+      expect(await watched.page.getByRole('radio', { name: 'Orange Money', exact: true }).count()).toBe(1);
+    } finally {
+      await watched.context.close();
+    }
+  });
+});
+
+describeInBrowser('size budget', () => {
+  it('keeps each page under 50 KB with its script, styles and the largest logo allowed', async () => {
+    const branded = await system.createProject('Logo Lourd', { logoUrl: `${logoHost.url}/logo.png` });
+    const link = await api(system.baseUrl, branded.testSecretKey)<{ url: string }>(
+      'POST',
+      '/v1/payment-links',
+      { name: 'Budget', minAmount: 100, maxAmount: 5000, collectName: true },
+    );
+    for (const url of [await paymentUrl({}, branded.testSecretKey), link.body.url]) {
+      const html = await (await fetch(url)).text();
+      // The logo is inlined, at its full size.
+      expect(html).toContain(`data:image/png;base64,${LARGEST_LOGO.toString('base64')}`);
+      const assets = [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1]!);
+      expect(assets.length).toBeGreaterThanOrEqual(2);
+      const sizes = await Promise.all(
+        assets.map(
+          async (path) => (await (await fetch(`${system.baseUrl}${path}`)).arrayBuffer()).byteLength,
+        ),
+      );
+      const total = Buffer.byteLength(html) + sizes.reduce((a, b) => a + b, 0);
+      expect(total, url).toBeLessThan(50 * 1024);
+    }
+  });
+});
+
+describeInBrowser('the API reference page', () => {
+  it('works under the gateway’s Content-Security-Policy, without a console error', async () => {
+    const watched = await openPhone(browser, 'en', system.baseUrl);
+    try {
+      await watched.page.goto(`${system.baseUrl}/docs`);
+      await watched.page.locator('.opblock-tag').first().waitFor({ state: 'visible', timeout: 20_000 });
+      expect(await watched.page.locator('.opblock-tag', { hasText: 'Payments' }).count()).toBeGreaterThan(0);
+      expect(watched.cspViolations).toEqual([]);
+      expect(watched.consoleErrors).toEqual([]);
+      expect(watched.foreignRequests).toEqual([]);
+    } finally {
+      await watched.context.close();
+    }
+  });
+});
