@@ -22,6 +22,7 @@ import type { Registry } from 'prom-client';
 import type { Logger } from './logger.js';
 import { counter, histogram, statusClass } from './metrics.js';
 import type { Naming } from './nats.js';
+import type { OperationOutcomes } from './outcomes.js';
 
 export type RequestContext<C extends OperationContract = OperationContract> = {
   requestId: string;
@@ -87,6 +88,8 @@ export async function serveOperations(options: {
   operations: ServedOperation[];
   /** Records `mmp_operations_total{operation, status_class}` and their latency. */
   metrics?: Registry;
+  /** Keeps the first outcome of HTTP operations called with an Idempotency-Key. */
+  outcomes?: OperationOutcomes;
 }): Promise<ServedOperations> {
   const { nc, naming, service, log } = options;
   const svc = await new Svcm(nc).add({
@@ -109,6 +112,7 @@ export async function serveOperations(options: {
       handler: (_err, msg) => {
         const answered: Promise<void> = answer(msg, served, {
           log,
+          outcomes: options.outcomes,
           done: observe?.(),
           violation: (direction) => violated?.inc({ contract: contract.subject, direction }),
         }).finally(() => answering.delete(answered));
@@ -185,7 +189,12 @@ function safeJson(text: string): unknown {
 async function answer(
   msg: ServiceMsg,
   { contract, handler }: ServedOperation,
-  observe: { log: Logger; done?: Outcome; violation: (direction: 'request' | 'error') => void },
+  observe: {
+    log: Logger;
+    outcomes?: OperationOutcomes;
+    done?: Outcome;
+    violation: (direction: 'request' | 'error') => void;
+  },
 ) {
   const requestId = msg.headers?.get(HEADER.requestId) || newRequestId();
   const log = observe.log.child({ requestId, operation: contract.name });
@@ -208,8 +217,18 @@ async function answer(
         throw error;
       }
     }
-    const result = await handler(input, { requestId, actor, log } as RequestContext);
-    const reply: ServiceReply = isHttp(contract) ? (result as ServiceReply) : { status: 200, body: result };
+    const context = { requestId, actor, log } as RequestContext;
+    const { outcomes } = observe;
+    const reply: ServiceReply = !isHttp(contract)
+      ? { status: 200, body: await handler(input, context) }
+      : outcomes
+        ? await outcomes.run(
+            contract.subject,
+            actor,
+            envelope.data,
+            async () => (await handler(input, context)) as ServiceReply,
+          )
+        : ((await handler(input, context)) as ServiceReply);
     observe.done?.(reply.status);
     msg.respond(encoder.encode(JSON.stringify(reply)));
   } catch (error) {
