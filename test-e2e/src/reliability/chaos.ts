@@ -74,7 +74,8 @@ type Paid = {
   payAnswered: boolean;
 };
 
-type ListedPayment = { id: string; token: string; reference: string | null; status: string };
+/** The list shows no reference: each payment of a run has an amount of its own instead. */
+type ListedPayment = { id: string; token: string; amount: number; status: string };
 
 /**
  * The whole system as separate processes on a nats-server of its own, for faults: each
@@ -86,7 +87,16 @@ export async function startChaosSystem(env: Record<string, string> = {}) {
   try {
     system = await startSystem({
       external: CHAOS_SERVICES,
-      env: { NATS_URL: nats.url, LOG_LEVEL: 'info', ...env },
+      env: {
+        NATS_URL: nats.url,
+        LOG_LEVEL: 'info',
+        // A webhook whose sender died is sent again once its claim lapses (twice the timeout
+        // plus 10 s): the receiver answers at once, so a short timeout keeps the wait short.
+        WEBHOOK_TIMEOUT_MS: '2000',
+        WEBHOOK_POLL_INTERVAL_MS: '200',
+        WEBHOOK_RETRY_SCHEDULE_MS: '500,1000,2000,4000,8000',
+        ...env,
+      },
     });
   } catch (error) {
     await nats.stop();
@@ -155,13 +165,17 @@ async function inject(harness: Harness, fault: Fault) {
   await harness.spawn(fault.service);
 }
 
+/** Amounts unique over the run, so the list (which shows no reference) tells payments apart. */
+let lastAmount = 1000;
+const nextAmount = () => ++lastAmount;
+
 async function runFault(harness: Harness, fault: Fault, count: number, label: string): Promise<FaultReport> {
   const { system, project } = harness;
   const auth = { authorization: `Bearer ${project.testSecretKey}`, 'content-type': 'application/json' };
   const items: Paid[] = Array.from({ length: count }, (_, i) => ({
     key: `${label}-${i}-${Date.now()}`,
     reference: `${label}-${i}`,
-    amount: 1000 + i,
+    amount: nextAmount(),
     created: [],
     paid: [],
     payAnswered: false,
@@ -263,8 +277,8 @@ async function check(harness: Harness, fault: Fault, items: Paid[], faultAt: num
   lost += unanswered.length;
 
   // Every paid payment reaches a final status; the list shows one payment per key.
-  const mine = (payments: ListedPayment[]) =>
-    payments.filter((p) => items.some((item) => item.reference === p.reference));
+  const amounts = new Set(items.map((item) => item.amount));
+  const mine = (payments: ListedPayment[]) => payments.filter((p) => amounts.has(p.amount));
   let listed: ListedPayment[] = [];
   const paid = items.filter((item) => item.token && item.payAnswered);
   try {
@@ -280,11 +294,11 @@ async function check(harness: Harness, fault: Fault, items: Paid[], faultAt: num
   } catch {
     // counted below as stuck
   }
-  const byReference = new Map<string, ListedPayment[]>();
+  const byAmount = new Map<number, ListedPayment[]>();
   for (const payment of listed)
-    byReference.set(payment.reference!, [...(byReference.get(payment.reference!) ?? []), payment]);
+    byAmount.set(payment.amount, [...(byAmount.get(payment.amount) ?? []), payment]);
   for (const item of items) {
-    const found = byReference.get(item.reference) ?? [];
+    const found = byAmount.get(item.amount) ?? [];
     if (found.length > 1) {
       doubled++;
       details.push(`${item.reference}: ${found.length} payments`);
@@ -395,7 +409,7 @@ async function check(harness: Harness, fault: Fault, items: Paid[], faultAt: num
 export async function customersEqualRebuild(chaos: ChaosSystem): Promise<{ equal: boolean; diff: string }> {
   const { system, project } = chaos;
   const read = async () => {
-    const response = await fetch(`${system.baseUrl}/v1/projects/${project.id}/customers?limit=100`, {
+    const response = await fetch(`${system.baseUrl}/v1/projects/${project.id}/customers?per_page=100`, {
       headers: { authorization: `Bearer ${project.testSecretKey}` },
     });
     return JSON.stringify(await response.json());
