@@ -44,13 +44,19 @@ export type OperationHandler<C extends OperationContract> = (
 export type ServedOperation = {
   contract: OperationContract;
   handler: OperationHandler<OperationContract>;
+  /**
+   * The handler keeps its Idempotency-Key outcomes itself (payments' create and cancel,
+   * which also find what a crashed holder wrote); the kit's outcomes leave it alone.
+   */
+  keepsItsOutcomes?: boolean;
 };
 
 export function operation<C extends OperationContract>(
   contract: C,
   handler: OperationHandler<C>,
+  options: { keepsItsOutcomes?: boolean } = {},
 ): ServedOperation {
-  return { contract, handler: handler as unknown as OperationHandler<OperationContract> };
+  return { contract, handler: handler as unknown as OperationHandler<OperationContract>, ...options };
 }
 
 const encoder = new TextEncoder();
@@ -188,7 +194,7 @@ function safeJson(text: string): unknown {
 
 async function answer(
   msg: ServiceMsg,
-  { contract, handler }: ServedOperation,
+  { contract, handler, keepsItsOutcomes }: ServedOperation,
   observe: {
     log: Logger;
     outcomes?: OperationOutcomes;
@@ -218,7 +224,7 @@ async function answer(
       }
     }
     const context = { requestId, actor, log } as RequestContext;
-    const { outcomes } = observe;
+    const outcomes = keepsItsOutcomes ? undefined : observe.outcomes;
     const reply: ServiceReply = !isHttp(contract)
       ? { status: 200, body: await handler(input, context) }
       : outcomes
