@@ -30,7 +30,7 @@ const pay = defineHttpOperation({
   name: 'test-pay',
   actors: ['public'],
   responses: { 200: z.object({ id: z.string(), status: z.string(), secret: z.string() }) },
-  errors: ['invalid_state', 'idempotency_conflict'],
+  errors: ['invalid_state'],
   summary: 'Pays a session once',
 });
 

@@ -44,13 +44,19 @@ export type OperationHandler<C extends OperationContract> = (
 export type ServedOperation = {
   contract: OperationContract;
   handler: OperationHandler<OperationContract>;
+  /**
+   * The handler keeps its Idempotency-Key outcomes itself (payments' create and cancel,
+   * which also find what a crashed holder wrote); the kit's outcomes leave it alone.
+   */
+  keepsItsOutcomes?: boolean;
 };
 
 export function operation<C extends OperationContract>(
   contract: C,
   handler: OperationHandler<C>,
+  options: { keepsItsOutcomes?: boolean } = {},
 ): ServedOperation {
-  return { contract, handler: handler as unknown as OperationHandler<OperationContract> };
+  return { contract, handler: handler as unknown as OperationHandler<OperationContract>, ...options };
 }
 
 const encoder = new TextEncoder();
@@ -188,7 +194,7 @@ function safeJson(text: string): unknown {
 
 async function answer(
   msg: ServiceMsg,
-  { contract, handler }: ServedOperation,
+  { contract, handler, keepsItsOutcomes }: ServedOperation,
   observe: {
     log: Logger;
     outcomes?: OperationOutcomes;
@@ -197,6 +203,7 @@ async function answer(
   },
 ) {
   const requestId = msg.headers?.get(HEADER.requestId) || newRequestId();
+  const outcomes = keepsItsOutcomes ? undefined : observe.outcomes;
   const log = observe.log.child({ requestId, operation: contract.name });
   try {
     const actor = admittedActor(contract, msg.headers?.get(HEADER.actor));
@@ -218,7 +225,6 @@ async function answer(
       }
     }
     const context = { requestId, actor, log } as RequestContext;
-    const { outcomes } = observe;
     const reply: ServiceReply = !isHttp(contract)
       ? { status: 200, body: await handler(input, context) }
       : outcomes
@@ -235,7 +241,9 @@ async function answer(
     const known = isAppError(error) ? error : undefined;
     if (!known) log.error({ err: error }, 'operation failed');
     const failure = known ?? appError('internal_error', 'An internal error occurred.');
-    if (known && !contract.errors.includes(known.code) && !UNIVERSAL_ERRORS.includes(known.code)) {
+    // A keyed request may meet its key used with another request, whatever the operation.
+    const keyed = outcomes !== undefined && known?.code === 'idempotency_conflict';
+    if (known && !keyed && !contract.errors.includes(known.code) && !UNIVERSAL_ERRORS.includes(known.code)) {
       observe.violation('error');
       log.warn({ code: known.code }, 'answered with an error code its contract does not declare');
     }

@@ -248,9 +248,10 @@ export async function startService<S extends z.ZodType<BaseEnv>>(
       for (const part of parts.filter((candidate) => candidate.phase === phase))
         started.push(await part.start());
     }
+    // Services that hold secrets have a server key; their replies may show one once.
+    const secretKey = secretKeyOf(rawEnv);
     const outcomes = createOperationOutcomes(store.collection<OutcomeRecord>('operation_outcomes'), {
-      // Services that hold secrets have a server key; their replies may show one once.
-      box: secretKeyOf(rawEnv) ? createSecretBox(secretKeyOf(rawEnv)!) : undefined,
+      box: secretKey ? createSecretBox(secretKey) : undefined,
     });
     await outcomes.ensureIndexes();
     started.push(

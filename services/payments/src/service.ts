@@ -151,12 +151,12 @@ export function createPaymentsService(options: PaymentsServiceOptions = {}): Ser
       const checkout = checkoutHandlers(deps);
       const endpoints = webhookEndpointHandlers(deps);
       kit.serve(
-        operation(paymentsApi.create, merchant.create),
+        operation(paymentsApi.create, merchant.create, { keepsItsOutcomes: true }),
         operation(paymentsApi.list, merchant.list),
         operation(paymentsApi.listByUser, merchant.listByUser),
         operation(paymentsApi.retrieve, merchant.retrieve),
         operation(paymentsApi.verify, merchant.verify),
-        operation(paymentsApi.cancel, merchant.cancel),
+        operation(paymentsApi.cancel, merchant.cancel, { keepsItsOutcomes: true }),
         operation(paymentsForCheckout.createForSession, checkout.createForSession),
         operation(paymentsForCheckout.initiate, checkout.initiate),
         operation(paymentsForCheckout.retrieve, checkout.retrieve),
