@@ -129,4 +129,20 @@ describe('the first outcome of a keyed operation, kept by the service that perfo
     expect(await call('s4', 'key-1')).toBe('idempotency_conflict');
     expect(paid.has('s4')).toBe(false);
   });
+
+  it('answers idempotency_conflict, never a 500, when the kept answer was sealed under another server key', async () => {
+    expect(await call('s5', 'key-5')).toMatchObject({ status: 200 });
+    const rotated = createOperationOutcomes(records, { box: createSecretBox('r'.repeat(32)) });
+    const request = {
+      params: { token: 's5' },
+      query: {},
+      body: { payer: '0700' },
+      headers: { 'idempotency-key': 'key-5' },
+    };
+    const replay = rotated.run(pay.subject, { kind: 'public' }, request, async () => {
+      throw new Error('the work must not run again');
+    });
+    await expect(replay).rejects.toMatchObject({ code: 'idempotency_conflict' });
+    expect(paid.get('s5')).toBe(1);
+  });
 });

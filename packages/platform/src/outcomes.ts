@@ -1,4 +1,4 @@
-import type { Actor, ServiceReply, ServiceRequest } from '@mmp/protocol';
+import { appError, type Actor, type ServiceReply, type ServiceRequest } from '@mmp/protocol';
 import {
   checkIdempotencyKey,
   createIdempotencyKeys,
@@ -55,8 +55,21 @@ export function createOperationOutcomes(
     const json = JSON.stringify(reply);
     return box ? { reply: box.seal(json), sealed: true } : { reply: json, sealed: false };
   };
-  const open = (kept: KeptOutcome): ServiceReply =>
-    JSON.parse(kept.sealed && box ? box.open(kept.reply) : kept.reply) as ServiceReply;
+  /**
+   * A kept reply sealed under another server key (rotated, or removed) cannot be opened: the
+   * first answer is lost to this key, so the retry is told to use a new one, never a 500.
+   */
+  const open = (kept: KeptOutcome): ServiceReply => {
+    try {
+      if (kept.sealed && !box) throw new Error('sealed without a server key');
+      return JSON.parse(kept.sealed ? box!.open(kept.reply) : kept.reply) as ServiceReply;
+    } catch {
+      throw appError(
+        'idempotency_conflict',
+        'The first answer to this Idempotency-Key can no longer be read (the server key changed); send the request with a new key.',
+      );
+    }
+  };
 
   return {
     ensureIndexes: () => ensureIdempotencyIndex(collection),
