@@ -214,7 +214,25 @@ async function runFault(harness: Harness, fault: Fault, count: number, label: st
   };
   await Promise.all(Array.from({ length: Math.min(8, count) }, worker));
   await injected;
-  return check(harness, fault, items, faultAt);
+  const probe = await probeCreate(harness);
+  return check(harness, fault, items, faultAt, probe);
+}
+
+/**
+ * A create after the burst, retried until it answers 2xx: when every answer after the
+ * fault's first failure was a failure, the system is back only when this one gets through.
+ */
+async function probeCreate(harness: Harness): Promise<Attempt[]> {
+  const probe = await sendWithRetries(`${harness.system.baseUrl}/v1/payments`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${harness.project.testSecretKey}`,
+      'content-type': 'application/json',
+      'idempotency-key': `probe-${Date.now()}-${Math.random()}`,
+    },
+    body: JSON.stringify({ amount: nextAmount() }),
+  });
+  return probe.attempts;
 }
 
 async function listPayments(baseUrl: string, key: string): Promise<ListedPayment[]> {
@@ -247,7 +265,13 @@ export async function unpublishedEvents(system: RunningSystem): Promise<number> 
   return pending;
 }
 
-async function check(harness: Harness, fault: Fault, items: Paid[], faultAt: number): Promise<FaultReport> {
+async function check(
+  harness: Harness,
+  fault: Fault,
+  items: Paid[],
+  faultAt: number,
+  probe: Attempt[],
+): Promise<FaultReport> {
   const { system, project, receiver } = harness;
   const details: string[] = [];
   const attempts = items.flatMap((item) => [...item.created, ...item.paid]);
@@ -258,7 +282,7 @@ async function check(harness: Harness, fault: Fault, items: Paid[], faultAt: num
         attempt.status === 0 ? 'no answer' : `${attempt.status}${attempt.code ? ` ${attempt.code}` : ''}`;
       statuses[name] = (statuses[name] ?? 0) + 1;
     }
-  const sorted = [...attempts].sort((a, b) => a.endedAt - b.endedAt);
+  const sorted = [...attempts, ...probe].sort((a, b) => a.endedAt - b.endedAt);
   const firstFailure = sorted.find((a) => a.endedAt >= faultAt && (a.status === 0 || a.status >= 300));
   const recovered =
     firstFailure && sorted.find((a) => a.endedAt > firstFailure.endedAt && a.status >= 200 && a.status < 300);
