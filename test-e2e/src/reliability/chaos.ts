@@ -134,7 +134,14 @@ export async function startChaosSystem(env: Record<string, string> = {}) {
     runFault: (fault: Fault, payments: number, label: string) =>
       runFault({ system: running, nats, project, receiver, children, spawn }, fault, payments, label),
     async stop() {
-      for (const child of children.values()) process.kill(child.pid, 'SIGCONT');
+      // A run stopped mid-SIGSTOP leaves no frozen process behind.
+      for (const child of children.values()) {
+        try {
+          process.kill(child.pid, 'SIGCONT');
+        } catch {
+          // already gone
+        }
+      }
       await receiver.close();
       await running.stop();
       await nats.stop();
@@ -401,6 +408,13 @@ async function check(
     if (extraSettlements) {
       doubled += extraSettlements;
       details.push(`${extraSettlements} orders settled more than once`);
+    }
+    // A completed payment was decided by a settlement: none applied is a settlement lost.
+    const completedIds = new Set(completed.map((item) => item.id));
+    const unsettled = orders.filter((o) => completedIds.has(o.paymentId) && !perOrder.has(o._id)).length;
+    if (unsettled) {
+      lost += unsettled;
+      details.push(`${unsettled} completed payments whose order has no applied settlement`);
     }
   } finally {
     await router.close();

@@ -168,7 +168,7 @@ async function main() {
           if (!ok) failed++;
         }),
       );
-      if (Date.now() - lastSample >= WINDOW_MS) {
+      if (Date.now() - lastSample >= WINDOW_MS || Date.now() >= end) {
         lastSample = Date.now();
         const rss = Object.fromEntries(
           CHAOS_SERVICES.map((name) => [name, Math.round(rssMiB(chaos.children.get(name)!.pid))]),
