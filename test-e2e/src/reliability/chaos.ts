@@ -254,7 +254,8 @@ async function listPayments(baseUrl: string, key: string): Promise<ListedPayment
     const page = (await response.json()) as { data: ListedPayment[]; has_more: boolean };
     all.push(...page.data);
     if (!page.has_more || page.data.length === 0) return all;
-    after = page.data[page.data.length - 1]!.token;
+    // The cursor is a payment id.
+    after = page.data[page.data.length - 1]!.id;
   }
 }
 
