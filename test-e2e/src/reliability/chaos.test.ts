@@ -38,7 +38,8 @@ const FAULTS: Fault[] = [
 /**
  * Issue 17's fault 3 (a same-key retry of a pay that went through behind a 503 answers 409
  * invalid_state, not the first answer) is fixed in another branch; until it is merged the
- * "409 on retry" column is printed, not asserted. CHAOS_STRICT=1 asserts it is 0.
+ * "409 on retry" column (and a payment left PENDING behind such a 409, seen after a NATS
+ * restart) is printed, not asserted. CHAOS_STRICT=1 asserts both are 0.
  */
 const STRICT = process.env.CHAOS_STRICT === '1';
 const PER_FAULT_MS = 240_000 + PAYMENTS * 600;
@@ -64,7 +65,7 @@ describe.skipIf(!natsServerInstalled)('chaos: faults during bursts of paid payme
         reports.push(report);
         const context = formatTable([report]);
         expect(report.recoveryMs, context).not.toBeNaN();
-        if (STRICT) expect(report.retryConflicts, context).toBe(0);
+        if (STRICT) expect([report.retryConflicts, report.stuckAfterRetryConflict], context).toEqual([0, 0]);
         expect({ lost: report.lost, doubled: report.doubled, stuck: report.stuck }, context).toEqual({
           lost: 0,
           doubled: 0,
