@@ -39,7 +39,7 @@ export type FaultReport = {
   recoveryMs: number;
   /** A key that never got its payment, or a paid payment without its webhook. */
   lost: number;
-  /** A second payment for a key, order for a payment, applied settlement for an order, or answered webhook for an event. */
+  /** A second payment for a key, order for a payment, applied settlement for an order, or event id for a payment's completion. */
   doubled: number;
   /** A paid payment not COMPLETED or FAILED in time, or an event left unpublished in an outbox. */
   stuck: number;
@@ -368,14 +368,23 @@ async function check(
   }
   await sleep(1000);
   const tokens = new Set(items.map((item) => item.token));
+  // At least once, with a stable id: a delivery the merchant answered but the killed sender
+  // had not recorded is sent again with the same id, which the merchant deduplicates. A
+  // second event id for one payment's completion is a doubled webhook.
   const answeredPerEvent = new Map<string, number>();
-  for (const d of receiver.deliveries)
-    if (tokens.has(d.token) && d.outcome === 'answered')
-      answeredPerEvent.set(d.eventId, (answeredPerEvent.get(d.eventId) ?? 0) + 1);
-  const twice = [...answeredPerEvent.values()].filter((n) => n > 1).length;
+  const completionIds = new Map<string, Set<string>>();
+  for (const d of receiver.deliveries) {
+    if (!tokens.has(d.token) || d.outcome !== 'answered') continue;
+    answeredPerEvent.set(d.eventId, (answeredPerEvent.get(d.eventId) ?? 0) + 1);
+    if (d.type === 'transaction.completed')
+      completionIds.set(d.token, (completionIds.get(d.token) ?? new Set()).add(d.eventId));
+  }
+  const redelivered = [...answeredPerEvent.values()].filter((n) => n > 1).length;
+  if (redelivered) details.push(`${redelivered} webhook events sent again with the same id (at least once)`);
+  const twice = [...completionIds.values()].filter((ids) => ids.size > 1).length;
   if (twice) {
     doubled += twice;
-    details.push(`${twice} webhook events answered more than once`);
+    details.push(`${twice} payments whose completion reached the endpoint under several event ids`);
   }
   const missing = completed.filter(
     (item) =>
