@@ -39,12 +39,14 @@ export type FaultReport = {
   recoveryMs: number;
   /** A key that never got its payment, or a paid payment without its webhook. */
   lost: number;
-  /** A second payment for a key, order for a payment, applied settlement for an order, or answered webhook for an event. */
+  /** A second payment for a key, order for a payment, applied settlement for an order, or event id for a payment's completion. */
   doubled: number;
   /** A paid payment not COMPLETED or FAILED in time, or an event left unpublished in an outbox. */
   stuck: number;
   /** Retries answered 409 invalid_state although the first attempt took effect (issue 17, fault 3). */
   retryConflicts: number;
+  /** Of those, payments never COMPLETED or FAILED: counted here, not under stuck, until fault 3 is fixed. */
+  stuckAfterRetryConflict: number;
   /** Every non-2xx status seen, with how often. */
   statuses: Record<string, number>;
   /** What the counts are made of, for a failing run's message. */
@@ -134,7 +136,14 @@ export async function startChaosSystem(env: Record<string, string> = {}) {
     runFault: (fault: Fault, payments: number, label: string) =>
       runFault({ system: running, nats, project, receiver, children, spawn }, fault, payments, label),
     async stop() {
-      for (const child of children.values()) process.kill(child.pid, 'SIGCONT');
+      // A run stopped mid-SIGSTOP leaves no frozen process behind.
+      for (const child of children.values()) {
+        try {
+          process.kill(child.pid, 'SIGCONT');
+        } catch {
+          // already gone
+        }
+      }
       await receiver.close();
       await running.stop();
       await nats.stop();
@@ -214,7 +223,25 @@ async function runFault(harness: Harness, fault: Fault, count: number, label: st
   };
   await Promise.all(Array.from({ length: Math.min(8, count) }, worker));
   await injected;
-  return check(harness, fault, items, faultAt);
+  const probe = await probeCreate(harness);
+  return check(harness, fault, items, faultAt, probe);
+}
+
+/**
+ * A create after the burst, retried until it answers 2xx: when every answer after the
+ * fault's first failure was a failure, the system is back only when this one gets through.
+ */
+async function probeCreate(harness: Harness): Promise<Attempt[]> {
+  const probe = await sendWithRetries(`${harness.system.baseUrl}/v1/payments`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${harness.project.testSecretKey}`,
+      'content-type': 'application/json',
+      'idempotency-key': `probe-${Date.now()}-${Math.random()}`,
+    },
+    body: JSON.stringify({ amount: nextAmount() }),
+  });
+  return probe.attempts;
 }
 
 async function listPayments(baseUrl: string, key: string): Promise<ListedPayment[]> {
@@ -229,7 +256,8 @@ async function listPayments(baseUrl: string, key: string): Promise<ListedPayment
     const page = (await response.json()) as { data: ListedPayment[]; has_more: boolean };
     all.push(...page.data);
     if (!page.has_more || page.data.length === 0) return all;
-    after = page.data[page.data.length - 1]!.token;
+    // The cursor is a payment id.
+    after = page.data[page.data.length - 1]!.id;
   }
 }
 
@@ -247,7 +275,13 @@ export async function unpublishedEvents(system: RunningSystem): Promise<number> 
   return pending;
 }
 
-async function check(harness: Harness, fault: Fault, items: Paid[], faultAt: number): Promise<FaultReport> {
+async function check(
+  harness: Harness,
+  fault: Fault,
+  items: Paid[],
+  faultAt: number,
+  probe: Attempt[],
+): Promise<FaultReport> {
   const { system, project, receiver } = harness;
   const details: string[] = [];
   const attempts = items.flatMap((item) => [...item.created, ...item.paid]);
@@ -258,16 +292,15 @@ async function check(harness: Harness, fault: Fault, items: Paid[], faultAt: num
         attempt.status === 0 ? 'no answer' : `${attempt.status}${attempt.code ? ` ${attempt.code}` : ''}`;
       statuses[name] = (statuses[name] ?? 0) + 1;
     }
-  const sorted = [...attempts].sort((a, b) => a.endedAt - b.endedAt);
+  const sorted = [...attempts, ...probe].sort((a, b) => a.endedAt - b.endedAt);
   const firstFailure = sorted.find((a) => a.endedAt >= faultAt && (a.status === 0 || a.status >= 300));
   const recovered =
     firstFailure && sorted.find((a) => a.endedAt > firstFailure.endedAt && a.status >= 200 && a.status < 300);
   const recoveryMs = !firstFailure ? 0 : recovered ? recovered.endedAt - faultAt : Number.NaN;
 
-  const retryConflicts = items.filter((item) => {
-    const last = item.paid.at(-1);
-    return item.paid.length > 1 && last?.status === 409;
-  }).length;
+  // A pay retried after a failure whose final answer was 409 invalid_state (issue 17, fault 3).
+  const conflicted = (item: Paid) => item.paid.length > 1 && item.paid.at(-1)?.status === 409;
+  const retryConflicts = items.filter(conflicted).length;
 
   let lost = 0;
   let doubled = 0;
@@ -314,7 +347,8 @@ async function check(harness: Harness, fault: Fault, items: Paid[], faultAt: num
     details.push(
       `${notFinal.length} paid payments not final: ${notFinal.map((i) => status.get(i.token!)).join(',')}`,
     );
-  stuck += notFinal.length;
+  const behindConflict = notFinal.filter((item) => conflicted(item)).length;
+  stuck += notFinal.length - behindConflict;
 
   // One webhook per event id at the endpoint, and none missing for a completed payment.
   const completed = paid.filter((item) => status.get(item.token!) === 'COMPLETED');
@@ -334,14 +368,23 @@ async function check(harness: Harness, fault: Fault, items: Paid[], faultAt: num
   }
   await sleep(1000);
   const tokens = new Set(items.map((item) => item.token));
+  // At least once, with a stable id: a delivery the merchant answered but the killed sender
+  // had not recorded is sent again with the same id, which the merchant deduplicates. A
+  // second event id for one payment's completion is a doubled webhook.
   const answeredPerEvent = new Map<string, number>();
-  for (const d of receiver.deliveries)
-    if (tokens.has(d.token) && d.outcome === 'answered')
-      answeredPerEvent.set(d.eventId, (answeredPerEvent.get(d.eventId) ?? 0) + 1);
-  const twice = [...answeredPerEvent.values()].filter((n) => n > 1).length;
+  const completionIds = new Map<string, Set<string>>();
+  for (const d of receiver.deliveries) {
+    if (!tokens.has(d.token) || d.outcome !== 'answered') continue;
+    answeredPerEvent.set(d.eventId, (answeredPerEvent.get(d.eventId) ?? 0) + 1);
+    if (d.type === 'transaction.completed')
+      completionIds.set(d.token, (completionIds.get(d.token) ?? new Set()).add(d.eventId));
+  }
+  const redelivered = [...answeredPerEvent.values()].filter((n) => n > 1).length;
+  if (redelivered) details.push(`${redelivered} webhook events sent again with the same id (at least once)`);
+  const twice = [...completionIds.values()].filter((ids) => ids.size > 1).length;
   if (twice) {
     doubled += twice;
-    details.push(`${twice} webhook events answered more than once`);
+    details.push(`${twice} payments whose completion reached the endpoint under several event ids`);
   }
   const missing = completed.filter(
     (item) =>
@@ -378,6 +421,13 @@ async function check(harness: Harness, fault: Fault, items: Paid[], faultAt: num
       doubled += extraSettlements;
       details.push(`${extraSettlements} orders settled more than once`);
     }
+    // A completed payment was decided by a settlement: none applied is a settlement lost.
+    const completedIds = new Set(completed.map((item) => item.id));
+    const unsettled = orders.filter((o) => completedIds.has(o.paymentId) && !perOrder.has(o._id)).length;
+    if (unsettled) {
+      lost += unsettled;
+      details.push(`${unsettled} completed payments whose order has no applied settlement`);
+    }
   } finally {
     await router.close();
   }
@@ -400,6 +450,7 @@ async function check(harness: Harness, fault: Fault, items: Paid[], faultAt: num
     doubled,
     stuck,
     retryConflicts,
+    stuckAfterRetryConflict: behindConflict,
     statuses,
     details,
   };
@@ -408,11 +459,16 @@ async function check(harness: Harness, fault: Fault, items: Paid[], faultAt: num
 /** The customer projection as merchants read it, then again after an admin rebuild from the stream. */
 export async function customersEqualRebuild(chaos: ChaosSystem): Promise<{ equal: boolean; diff: string }> {
   const { system, project } = chaos;
+  // The profiles and the totals (spend, counts) merchants read; there is no other balance.
   const read = async () => {
-    const response = await fetch(`${system.baseUrl}/v1/projects/${project.id}/customers?per_page=100`, {
-      headers: { authorization: `Bearer ${project.testSecretKey}` },
-    });
-    return JSON.stringify(await response.json());
+    const pages = [];
+    for (const path of ['customers?per_page=100', 'customers/stats']) {
+      const response = await fetch(`${system.baseUrl}/v1/projects/${project.id}/${path}`, {
+        headers: { authorization: `Bearer ${project.testSecretKey}` },
+      });
+      pages.push(`${response.status} ${JSON.stringify(await response.json())}`);
+    }
+    return pages.join('\n');
   };
   // Projections are eventual: the live consumer first catches up with the stream.
   await sleep(3000);
@@ -443,7 +499,9 @@ export function formatTable(reports: FaultReport[]): string {
     String(r.lost),
     String(r.doubled),
     String(r.stuck),
-    String(r.retryConflicts),
+    r.stuckAfterRetryConflict
+      ? `${r.retryConflicts} (${r.stuckAfterRetryConflict} stuck)`
+      : String(r.retryConflicts),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;

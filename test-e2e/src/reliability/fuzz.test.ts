@@ -36,7 +36,8 @@ async function snapshot(): Promise<Record<string, string>> {
 }
 
 beforeAll(async () => {
-  system = await startSystem();
+  // `pnpm fuzz` runs longer than a payment's 15 minutes: the seed payment must not expire mid-run.
+  system = await startSystem({ env: { PAYMENT_TTL_SECONDS: '86400' } });
   project = await system.createProject('Fuzz Shop');
   const provider = await system.admin<{ id: string; apiKey: string; signingSecret: string }>(
     'POST',

@@ -143,7 +143,7 @@ function bodyText(fields: string[]) {
       weight: 4,
     },
     { arbitrary: deep, weight: 1 },
-    { arbitrary: sized, weight: 1 },
+    { arbitrary: sized, weight: 2 },
     { arbitrary: oddText, weight: 1 },
     {
       arbitrary: fc.constantFrom(
@@ -200,7 +200,15 @@ export function requestArbitrary(baseUrl: string, operations: Operation[], crede
   return fc
     .record({
       operation: fc.constantFrom(...operations),
-      credential: fc.constantFrom<Credential>('right', 'right', 'none', 'malformed', 'other'),
+      credential: fc.constantFrom<Credential>(
+        'right',
+        'right',
+        'right',
+        'right',
+        'none',
+        'malformed',
+        'other',
+      ),
       contentType,
       encoding,
       signature,
