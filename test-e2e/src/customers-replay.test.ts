@@ -174,7 +174,9 @@ describe('customer profiles under a replayed event stream', () => {
       const lastPaymentEvent = Math.max(...republished.filter((_, i) => isPaymentEvent(replay[i]!)));
       // Nothing new comes out of it: no service reacts to an event it already handled.
       expect(await settle()).toBe(Math.max(...republished));
-      expect(await stream.ackFloor(projectionConsumer())).toBe(lastPaymentEvent);
+      // The server may move a filtered consumer's ack floor over later events it does not
+      // match, so the floor is at the last payment event or past it, never before.
+      expect(await stream.ackFloor(projectionConsumer())).toBeGreaterThanOrEqual(lastPaymentEvent);
       expect(await customersAsSeen()).toEqual(before);
     }
   });

@@ -93,6 +93,47 @@ describeInBrowser('the hosted page is never a dead end', () => {
     }
   });
 
+  it('reports every missing field of an empty payment-link form at once', async () => {
+    const link = await api(system.baseUrl, project.testSecretKey)<{ url: string }>(
+      'POST',
+      '/v1/payment-links',
+      {
+        name: 'Inscription',
+        minAmount: 500,
+        maxAmount: 20_000,
+        collectName: true,
+        collectEmail: true,
+        collectPhone: true,
+        customFields: [{ key: 'classe', label: 'Classe', type: 'text', required: true }],
+      },
+    );
+    expect(link.status).toBe(201);
+    const watched = await openPhone(browser, 'en', system.baseUrl);
+    try {
+      await watched.page.goto(link.body.url);
+      await watched.page.getByRole('button', { name: TEXT.en.continue }).click();
+      const errors = [
+        '#amount-error',
+        '#name-error',
+        '#email-error',
+        '#customer-phone-error',
+        '#custom-0-error',
+      ];
+      for (const selector of errors) {
+        await expect.poll(() => shown(watched.page, selector), { message: selector }).toBe(true);
+        expect(await watched.page.locator(selector).textContent(), selector).toBe('This field is required.');
+      }
+      // Each field says it is wrong to assistive technology; the first one has the focus.
+      expect(await watched.page.locator('[aria-invalid="true"]').count()).toBe(errors.length);
+      expect(await watched.page.locator('#amount:focus').count()).toBe(1);
+      // Nothing was sent: the payer is still on the link's page.
+      expect(new URL(watched.page.url()).pathname).toBe(new URL(link.body.url).pathname);
+      expect(watched.consoleErrors).toEqual([]);
+    } finally {
+      await watched.context.close();
+    }
+  });
+
   it('after a failure, leads back to the merchant (its return URL when it gave no cancel URL)', async () => {
     const watched = await openPhone(browser, 'fr', system.baseUrl);
     try {
@@ -111,7 +152,7 @@ describeInBrowser('the hosted page is never a dead end', () => {
     }
   });
 
-  it('after an expiry on a link, offers to start again with another number, and the way back', async () => {
+  it('after an expiry on a link, offers to start again with another number and another operator', async () => {
     const link = await api(system.baseUrl, project.testSecretKey)<{ url: string }>(
       'POST',
       '/v1/payment-links',
@@ -134,8 +175,46 @@ describeInBrowser('the hosted page is never a dead end', () => {
   }, 60_000);
 });
 
+/** The page's width against the viewport's: equal when nothing makes the payer scroll sideways. */
+const widths = (page: Page) =>
+  page.evaluate(() => {
+    const dom = globalThis as unknown as {
+      document: { documentElement: { scrollWidth: number } };
+      innerWidth: number;
+    };
+    return { page: dom.document.documentElement.scrollWidth, viewport: dom.innerWidth };
+  });
+
+/** Every control the payer needs is shown, whole, inside the viewport's width. */
+async function controlsInView(page: Page, selector: string) {
+  const width = page.viewportSize()!.width;
+  const controls = await page.locator(selector).all();
+  expect(controls.length, selector).toBeGreaterThan(0);
+  for (const control of controls) {
+    expect(await control.isVisible(), selector).toBe(true);
+    const box = (await control.boundingBox())!;
+    expect(box.x, selector).toBeGreaterThanOrEqual(0);
+    expect(box.x + box.width, selector).toBeLessThanOrEqual(width);
+  }
+}
+
+/** Each operator badge: its text, its computed colours, and the text of its choice. */
+const badgesOf = (page: Page) =>
+  page.locator('.operator .badge').evaluateAll((nodes) => {
+    type Node = { textContent: string | null; closest(selector: string): Node | null };
+    const css = globalThis as unknown as {
+      getComputedStyle(node: unknown): { backgroundColor: string; color: string };
+    };
+    return (nodes as unknown as Node[]).map((node) => ({
+      text: node.textContent,
+      background: css.getComputedStyle(node).backgroundColor,
+      color: css.getComputedStyle(node).color,
+      label: node.closest('label')?.textContent,
+    }));
+  });
+
 describeInBrowser('operators and small screens', () => {
-  it('draws each operator as a badge in its colour, readable (axe) at 320 px, with no sideways scroll', async () => {
+  it('holds at 320 px: no sideways scroll, every control in view, nothing axe finds serious', async () => {
     const long = await system.createProject('Établissements Commerciaux Réunis de Douala-Bonabéri');
     const link = await api(system.baseUrl, long.testSecretKey)<{ url: string }>('POST', '/v1/payment-links', {
       name: 'Abonnement mensuel au service de livraison à domicile',
@@ -149,44 +228,58 @@ describeInBrowser('operators and small screens', () => {
       { amount: 4_999_999, description: 'Commande numéro 2026-11-0042 : trois articles, livraison express' },
       long.testSecretKey,
     );
-    for (const url of [checkout, link.body.url]) {
+    const pages = [
+      { url: checkout, name: 'checkout', controls: '.operator, #phone, #pay-form button' },
+      { url: link.body.url, name: 'link', controls: '#link-form input, #link-form button' },
+    ];
+    for (const { url, name, controls } of pages) {
       const watched = await openPhone(browser, 'fr', system.baseUrl, { width: 320, bypassCSP: true });
       try {
         await watched.page.goto(url);
-        const widths = await watched.page.evaluate(() => {
-          const dom = globalThis as unknown as {
-            document: { documentElement: { scrollWidth: number } };
-            innerWidth: number;
-          };
-          return { page: dom.document.documentElement.scrollWidth, viewport: dom.innerWidth };
-        });
-        expect(widths.page, url).toBeLessThanOrEqual(widths.viewport);
+        const measured = await widths(watched.page);
+        expect(measured.page, name).toBeLessThanOrEqual(measured.viewport);
+        await controlsInView(watched.page, controls);
         expect(await seriousViolations(watched.page)).toEqual([]);
-        await shot(watched.page, `320px-${url.includes('/pay/') ? 'link' : 'checkout'}`);
+        await shot(watched.page, `320px-${name}`);
       } finally {
         await watched.context.close();
       }
     }
+  });
+
+  it('draws Orange Money and MTN MoMo (XAF) as badges in their colours, named by the operator alone', async () => {
     const watched = await openPhone(browser, 'fr', system.baseUrl, { width: 320 });
     try {
-      await watched.page.goto(checkout);
-      const badges = await watched.page.locator('.operator .badge').evaluateAll((nodes) => {
-        type Node = { textContent: string | null; closest(selector: string): Node | null };
-        const css = globalThis as unknown as {
-          getComputedStyle(node: unknown): { backgroundColor: string };
-        };
-        return (nodes as unknown as Node[]).map((node) => ({
-          text: node.textContent,
-          background: css.getComputedStyle(node).backgroundColor,
-          label: node.closest('label')?.textContent,
-        }));
-      });
-      expect(badges).toEqual([
-        { text: 'OM', background: 'rgb(255, 121, 0)', label: 'OMOrange Money' },
-        { text: 'MTN', background: 'rgb(255, 204, 0)', label: 'MTNMTN Mobile Money' },
+      await watched.page.goto(await paymentUrl());
+      expect(await badgesOf(watched.page)).toEqual([
+        { text: 'OM', background: 'rgb(255, 121, 0)', color: 'rgb(0, 0, 0)', label: 'OMOrange Money' },
+        { text: 'MTN', background: 'rgb(255, 204, 0)', color: 'rgb(0, 0, 0)', label: 'MTNMTN Mobile Money' },
       ]);
       // The badge is decoration: the choice is named by the operator's name alone.
       expect(await watched.page.getByRole('radio', { name: 'Orange Money', exact: true }).count()).toBe(1);
+    } finally {
+      await watched.context.close();
+    }
+  });
+
+  it('draws Wave and Moov Money (XOF) too, readable (axe) at 320 px', async () => {
+    const watched = await openPhone(browser, 'en', system.baseUrl, { width: 320, bypassCSP: true });
+    try {
+      await watched.page.goto(await paymentUrl({ currency: 'XOF', amount: 2500 }));
+      const badges = await badgesOf(watched.page);
+      expect(badges).toEqual(
+        expect.arrayContaining([
+          { text: 'W', background: 'rgb(29, 196, 255)', color: 'rgb(0, 0, 0)', label: 'WWave' },
+          { text: 'M', background: 'rgb(0, 86, 163)', color: 'rgb(255, 255, 255)', label: 'MMoov Money' },
+        ]),
+      );
+      expect(await watched.page.getByRole('radio', { name: 'Wave', exact: true }).count()).toBe(1);
+      expect(await watched.page.getByRole('radio', { name: 'Moov Money', exact: true }).count()).toBe(1);
+      const measured = await widths(watched.page);
+      expect(measured.page).toBeLessThanOrEqual(measured.viewport);
+      await controlsInView(watched.page, '.operator, #phone, #pay-form button');
+      expect(await seriousViolations(watched.page)).toEqual([]);
+      await shot(watched.page, '320px-checkout-xof');
     } finally {
       await watched.context.close();
     }

@@ -85,11 +85,14 @@ export function renderCheckoutPage(view: CheckoutView, lang: Lang): string {
       ? `<a class="button secondary" href="${escapeHtml(url)}" data-back>${escapeHtml(t.backToMerchant)}</a>`
       : '';
   // After a failure, an expiry or a cancel the payer always has a way on: a new try on a
-  // link, and the way back to the merchant (its cancel URL, else its return URL).
+  // link, and the way back to the merchant (its cancel URL, else its return URL). A merchant
+  // that gave neither URL leaves nowhere to link to, so the page says the payer may close it.
   const onward =
     (view.retryUrl
       ? `<a class="button primary" href="${escapeHtml(view.retryUrl)}">${escapeHtml(t.retry)}</a>`
-      : '') + back(view.cancelUrl ?? view.successUrl);
+      : '') +
+    (back(view.cancelUrl ?? view.successUrl) ||
+      (view.retryUrl ? '' : `<p class="hint">${escapeHtml(t.closePage)}</p>`));
   const content = `
 ${merchantBlock(view.merchantName, view.merchantLogo)}
 <h1 class="amount">${escapeHtml(amount)}</h1>

@@ -9,7 +9,7 @@ const BATCH = 100;
 export function expirePayment(deps: Deps, payment: Payment, requestId?: string): Promise<TransitionResult> {
   return transition(
     deps,
-    payment.id,
+    payment,
     (current) => ({
       decision: onExpiry(current.status, current.expiresAt, deps.now()),
       set: { failureCode: 'payment_expired', failureReason: 'The payer did not confirm in time.' },

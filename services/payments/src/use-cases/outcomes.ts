@@ -35,12 +35,14 @@ export function settlementPlan(settlement: SettlementReceivedData) {
   };
 }
 
+/** `known`: the payment as the caller has just read it, which saves a read. */
 export function applySettlement(
   deps: Deps,
   settlement: SettlementReceivedData,
   requestId?: string,
+  known?: Payment,
 ): Promise<TransitionResult> {
-  return transition(deps, settlement.paymentId, settlementPlan(settlement), requestId);
+  return transition(deps, known ?? settlement.paymentId, settlementPlan(settlement), requestId);
 }
 
 /** provider-router's verdict: a rail accepted the order, or none could take it. */
@@ -52,10 +54,11 @@ export function applyExecutionOutcome(
   verdict: ExecutionVerdict,
   outcome: ExecutionOutcomeData,
   requestId?: string,
+  known?: Payment,
 ): Promise<TransitionResult> {
   return transition(
     deps,
-    outcome.paymentId,
+    known ?? outcome.paymentId,
     (payment): Plan => {
       const detail = { orderKey: outcome.orderKey, railId: outcome.railId };
       if (verdict === 'accepted') return { decision: onExecutionAccepted(payment.status), detail };

@@ -104,15 +104,19 @@ export async function writeMove(
 /**
  * Reads the payment, asks `plan` what the trigger means for it, and writes the answer.
  * A lost compare-and-set means someone else moved the payment: read again and re-decide.
+ * A caller that has just read the payment passes it instead of its id and saves a read: the
+ * compare-and-set on its version still catches a copy that has gone stale.
  */
 export async function transition(
   deps: Deps,
-  paymentId: string,
+  target: string | Payment,
   plan: (payment: Payment) => Plan,
   requestId?: string,
 ): Promise<TransitionResult> {
+  const paymentId = typeof target === 'string' ? target : target.id;
   for (let attempt = 0; attempt < 8; attempt += 1) {
-    const payment = await findPaymentById(deps.db, paymentId);
+    const payment =
+      attempt === 0 && typeof target !== 'string' ? target : await findPaymentById(deps.db, paymentId);
     if (!payment) return { outcome: 'missing' };
     const planned = plan(payment);
     const { decision } = planned;
