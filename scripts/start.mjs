@@ -116,6 +116,8 @@ function readable(line) {
 const RESTART_BASE_MS = Number(process.env.RESTART_BACKOFF_MS ?? 1000);
 const RESTART_MAX_MS = 30_000;
 const STABLE_AFTER_MS = 60_000;
+/** How long a clean exit waits for the Ctrl-C that may have caused it before it counts as a death. */
+const CLEAN_EXIT_GRACE_MS = 1000;
 const crashes = new Map();
 const colorOf = new Map();
 
@@ -135,12 +137,8 @@ function launch(name, command, args, env = process.env, options = {}) {
   };
   relay(child.stdout, process.stdout);
   relay(child.stderr, process.stderr);
-  child.on('exit', (code, signal) => {
-    children.delete(name);
+  const restart = (code, signal) => {
     if (stopping) return;
-    // A terminal's Ctrl-C reaches every service of the group too, and one that stopped
-    // cleanly may be seen before our own SIGINT: that is a stop, not a crash.
-    if (code === 0) return shutdown(0);
     const earlier = Date.now() - startedAt > STABLE_AFTER_MS ? 0 : (crashes.get(name) ?? 0);
     crashes.set(name, earlier + 1);
     const delay = Math.min(RESTART_MAX_MS, RESTART_BASE_MS * 2 ** earlier);
@@ -150,6 +148,15 @@ function launch(name, command, args, env = process.env, options = {}) {
     setTimeout(() => {
       if (!stopping) launch(name, command, args, env, options);
     }, delay).unref();
+  };
+  child.on('exit', (code, signal) => {
+    children.delete(name);
+    if (stopping) return;
+    // A terminal's Ctrl-C reaches every service of the group too, and one that stopped
+    // cleanly may be seen before our own SIGINT: a clean exit is a stop only if that signal
+    // follows. A service stopped on its own (an operator's SIGTERM) is restarted.
+    if (code === 0) return void setTimeout(() => restart(code, signal), CLEAN_EXIT_GRACE_MS);
+    restart(code, signal);
   });
   children.set(name, child);
   console.log(`${label} started (pid ${child.pid})`);

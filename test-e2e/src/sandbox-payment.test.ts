@@ -40,7 +40,7 @@ afterAll(async () => {
 });
 
 /** The merchant creates a payment; the shopper pays it on the hosted page's API. */
-async function payWith(phone: string, paymentMethod: string) {
+async function payWith(phone: string, paymentMethod: string, currency = 'XAF') {
   const merchant = api(system.baseUrl, project.testSecretKey);
   const created = await merchant<{
     id: string;
@@ -50,7 +50,7 @@ async function payWith(phone: string, paymentMethod: string) {
     createdAt: string;
   }>('POST', '/v1/payments', {
     amount: 5000,
-    currency: 'XAF',
+    currency,
     description: 'T-shirt',
     reference: `order-${phone}-${Date.now()}`,
   });
@@ -261,6 +261,19 @@ describe('a sandbox payment through the real provider path', () => {
       expect(JSON.parse(webhook.rawBody).data).toMatchObject({ failureCode, failureMessage });
     },
   );
+
+  it('in XOF, its own number fails the payment with insufficient_balance', async () => {
+    const { token, merchant } = await payWith('+2250700000002', 'ORANGE_MONEY', 'XOF');
+    const retrieved = await eventually(async () => {
+      const answer = await merchant<{ status: string }>('GET', `/v1/payments/${token}`);
+      return answer.body.status === 'FAILED' ? answer.body : undefined;
+    }, 20_000);
+    expect(retrieved).toMatchObject({
+      currency: 'XOF',
+      failureCode: 'insufficient_balance',
+      failureMessage: "The payer's wallet balance is too low.",
+    });
+  });
 
   it('expires when the payer never confirms, and the sandbox never settles it', async () => {
     const payment = await payWith('+237690000003', 'ORANGE_MONEY');

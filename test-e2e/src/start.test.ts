@@ -71,6 +71,34 @@ async function stop(started: Started, signal: NodeJS.Signals): Promise<number | 
   return started.exited;
 }
 
+const SERVICES = [
+  'payments',
+  'links-checkout',
+  'customers',
+  'provider-router',
+  'provider-delivery',
+  'certification-runner',
+  'sandbox-provider',
+  'gateway',
+];
+
+/** The pid `pnpm start` last printed for a service (its label is coloured). */
+function latestPid(output: string, name: string): number | undefined {
+  const pattern = new RegExp(`${name}\\s*(?:\\S*\\[0m)? started \\(pid (\\d+)\\)`, 'gu');
+  const pids = [...output.matchAll(pattern)].map((match) => Number(match[1]));
+  return pids.at(-1);
+}
+
+async function waitHealthy(timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const response = await fetch(`http://127.0.0.1:${port}/v1/health`).catch(() => undefined);
+    if (response?.status === 200) return;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  }
+  throw new Error(`not healthy after ${timeoutMs} ms`);
+}
+
 let first: Started | undefined;
 let second: Started | undefined;
 
@@ -131,9 +159,29 @@ describe('pnpm start', () => {
     expect(first!.child.exitCode).toBeNull();
   }, 90_000);
 
+  it('restarts a service stopped on its own (SIGTERM to it alone) and leaves the others be', async () => {
+    const pids = Object.fromEntries(SERVICES.map((name) => [name, latestPid(first!.output(), name)]));
+    for (const pid of Object.values(pids)) expect(pid).toBeGreaterThan(0);
+    process.kill(pids['provider-router']!, 'SIGTERM');
+    await waitFor(first!, `provider-router (pid ${pids['provider-router']}) exited (0); restarting in`);
+    const deadline = Date.now() + 60_000;
+    while (latestPid(first!.output(), 'provider-router') === pids['provider-router'] && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(latestPid(first!.output(), 'provider-router')).not.toBe(pids['provider-router']);
+    await waitHealthy();
+    expect(first!.child.exitCode).toBeNull();
+    // Every other service is the same process as before: nothing else stopped or restarted.
+    for (const name of SERVICES.filter((service) => service !== 'provider-router')) {
+      expect(latestPid(first!.output(), name), name).toBe(pids[name]);
+      expect(() => process.kill(pids[name]!, 0), name).not.toThrow();
+    }
+  }, 90_000);
+
   it('stops every service cleanly on Ctrl-C', async () => {
+    // The services the earlier tests stopped did say so; from Ctrl-C on, none may.
+    const before = first!.output().length;
     expect(await stop(first!, 'SIGINT'), first!.output().slice(-3000)).toBe(0);
-    expect(first!.output()).not.toMatch(/exited \((?!SIGKILL)/);
+    expect(first!.output().slice(before)).not.toMatch(/exited \(/);
     const health = await fetch(`http://127.0.0.1:${port}/v1/health`).catch(() => undefined);
     expect(health).toBeUndefined();
   }, 30_000);

@@ -6,6 +6,7 @@ import { isAppError } from '@mmp/protocol';
 import {
   checkIdempotencyKey,
   createIdempotencyKeys,
+  INSTANCE_ID,
   requestHash,
   type IdempotencyRecord,
 } from './idempotency.js';
@@ -53,6 +54,39 @@ describe('Idempotency-Key records', () => {
     clock = new Date(clock.getTime() + 61_000);
     const takeover = await keys.claim('k3', 'h');
     expect(takeover).toMatchObject({ recovering: true });
+  });
+
+  it('lets a waiter take over a key whose holder died, once its lease ran out', async () => {
+    const records = store.collection<IdempotencyRecord<string>>('leased');
+    const leased = createIdempotencyKeys<string>(records, { waitMs: 5000, staleMs: 300 });
+    // A holder that died a moment ago: its last renewal set a lease it will never push on.
+    const claimedAt = new Date().toISOString();
+    await records.insertOne({
+      _id: 'dead',
+      requestHash: 'h',
+      state: 'pending',
+      createdAt: new Date(),
+      claimedAt,
+      holder: 'a-killed-process',
+      leaseUntil: new Date(Date.now() + 300).toISOString(),
+    });
+    const started = Date.now();
+    const takeover = await leased.claim('dead', 'h');
+    expect(takeover).toMatchObject({ recovering: true });
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(await records.findOne({ _id: 'dead' })).toMatchObject({ holder: INSTANCE_ID });
+  });
+
+  it('keeps a live holder’s key past its lease: a concurrent retry gets the first answer', async () => {
+    const records = store.collection<IdempotencyRecord<string>>('leased');
+    const leased = createIdempotencyKeys<string>(records, { waitMs: 5000, staleMs: 200 });
+    const first = await leased.claim('live', 'h');
+    if (first.replay !== undefined) throw new Error('the first request holds the key');
+    const retry = leased.claim('live', 'h');
+    // The work outlasts several leases; the holder's renewals keep the key its own.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await first.complete('first answer');
+    expect(await retry).toEqual({ replay: 'first answer' });
   });
 
   it('forgets an answer after 24 hours', async () => {

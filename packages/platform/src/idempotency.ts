@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { appError } from '@mmp/protocol';
 import { DuplicateKeyError, type Collection } from './store/port.js';
 
@@ -13,7 +13,14 @@ export type IdempotencyRecord<R> = {
   /** A Date, so the store's TTL index removes the record after its lifetime. */
   createdAt: Date;
   claimedAt: string;
+  /** The process holding a pending key, for the logs of a takeover. */
+  holder?: string;
+  /** A pending key is its holder's until then; the holder pushes it on while it works. */
+  leaseUntil?: string;
 };
+
+/** This process, as the holder of the keys it claims; a restarted process is another holder. */
+export const INSTANCE_ID = randomUUID();
 
 /**
  * The outcome of asking for a key: either its stored answer, or the right to do the work
@@ -35,25 +42,39 @@ export function checkIdempotencyKey(key: string): string {
 /**
  * Idempotency-Key handling over a store collection: the key is claimed with a unique insert
  * before any work, so two concurrent requests never both do it; the second waits for the
- * first's answer (up to `waitMs`) and replays it, or gets 409 while the first still runs. A
- * claim whose holder never answered (a crash) may be taken over after `staleMs`.
+ * first's answer and replays it. A claim is a lease of `staleMs` that its holder renews
+ * while it works, so a waiter keeps waiting (up to `waitMs`, then 409) behind a live holder,
+ * and takes the key over as soon as the lease of a dead one (a crash) has run out.
  */
 export function createIdempotencyKeys<R>(
   collection: Collection<IdempotencyRecord<R>>,
   options: { waitMs: number; staleMs: number; now?: () => Date },
 ) {
   const now = options.now ?? (() => new Date());
+  const leaseEnd = () => new Date(now().getTime() + options.staleMs).toISOString();
 
   function held(id: string, claimedAt: string, recovering: boolean): IdempotencyClaim<R> {
+    // Renewed three times a lease, so one late renewal never lets a waiter take a live claim.
+    const renewal = setInterval(
+      () => {
+        collection
+          .findOneAndUpdate({ _id: id, state: 'pending', claimedAt }, { $set: { leaseUntil: leaseEnd() } })
+          .catch(() => undefined);
+      },
+      Math.max(10, Math.floor(options.staleMs / 3)),
+    );
+    renewal.unref();
     return {
       recovering,
       async complete(result: R) {
+        clearInterval(renewal);
         await collection.findOneAndUpdate(
           { _id: id, claimedAt },
           { $set: { state: 'done', result } as Record<string, unknown> },
         );
       },
       async release() {
+        clearInterval(renewal);
         await collection.deleteMany({ _id: id, state: 'pending', claimedAt });
       },
     };
@@ -62,7 +83,15 @@ export function createIdempotencyKeys<R>(
   async function insert(id: string, requestHash: string): Promise<string | null> {
     const claimedAt = now().toISOString();
     try {
-      await collection.insertOne({ _id: id, requestHash, state: 'pending', createdAt: now(), claimedAt });
+      await collection.insertOne({
+        _id: id,
+        requestHash,
+        state: 'pending',
+        createdAt: now(),
+        claimedAt,
+        holder: INSTANCE_ID,
+        leaseUntil: leaseEnd(),
+      });
       return claimedAt;
     } catch (error) {
       if (error instanceof DuplicateKeyError) return null;
@@ -70,9 +99,13 @@ export function createIdempotencyKeys<R>(
     }
   }
 
+  /** Records from before leases carry none: theirs ends `staleMs` after the claim. */
+  const leaseOf = (record: IdempotencyRecord<R>) =>
+    record.leaseUntil ? Date.parse(record.leaseUntil) : Date.parse(record.claimedAt) + options.staleMs;
+
   return {
     async claim(id: string, requestHash: string): Promise<IdempotencyClaim<R>> {
-      // The wait is real time; lifetimes and staleness follow the injected clock.
+      // The wait is real time; lifetimes and leases follow the injected clock.
       const deadline = Date.now() + options.waitMs;
       for (;;) {
         const claimedAt = await insert(id, requestHash);
@@ -92,11 +125,17 @@ export function createIdempotencyKeys<R>(
           );
         }
         if (record.state === 'done') return { replay: record.result as R };
-        if (now().getTime() - new Date(record.claimedAt).getTime() > options.staleMs) {
+        if (now().getTime() > leaseOf(record)) {
           const claimedAt = now().toISOString();
+          // The lease read is part of the guard: a renewal in between keeps the key its holder's.
           const taken = await collection.findOneAndUpdate(
-            { _id: id, state: 'pending', claimedAt: record.claimedAt },
-            { $set: { claimedAt } },
+            {
+              _id: id,
+              state: 'pending',
+              claimedAt: record.claimedAt,
+              ...(record.leaseUntil ? { leaseUntil: record.leaseUntil } : {}),
+            },
+            { $set: { claimedAt, holder: INSTANCE_ID, leaseUntil: leaseEnd() } },
           );
           if (taken) return held(id, claimedAt, true);
         }

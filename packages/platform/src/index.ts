@@ -6,6 +6,7 @@ export * from './events.js';
 export * from './outbox.js';
 export * from './idempotent.js';
 export * from './idempotency.js';
+export * from './outcomes.js';
 export * from './addresses.js';
 export * from './outbound.js';
 export * from './provider-call.js';

@@ -22,6 +22,7 @@ import type { Registry } from 'prom-client';
 import type { Logger } from './logger.js';
 import { counter, histogram, statusClass } from './metrics.js';
 import type { Naming } from './nats.js';
+import type { OperationOutcomes } from './outcomes.js';
 
 export type RequestContext<C extends OperationContract = OperationContract> = {
   requestId: string;
@@ -43,13 +44,19 @@ export type OperationHandler<C extends OperationContract> = (
 export type ServedOperation = {
   contract: OperationContract;
   handler: OperationHandler<OperationContract>;
+  /**
+   * The handler keeps its Idempotency-Key outcomes itself (payments' create and cancel,
+   * which also find what a crashed holder wrote); the kit's outcomes leave it alone.
+   */
+  keepsItsOutcomes?: boolean;
 };
 
 export function operation<C extends OperationContract>(
   contract: C,
   handler: OperationHandler<C>,
+  options: { keepsItsOutcomes?: boolean } = {},
 ): ServedOperation {
-  return { contract, handler: handler as unknown as OperationHandler<OperationContract> };
+  return { contract, handler: handler as unknown as OperationHandler<OperationContract>, ...options };
 }
 
 const encoder = new TextEncoder();
@@ -87,6 +94,8 @@ export async function serveOperations(options: {
   operations: ServedOperation[];
   /** Records `mmp_operations_total{operation, status_class}` and their latency. */
   metrics?: Registry;
+  /** Keeps the first outcome of HTTP operations called with an Idempotency-Key. */
+  outcomes?: OperationOutcomes;
 }): Promise<ServedOperations> {
   const { nc, naming, service, log } = options;
   const svc = await new Svcm(nc).add({
@@ -109,6 +118,7 @@ export async function serveOperations(options: {
       handler: (_err, msg) => {
         const answered: Promise<void> = answer(msg, served, {
           log,
+          outcomes: options.outcomes,
           done: observe?.(),
           violation: (direction) => violated?.inc({ contract: contract.subject, direction }),
         }).finally(() => answering.delete(answered));
@@ -184,10 +194,16 @@ function safeJson(text: string): unknown {
 
 async function answer(
   msg: ServiceMsg,
-  { contract, handler }: ServedOperation,
-  observe: { log: Logger; done?: Outcome; violation: (direction: 'request' | 'error') => void },
+  { contract, handler, keepsItsOutcomes }: ServedOperation,
+  observe: {
+    log: Logger;
+    outcomes?: OperationOutcomes;
+    done?: Outcome;
+    violation: (direction: 'request' | 'error') => void;
+  },
 ) {
   const requestId = msg.headers?.get(HEADER.requestId) || newRequestId();
+  const outcomes = keepsItsOutcomes ? undefined : observe.outcomes;
   const log = observe.log.child({ requestId, operation: contract.name });
   try {
     const actor = admittedActor(contract, msg.headers?.get(HEADER.actor));
@@ -208,15 +224,26 @@ async function answer(
         throw error;
       }
     }
-    const result = await handler(input, { requestId, actor, log } as RequestContext);
-    const reply: ServiceReply = isHttp(contract) ? (result as ServiceReply) : { status: 200, body: result };
+    const context = { requestId, actor, log } as RequestContext;
+    const reply: ServiceReply = !isHttp(contract)
+      ? { status: 200, body: await handler(input, context) }
+      : outcomes
+        ? await outcomes.run(
+            contract.subject,
+            actor,
+            envelope.data,
+            async () => (await handler(input, context)) as ServiceReply,
+          )
+        : ((await handler(input, context)) as ServiceReply);
     observe.done?.(reply.status);
     msg.respond(encoder.encode(JSON.stringify(reply)));
   } catch (error) {
     const known = isAppError(error) ? error : undefined;
     if (!known) log.error({ err: error }, 'operation failed');
     const failure = known ?? appError('internal_error', 'An internal error occurred.');
-    if (known && !contract.errors.includes(known.code) && !UNIVERSAL_ERRORS.includes(known.code)) {
+    // A keyed request may meet its key used with another request, whatever the operation.
+    const keyed = outcomes !== undefined && known?.code === 'idempotency_conflict';
+    if (known && !keyed && !contract.errors.includes(known.code) && !UNIVERSAL_ERRORS.includes(known.code)) {
       observe.violation('error');
       log.warn({ code: known.code }, 'answered with an error code its contract does not declare');
     }

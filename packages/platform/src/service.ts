@@ -20,6 +20,8 @@ import { createOutbox, ensureOutboxIndexes, type Outbox, type OutboxCollection }
 import { startLoop, type Loop, type LoopSpec } from './loops.js';
 import { createMetricsRegistry } from './metrics.js';
 import { startOpsServer } from './ops-server.js';
+import { createOperationOutcomes, type OutcomeRecord } from './outcomes.js';
+import { createSecretBox } from './secrets.js';
 import { openStore } from './store/open.js';
 import type { Store } from './store/port.js';
 
@@ -246,8 +248,15 @@ export async function startService<S extends z.ZodType<BaseEnv>>(
       for (const part of parts.filter((candidate) => candidate.phase === phase))
         started.push(await part.start());
     }
+    // Services that hold secrets have a server key; their replies may show one once.
+    const secretKey = secretKeyOf(rawEnv);
+    const outcomes = createOperationOutcomes(store.collection<OutcomeRecord>('operation_outcomes'), {
+      box: secretKey ? createSecretBox(secretKey) : undefined,
+    });
+    await outcomes.ensureIndexes();
     started.push(
       await serveOperations({
+        outcomes,
         nc,
         naming,
         service: name,
@@ -322,6 +331,12 @@ export async function startService<S extends z.ZodType<BaseEnv>>(
       }
     },
   };
+}
+
+/** SERVICE_SECRET_KEY, for the services whose configuration has one. */
+function secretKeyOf(rawEnv: Record<string, string | undefined>): string | undefined {
+  const key = rawEnv.SERVICE_SECRET_KEY;
+  return key && key.length >= 32 ? key : undefined;
 }
 
 /** The whole `main.ts` of a service: start, then stop cleanly on SIGTERM or SIGINT. */

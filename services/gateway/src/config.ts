@@ -94,10 +94,13 @@ export const Env = BaseEnv.extend({
    * socket's address counts.
    */
   TRUST_PROXY: TrustProxy,
-  /** How long a request repeating an Idempotency-Key waits for the first one's answer. */
-  IDEMPOTENCY_WAIT_MS: z.coerce.number().int().nonnegative().default(3000),
-  /** After this long a claimed Idempotency-Key whose request never answered (crash) may be retried. */
-  IDEMPOTENCY_STALE_MS: z.coerce.number().int().positive().default(30_000),
+  /**
+   * How long a request repeating an Idempotency-Key waits for the first one's answer: past
+   * REQUEST_TIMEOUT_MS, so a live first request has answered (or failed) by then.
+   */
+  IDEMPOTENCY_WAIT_MS: z.coerce.number().int().nonnegative().default(8000),
+  /** The lease of a claimed Idempotency-Key, renewed while its request runs: a crashed holder's key is free this long after. */
+  IDEMPOTENCY_STALE_MS: z.coerce.number().int().positive().default(3000),
   /** How long `/v1/health` waits for each service's ping. */
   HEALTH_TIMEOUT_MS: z.coerce.number().int().positive().default(1000),
 });

@@ -67,10 +67,17 @@ describe('hosted payment page', () => {
     expect(test.html).toContain('value="MTN_MOMO"');
     expect(test.html).not.toContain('value="WAVE"');
     expect(test.html).toContain('class="sandbox"');
-    // Every sandbox number, with what it does (French by default).
-    for (const { phone } of SANDBOX_NUMBERS) expect(test.html).toContain(formatPhone(phone));
+    // Every sandbox number of the page's currency, with what it does (French by default);
+    // none the page would refuse.
+    for (const { phone } of SANDBOX_NUMBERS)
+      if (phone.startsWith('+237')) expect(test.html).toContain(formatPhone(phone));
+      else expect(test.html).not.toContain(formatPhone(phone));
     for (const words of ['solde insuffisant', 'code PIN erroné', 'plafond dépassé', 'compte inactif'])
       expect(test.html).toContain(words);
+    const xof = await page('pages.checkout', { sessionId: (await session({ currency: 'XOF' })).id });
+    expect(xof.html).toContain(formatPhone('+2250700000002'));
+    expect(xof.html).toContain(formatPhone('+221770000001'));
+    expect(xof.html).not.toContain(formatPhone('+237690000002'));
     const live = await page('pages.checkout', { sessionId: (await session({}, true)).id });
     expect(live.html).not.toContain('class="sandbox"');
   });

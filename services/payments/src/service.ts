@@ -59,8 +59,12 @@ export const Env = BaseEnv.extend(PublicUrlEnv.shape).extend({
   WEBHOOK_CONCURRENCY: z.coerce.number().int().positive().default(16),
   /** How long a request with a busy Idempotency-Key waits for the first one's answer. */
   IDEMPOTENCY_WAIT_MS: z.coerce.number().int().nonnegative().default(3000),
-  /** After this long a claimed Idempotency-Key whose request never answered (crash) may be retried. */
-  IDEMPOTENCY_STALE_MS: z.coerce.number().int().positive().default(30_000),
+  /**
+   * The lease of a claimed Idempotency-Key, renewed while its request runs: a crashed holder's
+   * key is free this long after. No longer than IDEMPOTENCY_WAIT_MS, so a retry behind a dead
+   * holder outwaits its lease instead of answering 409.
+   */
+  IDEMPOTENCY_STALE_MS: z.coerce.number().int().positive().default(3000),
 });
 export type Env = typeof Env;
 
@@ -147,12 +151,12 @@ export function createPaymentsService(options: PaymentsServiceOptions = {}): Ser
       const checkout = checkoutHandlers(deps);
       const endpoints = webhookEndpointHandlers(deps);
       kit.serve(
-        operation(paymentsApi.create, merchant.create),
+        operation(paymentsApi.create, merchant.create, { keepsItsOutcomes: true }),
         operation(paymentsApi.list, merchant.list),
         operation(paymentsApi.listByUser, merchant.listByUser),
         operation(paymentsApi.retrieve, merchant.retrieve),
         operation(paymentsApi.verify, merchant.verify),
-        operation(paymentsApi.cancel, merchant.cancel),
+        operation(paymentsApi.cancel, merchant.cancel, { keepsItsOutcomes: true }),
         operation(paymentsForCheckout.createForSession, checkout.createForSession),
         operation(paymentsForCheckout.initiate, checkout.initiate),
         operation(paymentsForCheckout.retrieve, checkout.retrieve),

@@ -19,6 +19,11 @@ function listening(port: number) {
 export type PrivateNatsServer = {
   url: string;
   port: number;
+  /**
+   * Stops the server (SIGTERM) and starts it again on the same port and JetStream folder,
+   * so streams, consumers and unacknowledged messages survive, as a real restart keeps them.
+   */
+  restart(options?: { downMs?: number }): Promise<void>;
   /** Stops the server (SIGTERM) and removes its folder. */
   stop(): Promise<void>;
 };
@@ -39,7 +44,31 @@ export async function startNatsServer(config: Record<string, unknown> = {}): Pro
     file,
     JSON.stringify({ ...config, listen: `127.0.0.1:${port}`, jetstream: { store_dir: join(dir, 'js') } }),
   );
-  const server: ChildProcess = spawn('nats-server', ['-c', file], { stdio: 'ignore' });
+  let server: ChildProcess = await launch(file, port, dir);
+  const halt = async () => {
+    if (server.exitCode === null && server.signalCode === null) {
+      const exited = new Promise((resolve) => server.once('exit', resolve));
+      server.kill('SIGTERM');
+      await exited;
+    }
+  };
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    port,
+    restart: async ({ downMs = 0 } = {}) => {
+      await halt();
+      await new Promise((resolve) => setTimeout(resolve, downMs));
+      server = await launch(file, port, dir);
+    },
+    stop: async () => {
+      await halt();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function launch(file: string, port: number, dir: string): Promise<ChildProcess> {
+  const server = spawn('nats-server', ['-c', file], { stdio: 'ignore' });
   const deadline = Date.now() + 10_000;
   while (!(await listening(port))) {
     if (server.exitCode !== null || Date.now() > deadline) {
@@ -49,16 +78,5 @@ export async function startNatsServer(config: Record<string, unknown> = {}): Pro
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  return {
-    url: `nats://127.0.0.1:${port}`,
-    port,
-    stop: async () => {
-      if (server.exitCode === null && server.signalCode === null) {
-        const exited = new Promise((resolve) => server.once('exit', resolve));
-        server.kill('SIGTERM');
-        await exited;
-      }
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  return server;
 }

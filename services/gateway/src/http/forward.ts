@@ -14,6 +14,8 @@ const HOP_HEADERS = new Set(['connection', 'transfer-encoding', 'content-length'
 function toServiceRequest(route: ForwardedRoute, request: FastifyRequest): ServiceRequest {
   const headers: Record<string, string> = {};
   for (const name of FORWARDED_HEADERS) {
+    // The owning service keeps the outcome of a keyed request: POSTs only, as the edge does.
+    if (name === 'idempotency-key' && request.method !== 'POST') continue;
     const value = request.headers[name];
     if (typeof value === 'string') headers[name] = value;
   }

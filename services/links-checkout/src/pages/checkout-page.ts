@@ -152,6 +152,7 @@ ${section(
     title: `${t.payTo} ${view.merchantName}: ${amount}`,
     script: 'checkout.js',
     livemode: view.livemode,
+    currency: view.currency,
     path: `/checkout/${view.id}`,
     content,
     data: {
@@ -173,6 +174,7 @@ export function renderNotFoundPage(lang: Lang, path: string): string {
     lang,
     title: t.notFoundTitle,
     livemode: true,
+    currency: null,
     path,
     content: `<h1>${escapeHtml(t.notFoundTitle)}</h1><p>${escapeHtml(t.notFoundText)}</p>`,
   });

@@ -1,4 +1,4 @@
-import { SANDBOX_NUMBERS, formatPhone } from '@mmp/protocol';
+import { SANDBOX_NUMBERS, formatPhone, sandboxNumbersFor } from '@mmp/protocol';
 import { MESSAGES, type Lang, type Messages } from './i18n.js';
 
 const ESCAPES: Record<string, string> = {
@@ -41,6 +41,8 @@ export function layout(options: {
   title: string;
   script?: string;
   livemode: boolean;
+  /** The currency the page takes, whose sandbox numbers the banner lists; null for all. */
+  currency: string | null;
   /** Path of this page, for the language toggle. */
   path: string;
   content: string;
@@ -48,7 +50,7 @@ export function layout(options: {
 }): string {
   const t = MESSAGES[options.lang];
   const other = t.switchLang;
-  const banner = options.livemode ? '' : sandboxBanner(t);
+  const banner = options.livemode ? '' : sandboxBanner(t, options.currency);
   const script = options.script ? `<script src="/assets/${options.script}" defer></script>` : '';
   const data =
     options.data === undefined
@@ -76,12 +78,17 @@ ${data}
 `;
 }
 
-/** Test mode, and every sandbox number with what it does, folded away on small screens. */
-function sandboxBanner(t: Messages): string {
-  const numbers = SANDBOX_NUMBERS.map(
-    ({ phone, outcome }) =>
-      `<li><span class="num">${escapeHtml(formatPhone(phone))}</span> ${escapeHtml(t[`sandbox_${outcome}`])}</li>`,
-  ).join('');
+/**
+ * Test mode, and every sandbox number the page accepts with what it does, folded away on
+ * small screens.
+ */
+function sandboxBanner(t: Messages, currency: string | null): string {
+  const numbers = (currency ? sandboxNumbersFor(currency) : SANDBOX_NUMBERS)
+    .map(
+      ({ phone, outcome }) =>
+        `<li><span class="num">${escapeHtml(formatPhone(phone))}</span> ${escapeHtml(t[`sandbox_${outcome}`])}</li>`,
+    )
+    .join('');
   return `<div class="sandbox" role="note"><p>${escapeHtml(t.sandbox)}</p><details><summary>${escapeHtml(t.sandboxNumbers)}</summary><ul>${numbers}</ul></details></div>`;
 }
 

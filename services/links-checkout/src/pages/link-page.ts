@@ -73,7 +73,7 @@ export function renderLinkPage(view: LinkView, lang: Lang): string {
 <h1>${escapeHtml(view.name)}</h1>
 ${view.description ? `<p class="description">${escapeHtml(view.description)}</p>` : ''}`;
   const reason = unavailableReason(view, t);
-  const common = { lang, livemode: view.livemode, path: `/pay/${view.shortCode}` };
+  const common = { lang, livemode: view.livemode, currency: view.currency, path: `/pay/${view.shortCode}` };
   if (reason) {
     return layout({
       ...common,

@@ -33,6 +33,24 @@ describe('planFor', () => {
     });
   });
 
+  it('plays the same outcomes on the XOF numbers', () => {
+    for (const [number, reason] of [
+      ['+2250700000002', 'insufficient_balance'],
+      ['+2250700000004', 'pin_error'],
+      ['+2250700000005', 'transaction_limit'],
+      ['+2250700000006', 'account_inactive'],
+      ['+2250700000007', 'invalid_phone'],
+    ])
+      expect(planFor(payee(number!), 5000)).toEqual({ ack: 'REJECTED', reason });
+    for (const number of ['+2250700000001', '+2250500000001', '+2250100000001', '+221770000001'])
+      expect(planFor(payee(number), 5000)).toMatchObject({
+        ack: 'ACCEPTED',
+        settlement: 'COMPLETED',
+        delayMs: 200,
+      });
+    expect(planFor(payee('+2250700000003'), 5000)).toEqual({ ack: 'ACCEPTED', settlement: null });
+  });
+
   it("accepts certification's failure numbers and settles them FAILED (case 2)", () => {
     for (const { failure } of Object.values(CERTIFICATION_NUMBERS))
       expect(planFor(payee(failure), 5000)).toMatchObject({ ack: 'ACCEPTED', settlement: 'FAILED' });
