@@ -29,7 +29,15 @@ export const refundsApi = {
     actors: merchant,
     scope: 'refunds:write',
     responses: { 201: Refund },
-    errors: ['invalid_request', 'resource_not_found', 'invalid_state', 'idempotency_conflict', ...GATES],
+    errors: [
+      'validation_error',
+      'invalid_request',
+      'invalid_amount',
+      'resource_not_found',
+      'invalid_state',
+      'idempotency_conflict',
+      ...GATES,
+    ],
     summary:
       'Refund a COMPLETED or PARTIALLY_REFUNDED payment (amount default: all that remains); the sum of its refunds never exceeds its amount',
   }),
@@ -61,7 +69,14 @@ export const payoutsApi = {
     actors: merchant,
     scope: 'payouts:write',
     responses: { 201: Payout },
-    errors: ['invalid_request', 'duplicate_transaction', 'idempotency_conflict', ...GATES],
+    errors: [
+      'validation_error',
+      'invalid_request',
+      'invalid_phone',
+      'duplicate_transaction',
+      'idempotency_conflict',
+      ...GATES,
+    ],
     summary:
       'Send money to a phone number from the available balance; reference unique per project and environment',
   }),
