@@ -1,0 +1,289 @@
+import { randomUUID } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { Balance, Payment, Payout, Refund, type MerchantActor } from '@mmp/protocol';
+import { eventually, initiated, merchant, settlement, usePaymentsHarness } from './support.js';
+
+const h = usePaymentsHarness();
+
+beforeAll(async () => {
+  await h.serveRouter();
+});
+
+const SCOPES = ['payments:write', 'refunds:write', 'payouts:write', 'balance:read', 'webhooks:write'];
+const actorOf = (overrides: Partial<MerchantActor> = {}) => merchant({ scopes: SCOPES, ...overrides });
+
+async function balanceOf(actor: MerchantActor) {
+  return Balance.parse((await h.call('balance', {}, actor)).body).balances;
+}
+
+async function retrieve(actor: MerchantActor, token: string) {
+  return Payment.parse(
+    (await h.call('retrieve', { params: { token }, query: { expand: 'refunds' } }, actor)).body,
+  );
+}
+
+/** A 5000 XAF payment the settlement completed, once the ledger has credited it. */
+async function completedPayment(actor: MerchantActor) {
+  const payment = await initiated(h, actor);
+  const before = (await balanceOf(actor)).find((b) => b.currency === 'XAF')?.available ?? 0;
+  await h.publish('settlement.received', settlement(payment.id, 'COMPLETED'));
+  await eventually(
+    async () =>
+      ((await balanceOf(actor)).find((b) => b.currency === 'XAF')?.available ?? 0) === before + 5000,
+  );
+  return payment;
+}
+
+async function refund(actor: MerchantActor, token: string, body: Record<string, unknown> = {}, key?: string) {
+  const reply = await h.call(
+    'refunds.create',
+    { params: { token }, body, headers: key ? { 'Idempotency-Key': key } : {} },
+    actor,
+  );
+  expect(reply.status).toBe(201);
+  return Refund.parse(reply.body);
+}
+
+async function payout(actor: MerchantActor, body: Record<string, unknown> = {}) {
+  const reply = await h.call(
+    'payouts.create',
+    {
+      body: { amount: 1000, recipient: { phone: '+237690000002' }, reference: `po-${randomUUID()}`, ...body },
+    },
+    actor,
+  );
+  expect(reply.status).toBe(201);
+  return Payout.parse(reply.body);
+}
+
+function settled(
+  transferId: string,
+  kind: 'refund' | 'payout',
+  status: 'COMPLETED' | 'FAILED',
+  failureCode?: string,
+) {
+  return h.publish('transfer.settled', {
+    transferId,
+    kind,
+    orderKey: `pexo_${randomUUID().replace(/-/g, '')}`,
+    railId: 'rail_1',
+    status,
+    failureCode: failureCode ?? null,
+    settledAt: new Date().toISOString(),
+  });
+}
+
+describe('refunds', () => {
+  it('refunds in two parts until REFUNDED, each part out of the balance at once', async () => {
+    const actor = actorOf();
+    const payment = await completedPayment(actor);
+    const first = await refund(actor, payment.token, { amount: 2000, reason: 'one item back' });
+    expect(first).toMatchObject({ status: 'PENDING', amount: 2000, paymentToken: payment.token });
+    expect(first.id).toMatch(/^rf_/);
+    expect(await balanceOf(actor)).toEqual([{ currency: 'XAF', available: 3000, pending: 2000 }]);
+
+    await settled(first.id, 'refund', 'COMPLETED');
+    await eventually(async () => (await retrieve(actor, payment.token)).status === 'PARTIALLY_REFUNDED');
+    expect(await balanceOf(actor)).toEqual([{ currency: 'XAF', available: 3000, pending: 0 }]);
+
+    // No amount: all that remains.
+    const rest = await refund(actor, payment.token);
+    expect(rest.amount).toBe(3000);
+    await settled(rest.id, 'refund', 'COMPLETED');
+    await eventually(async () => (await retrieve(actor, payment.token)).status === 'REFUNDED');
+    const refunded = await retrieve(actor, payment.token);
+    expect(refunded.refunds?.map((r) => [r.amount, r.status]).sort()).toEqual([
+      [2000, 'COMPLETED'],
+      [3000, 'COMPLETED'],
+    ]);
+    expect(await balanceOf(actor)).toEqual([{ currency: 'XAF', available: 0, pending: 0 }]);
+
+    const more = await h.callError('refunds.create', { params: { token: payment.token }, body: {} }, actor);
+    expect(more.code).toBe('invalid_state');
+    const listed = (await h.call('refunds.list', { params: { token: payment.token } }, actor)).body as {
+      data: unknown[];
+    };
+    expect(listed.data).toHaveLength(2);
+    const one = await h.call(
+      'refunds.retrieve',
+      { params: { token: payment.token, refundId: first.id } },
+      actor,
+    );
+    expect(Refund.parse(one.body)).toMatchObject({ id: first.id, status: 'COMPLETED' });
+  });
+
+  it('a failed refund leaves the payment COMPLETED and gives the amount back', async () => {
+    const actor = actorOf();
+    const payment = await completedPayment(actor);
+    const failed = await refund(actor, payment.token);
+    await settled(failed.id, 'refund', 'FAILED', 'account_inactive');
+    await eventually(async () => {
+      const reply = await h.call(
+        'refunds.retrieve',
+        { params: { token: payment.token, refundId: failed.id } },
+        actor,
+      );
+      return Refund.parse(reply.body).status === 'FAILED';
+    });
+    const after = await h.call(
+      'refunds.retrieve',
+      { params: { token: payment.token, refundId: failed.id } },
+      actor,
+    );
+    expect(Refund.parse(after.body)).toMatchObject({ failureCode: 'account_inactive' });
+    expect((await retrieve(actor, payment.token)).status).toBe('COMPLETED');
+    await eventually(async () => (await balanceOf(actor))[0]?.pending === 0);
+    expect(await balanceOf(actor)).toEqual([{ currency: 'XAF', available: 5000, pending: 0 }]);
+  });
+
+  it('refuses what the payment cannot give: a refund of a pending payment, above what remains, bad input', async () => {
+    const actor = actorOf();
+    const pending = await initiated(h, actor);
+    expect(
+      (await h.callError('refunds.create', { params: { token: pending.token }, body: {} }, actor)).code,
+    ).toBe('invalid_state');
+    const payment = await completedPayment(actor);
+    const above = await h.callError(
+      'refunds.create',
+      { params: { token: payment.token }, body: { amount: 5001 } },
+      actor,
+    );
+    expect(above).toMatchObject({ code: 'invalid_amount', fields: [{ field: 'amount' }] });
+    const bad = await h.callError(
+      'refunds.create',
+      { params: { token: payment.token }, body: { amount: 0, reason: '', extra: 1 } },
+      actor,
+    );
+    expect(bad.code).toBe('validation_error');
+    expect(bad.fields?.map((f) => f.field).sort()).toEqual(['amount', 'extra', 'reason']);
+    const missing = await h.callError('refunds.create', { params: { token: 'pay_nope' }, body: {} }, actor);
+    expect(missing.code).toBe('resource_not_found');
+  });
+
+  it('replays the first answer for the same Idempotency-Key', async () => {
+    const actor = actorOf();
+    const payment = await completedPayment(actor);
+    const key = randomUUID();
+    const first = await refund(actor, payment.token, { amount: 1000 }, key);
+    const again = await refund(actor, payment.token, { amount: 1000 }, key);
+    expect(again.id).toBe(first.id);
+    expect(await balanceOf(actor)).toEqual([{ currency: 'XAF', available: 4000, pending: 1000 }]);
+  });
+
+  it('twenty concurrent refunds never refund more than the payment', async () => {
+    const actor = actorOf();
+    const payment = await completedPayment(actor);
+    const results = await Promise.allSettled(
+      Array.from({ length: 20 }, () =>
+        h.call('refunds.create', { params: { token: payment.token }, body: { amount: 1000 } }, actor),
+      ),
+    );
+    const won = results.filter((r) => r.status === 'fulfilled');
+    expect(won).toHaveLength(5);
+    for (const lost of results.filter((r) => r.status === 'rejected')) {
+      expect(['invalid_amount', 'invalid_state', 'insufficient_available_balance']).toContain(
+        (lost as PromiseRejectedResult).reason.code,
+      );
+    }
+    expect(await balanceOf(actor)).toEqual([{ currency: 'XAF', available: 0, pending: 5000 }]);
+  });
+});
+
+describe('payouts', () => {
+  it('pays out from the balance and completes', async () => {
+    const actor = actorOf();
+    await completedPayment(actor);
+    const sent = await payout(actor, { amount: 1500, metadata: { batch: '7' } });
+    expect(sent).toMatchObject({
+      status: 'PENDING',
+      network: 'ORANGE_MONEY',
+      recipient: { phone: '+237690000002' },
+    });
+    expect(sent.id).toMatch(/^po_/);
+    expect(await balanceOf(actor)).toEqual([{ currency: 'XAF', available: 3500, pending: 1500 }]);
+    await settled(sent.id, 'payout', 'COMPLETED');
+    await eventually(async () => {
+      const reply = await h.call('payouts.retrieve', { params: { payoutId: sent.id } }, actor);
+      return Payout.parse(reply.body).status === 'COMPLETED';
+    });
+    expect(await balanceOf(actor)).toEqual([{ currency: 'XAF', available: 3500, pending: 0 }]);
+    const list = (await h.call('payouts.list', { query: { limit: '1' } }, actor)).body as {
+      data: { id: string }[];
+      meta: { total: number };
+    };
+    expect(list.data.map((p) => p.id)).toEqual([sent.id]);
+    expect(list.meta.total).toBe(1);
+  });
+
+  it('a failed payout makes its amount available again', async () => {
+    const actor = actorOf();
+    await completedPayment(actor);
+    const sent = await payout(actor, { amount: 5000 });
+    await settled(sent.id, 'payout', 'FAILED', 'account_inactive');
+    await eventually(async () => (await balanceOf(actor))[0]?.available === 5000);
+    const reply = await h.call('payouts.retrieve', { params: { payoutId: sent.id } }, actor);
+    expect(Payout.parse(reply.body)).toMatchObject({ status: 'FAILED', failureCode: 'account_inactive' });
+  });
+
+  it('refuses before any order: balance, no payout rail, live without live rails, a reused reference', async () => {
+    const actor = actorOf();
+    await completedPayment(actor);
+    const over = await h.callError(
+      'payouts.create',
+      { body: { amount: 5001, recipient: { phone: '+237690000002' }, reference: 'r-over' } },
+      actor,
+    );
+    expect(over.code).toBe('insufficient_available_balance');
+    await payout(actor, { reference: 'r-1' });
+    const reused = await h.callError(
+      'payouts.create',
+      { body: { amount: 100, recipient: { phone: '+237690000002' }, reference: 'r-1' } },
+      actor,
+    );
+    expect(reused.code).toBe('duplicate_transaction');
+    try {
+      h.payoutRails.matchingRails = 0;
+      const noRail = await h.callError(
+        'payouts.create',
+        { body: { amount: 100, recipient: { phone: '+237690000002' }, reference: 'r-2' } },
+        actor,
+      );
+      expect(noRail.code).toBe('payout_rail_unavailable');
+      h.payoutRails.environmentRails = 0;
+      const live = await h.callError(
+        'payouts.create',
+        { body: { amount: 100, recipient: { phone: '+237690000002' }, reference: 'r-3' } },
+        actorOf({ livemode: true }),
+      );
+      expect(live.code).toBe('live_payouts_unavailable');
+    } finally {
+      h.payoutRails.matchingRails = 1;
+      h.payoutRails.environmentRails = 1;
+    }
+    // Refused payouts leave no record and no debit.
+    expect(await balanceOf(actor)).toEqual([{ currency: 'XAF', available: 4000, pending: 1000 }]);
+    const bad = await h.callError('payouts.create', { body: { amount: -1, currency: 'EUR' } }, actor);
+    expect(bad.fields?.map((f) => f.field).sort()).toEqual(['amount', 'currency', 'recipient', 'reference']);
+  });
+
+  it('twenty concurrent payouts never spend more than the balance', async () => {
+    const actor = actorOf();
+    await completedPayment(actor);
+    const results = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, i) =>
+        h.call(
+          'payouts.create',
+          { body: { amount: 1000, recipient: { phone: '+237690000002' }, reference: `c-${i}` } },
+          actor,
+        ),
+      ),
+    );
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(5);
+    for (const lost of results.filter((r) => r.status === 'rejected')) {
+      expect((lost as PromiseRejectedResult).reason.code).toBe('insufficient_available_balance');
+    }
+    expect(await balanceOf(actor)).toEqual([{ currency: 'XAF', available: 0, pending: 5000 }]);
+    const listed = (await h.call('payouts.list', {}, actor)).body as { data: unknown[] };
+    expect(listed.data).toHaveLength(5);
+  });
+});
