@@ -183,6 +183,14 @@ export function usePaymentsHarness(options: Options = {}) {
     call(name: MerchantOperation, request: Request, actor: Actor, timeoutMs?: number): Promise<ServiceReply> {
       return gateway().request(MERCHANT_API[name], request, { actor, ...(timeoutMs ? { timeoutMs } : {}) });
     },
+    /** Any operation the gateway forwards, as it forwards it (admin ones included). */
+    gatewayCall(
+      contract: (typeof MERCHANT_API)[MerchantOperation] | typeof balanceApi.rebuild,
+      request: Request,
+      actor: Actor,
+    ) {
+      return gateway().request(contract, request, { actor });
+    },
     /** The AppError a merchant operation fails with; fails the test if it succeeds. */
     async callError(name: MerchantOperation, request: Request, actor: Actor): Promise<AppError> {
       return failure(harness.call(name, request, actor));

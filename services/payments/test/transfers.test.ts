@@ -1,9 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { Balance, Payment, Payout, Refund, type MerchantActor } from '@mmp/protocol';
+import {
+  Balance,
+  MerchantWebhookEvent,
+  balanceApi,
+  Payment,
+  Payout,
+  Refund,
+  type MerchantActor,
+} from '@mmp/protocol';
+import { merchantVerifies, startReceiver } from './receiver.js';
 import { eventually, initiated, merchant, settlement, usePaymentsHarness } from './support.js';
 
-const h = usePaymentsHarness();
+// The merchant's receiver listens on loopback: the development switch is on.
+const h = usePaymentsHarness({ env: { ALLOW_HTTP_LOOPBACK_ENDPOINTS: 'true' } });
 
 beforeAll(async () => {
   await h.serveRouter();
@@ -285,5 +295,67 @@ describe('payouts', () => {
     expect(await balanceOf(actor)).toEqual([{ currency: 'XAF', available: 0, pending: 5000 }]);
     const listed = (await h.call('payouts.list', {}, actor)).body as { data: unknown[] };
     expect(listed.data).toHaveLength(5);
+  });
+});
+
+describe('merchant webhooks', () => {
+  it('signs transaction.refunded with the refund, and payout.completed and payout.failed with the payout', async () => {
+    const actor = actorOf();
+    const receiver = await startReceiver();
+    try {
+      const endpoint = (
+        await h.call(
+          'webhook-endpoints.create',
+          {
+            body: {
+              url: receiver.url,
+              enabledEvents: ['transaction.refunded', 'payout.completed', 'payout.failed'],
+            },
+          },
+          actor,
+        )
+      ).body as { secret: string };
+      const payment = await completedPayment(actor);
+      const part = await refund(actor, payment.token, { amount: 1000 });
+      await settled(part.id, 'refund', 'COMPLETED');
+      const ok = await payout(actor, { amount: 1000 });
+      await settled(ok.id, 'payout', 'COMPLETED');
+      const ko = await payout(actor, { amount: 1000 });
+      await settled(ko.id, 'payout', 'FAILED', 'account_inactive');
+      await eventually(async () => receiver.received.length >= 3);
+      for (const received of receiver.received) {
+        expect(
+          merchantVerifies(endpoint.secret, received.headers['x-service-signature'] as string, received.raw),
+        ).toBe(true);
+        MerchantWebhookEvent.parse(received.body);
+      }
+      const byType = Object.fromEntries(receiver.received.map((r) => [r.body.type as string, r.body.data]));
+      expect(byType['transaction.refunded']).toMatchObject({
+        token: payment.token,
+        status: 'PARTIALLY_REFUNDED',
+        refund: { id: part.id, amount: 1000, status: 'COMPLETED' },
+      });
+      expect(byType['payout.completed']).toMatchObject({ id: ok.id, status: 'COMPLETED' });
+      expect(byType['payout.failed']).toMatchObject({
+        id: ko.id,
+        status: 'FAILED',
+        failureCode: 'account_inactive',
+      });
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
+describe('balance rebuild', () => {
+  it('finds every account equal to what its entries say', async () => {
+    const actor = actorOf();
+    const payment = await completedPayment(actor);
+    const part = await refund(actor, payment.token, { amount: 700 });
+    await settled(part.id, 'refund', 'FAILED', 'account_inactive');
+    await payout(actor, { amount: 300 });
+    await eventually(async () => (await balanceOf(actor))[0]?.pending === 300);
+    const reply = await h.gatewayCall(balanceApi.rebuild, {}, { kind: 'admin' });
+    expect(reply.body).toMatchObject({ matches: true });
   });
 });

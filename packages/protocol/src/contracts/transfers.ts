@@ -146,16 +146,15 @@ export const transferEvents = {
   }),
 };
 
-const REFUND_CONSUMERS = ['customers', 'payments'] as const;
-
 export const refundEvents = {
   completed: defineEvent({
     type: 'refund.completed',
     version: 1,
     data: RefundEventData,
     producer: 'payments',
-    consumers: REFUND_CONSUMERS,
-    summary: 'The money went back to the payer; customers net their totals of it',
+    consumers: ['payments'],
+    summary:
+      'The money went back to the payer: the merchant hears of it through transaction.refunded (customers net their totals from the payment.(partially_)refunded written with it)',
   }),
   failed: defineEvent({
     type: 'refund.failed',
