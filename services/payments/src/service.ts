@@ -172,7 +172,9 @@ export function createPaymentsService(options: PaymentsServiceOptions = {}): Ser
       const merchant = merchantPaymentHandlers(deps);
       const checkout = checkoutHandlers(deps);
       const endpoints = webhookEndpointHandlers(deps);
-      const transfers = transferHandlers(deps);
+      const transfers = transferHandlers(deps, (handle) =>
+        kit.replay([paymentEvents.completed, transferEvents.requested, transferEvents.settled], handle),
+      );
       kit.serve(
         operation(paymentsApi.create, merchant.create),
         operation(paymentsApi.list, merchant.list),

@@ -348,14 +348,19 @@ describe('merchant webhooks', () => {
 });
 
 describe('balance rebuild', () => {
-  it('finds every account equal to what its entries say', async () => {
+  it('rebuilds from the event stream the figures kept live, in both environments', async () => {
     const actor = actorOf();
     const payment = await completedPayment(actor);
     const part = await refund(actor, payment.token, { amount: 700 });
     await settled(part.id, 'refund', 'FAILED', 'account_inactive');
     await payout(actor, { amount: 300 });
     await eventually(async () => (await balanceOf(actor))[0]?.pending === 300);
+    const live = actorOf({ projectId: actor.projectId, livemode: true });
+    const livePayment = await completedPayment(live);
+    await settled((await refund(live, livePayment.token)).id, 'refund', 'COMPLETED');
+    await eventually(async () => (await retrieve(live, livePayment.token)).status === 'REFUNDED');
     const reply = await h.gatewayCall(balanceApi.rebuild, {}, { kind: 'admin' });
-    expect(reply.body).toMatchObject({ matches: true });
+    expect(reply.body).toMatchObject({ matches: true, mismatches: [] });
+    expect((reply.body as { accounts: number }).accounts).toBeGreaterThanOrEqual(2);
   });
 });

@@ -115,13 +115,23 @@ export const balanceApi = {
     actors: ['admin'],
     responses: {
       200: z.object({
+        events: z.number().int(),
         accounts: z.number().int(),
         entries: z.number().int(),
         matches: z.boolean(),
+        /** Accounts whose live figures differ from the stream's (empty when `matches`). */
+        mismatches: z.array(
+          z.object({
+            account: z.string(),
+            live: z.object({ available: z.number().int(), pending: z.number().int() }),
+            rebuilt: z.object({ available: z.number().int(), pending: z.number().int() }),
+          }),
+        ),
       }),
     },
     errors: ['invalid_state'],
-    summary: 'Recompute every balance from its ledger entries and say whether it equals the live one',
+    summary:
+      'Recompute every balance from the event stream (completed payments, transfer requests and outcomes) and say whether each equals the live one',
   }),
 };
 
@@ -131,7 +141,8 @@ export const transferEvents = {
     version: 1,
     data: TransferRequestedData,
     producer: 'payments',
-    consumers: ['provider-router'],
+    // payments reads its own requests back only to rebuild the balance from the stream.
+    consumers: ['provider-router', 'payments'],
     summary:
       'A refund or payout passed its gates and was debited: provider-router routes its payout.execute order',
   }),

@@ -92,37 +92,52 @@ export function payoutGate(account: Pick<Account, 'available'>, amount: number):
   return amount <= account.available;
 }
 
-/** The figures the entries give: what a rebuild compares with the live ones. */
-export function figuresOf(entries: Iterable<LedgerEntry>): {
-  available: number;
-  pending: number;
-  refunded: Record<string, number>;
-} {
-  let available = 0;
-  let pending = 0;
-  const refunded: Record<string, number> = {};
-  for (const entry of entries) {
-    available += entry.amount;
-    if (entry.state === 'PENDING') pending -= entry.amount;
-    if (entry.paymentId && (entry.kind === 'refund' || entry.kind === 'reversal')) {
-      refunded[entry.paymentId] = (refunded[entry.paymentId] ?? 0) - entry.amount;
-    }
-  }
-  return { available, pending, refunded };
-}
+/** What the event stream says of one account: the figures a rebuild compares with the live ones. */
+export type ReplayedFigures = { available: number; pending: number; entries: number };
 
-/** A refunded amount per payment, without the payments whose refunds all failed. */
-function withoutZeros(refunded: Record<string, number>): Record<string, number> {
-  return Object.fromEntries(Object.entries(refunded).filter(([, amount]) => amount !== 0));
-}
-
-/** Whether the live figures of an account are what its entries say. */
-export function accountConsistent(account: Account): boolean {
-  const rebuilt = figuresOf(Object.values(account.entries));
-  return (
-    rebuilt.available === account.available &&
-    rebuilt.pending === account.pending &&
-    JSON.stringify(Object.entries(withoutZeros(rebuilt.refunded)).sort()) ===
-      JSON.stringify(Object.entries(withoutZeros(account.refunded)).sort())
-  );
+/**
+ * Rebuilds the figures of every account from the stream: `payment.completed` credits (once
+ * per payment), `transfer.requested` debits (once per transfer), `transfer.settled` ends the
+ * debit (once), giving a FAILED one back. The same rules as the live account, applied to the
+ * events alone.
+ */
+export function createLedgerReplay() {
+  const accounts = new Map<string, ReplayedFigures>();
+  const credited = new Set<string>();
+  const transfers = new Map<string, { account: string; amount: number; ended: boolean }>();
+  const figures = (id: string) => {
+    let found = accounts.get(id);
+    if (!found) accounts.set(id, (found = { available: 0, pending: 0, entries: 0 }));
+    return found;
+  };
+  return {
+    completed(payment: { id: string; amount: number } & AccountScope) {
+      if (credited.has(payment.id)) return;
+      credited.add(payment.id);
+      const account = figures(accountId(payment));
+      account.available += payment.amount;
+      account.entries += 1;
+    },
+    requested(transfer: { transferId: string; amount: number } & AccountScope) {
+      if (transfers.has(transfer.transferId)) return;
+      const id = accountId(transfer);
+      transfers.set(transfer.transferId, { account: id, amount: transfer.amount, ended: false });
+      const account = figures(id);
+      account.available -= transfer.amount;
+      account.pending += transfer.amount;
+      account.entries += 1;
+    },
+    settled(outcome: { transferId: string; status: 'COMPLETED' | 'FAILED' }) {
+      const transfer = transfers.get(outcome.transferId);
+      if (!transfer || transfer.ended) return;
+      transfer.ended = true;
+      const account = figures(transfer.account);
+      account.pending -= transfer.amount;
+      if (outcome.status === 'FAILED') {
+        account.available += transfer.amount;
+        account.entries += 1;
+      }
+    },
+    accounts,
+  };
 }

@@ -1,4 +1,4 @@
-import type { OperationHandler } from '@mmp/platform';
+import type { OperationHandler, ReceivedEvent } from '@mmp/platform';
 import {
   CreatePayoutBody,
   CreateRefundBody,
@@ -7,11 +7,13 @@ import {
   fieldErrors,
   validationMessage,
   type balanceApi,
+  type paymentEvents,
+  type transferEvents,
   type payoutsApi,
   type refundsApi,
 } from '@mmp/protocol';
 import type { z } from 'zod';
-import { accountConsistent } from '../domain/ledger.js';
+import { createLedgerReplay } from '../domain/ledger.js';
 import { toPayoutView, toRefundView, type Payout } from '../domain/transfer.js';
 import { findPaymentByToken, type Scope } from '../store/payments.js';
 import { accountsOf, findPayout, findRefund, listPayouts, refundsOfPayment } from '../store/transfers.js';
@@ -43,10 +45,19 @@ async function paymentOf(deps: Deps, token: string | undefined, scope: Scope) {
   return payment;
 }
 
+/** Every stored event the balance is made of, from the first, through `handle`. */
+export type LedgerReplay = (
+  handle: (
+    event: ReceivedEvent<
+      typeof paymentEvents.completed | typeof transferEvents.requested | typeof transferEvents.settled
+    >,
+  ) => Promise<void>,
+) => Promise<number>;
+
 const payoutNotFound = () => appError('resource_not_found', 'No such payout.');
 
 /** Refunds of a payment, payouts and the balance: input checked here, the work in use-cases/transfers. */
-export function transferHandlers(deps: Deps) {
+export function transferHandlers(deps: Deps, replay: LedgerReplay) {
   const createRefund: OperationHandler<(typeof refundsApi)['create']> = async (
     request,
     { actor, requestId },
@@ -154,13 +165,45 @@ export function transferHandlers(deps: Deps) {
     };
   };
 
+  let rebuilding = false;
   const rebuild: OperationHandler<(typeof balanceApi)['rebuild']> = async () => {
-    const accounts = await deps.db.accounts.find({});
-    const entries = accounts.reduce((sum, account) => sum + Object.keys(account.entries).length, 0);
-    return {
-      status: 200,
-      body: { accounts: accounts.length, entries, matches: accounts.every(accountConsistent) },
-    };
+    if (rebuilding) throw appError('invalid_state', 'A balance rebuild is already running.');
+    rebuilding = true;
+    try {
+      const ledger = createLedgerReplay();
+      const events = await replay((event) => {
+        if (event.type === 'payment.completed') ledger.completed(event.data.payment);
+        else if (event.type === 'transfer.requested') ledger.requested(event.data);
+        else ledger.settled(event.data);
+        return Promise.resolve();
+      });
+      const live = new Map((await deps.db.accounts.find({})).map((account) => [account._id, account]));
+      const mismatches = [];
+      for (const id of new Set([...live.keys(), ...ledger.accounts.keys()])) {
+        const mine = live.get(id) ?? { available: 0, pending: 0 };
+        const rebuilt = ledger.accounts.get(id) ?? { available: 0, pending: 0 };
+        if (mine.available !== rebuilt.available || mine.pending !== rebuilt.pending) {
+          mismatches.push({
+            account: id,
+            live: { available: mine.available, pending: mine.pending },
+            rebuilt: { available: rebuilt.available, pending: rebuilt.pending },
+          });
+        }
+      }
+      const entries = [...ledger.accounts.values()].reduce((sum, account) => sum + account.entries, 0);
+      return {
+        status: 200,
+        body: {
+          events,
+          accounts: ledger.accounts.size,
+          entries,
+          matches: mismatches.length === 0,
+          mismatches,
+        },
+      };
+    } finally {
+      rebuilding = false;
+    }
   };
 
   return {
