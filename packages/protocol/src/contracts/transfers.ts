@@ -13,7 +13,7 @@ const merchant = ['merchant'] as const;
 /**
  * The gates every refund and payout passes before any order, each with its own code:
  * not enough available balance (400), no payout-capable rail for the network and
- * environment (422), a live key while no live rail pays out (403).
+ * environment (409), a live key while no live rail pays out (403).
  */
 const GATES = [
   'insufficient_available_balance',

@@ -66,7 +66,7 @@ function collectingRail(payment: Payment): string | null {
 
 /**
  * The rail gates, before any order: a live key while no live rail pays out (403), then no
- * payout-capable rail for the network and currency in the environment (422).
+ * payout-capable rail for the network and currency in the environment (409).
  */
 async function checkRailGates(
   deps: Deps,
