@@ -121,8 +121,8 @@ export function usePaymentsHarness(options: Options = {}) {
   let publisher: ReturnType<typeof createEventPublisher>;
   const events: ReceivedEvent<(typeof PAYMENT_EVENTS)[number]>[] = [];
   const orderStatus = new Map<string, z.input<typeof OrderStatus>>();
-  /** What the stand-in for provider-router answers to the payout rail gates. */
-  const payoutRails = { environmentRails: 1, matchingRails: 1 };
+  /** What the stand-in for provider-router answers to the payout gate (`payouts.route`). */
+  const payoutRoute = { available: true, anyRailOfEnvironment: true, reason: 'sandbox rail' };
   const log = createLogger({ service: 'payments-test', level: 'silent' });
   // The service's clock runs with real time, shifted by what a test advanced it.
   let clockOffsetMs = 0;
@@ -178,7 +178,7 @@ export function usePaymentsHarness(options: Options = {}) {
     },
     events,
     orderStatus,
-    payoutRails,
+    payoutRoute,
     /** A merchant operation, as the gateway forwards it. */
     call(name: MerchantOperation, request: Request, actor: Actor, timeoutMs?: number): Promise<ServiceReply> {
       return gateway().request(MERCHANT_API[name], request, { actor, ...(timeoutMs ? { timeoutMs } : {}) });
@@ -231,7 +231,7 @@ export function usePaymentsHarness(options: Options = {}) {
           routerQueries.orderStatus,
           async ({ paymentId }) => orderStatus.get(paymentId) ?? { order: null, settlement: null },
         ),
-        operation(routerQueries.payoutRails, async () => ({ ...payoutRails })),
+        operation(routerQueries.payoutRoute, async () => ({ ...payoutRoute })),
       ]);
     },
     async stopRouter() {

@@ -252,14 +252,14 @@ describe('payouts', () => {
     );
     expect(reused.code).toBe('duplicate_transaction');
     try {
-      h.payoutRails.matchingRails = 0;
+      h.payoutRoute.available = false;
       const noRail = await h.callError(
         'payouts.create',
         { body: { amount: 100, recipient: { phone: '+237690000002' }, reference: 'r-2' } },
         actor,
       );
       expect(noRail.code).toBe('payout_rail_unavailable');
-      h.payoutRails.environmentRails = 0;
+      h.payoutRoute.anyRailOfEnvironment = false;
       const live = await h.callError(
         'payouts.create',
         { body: { amount: 100, recipient: { phone: '+237690000002' }, reference: 'r-3' } },
@@ -267,8 +267,8 @@ describe('payouts', () => {
       );
       expect(live.code).toBe('live_payouts_unavailable');
     } finally {
-      h.payoutRails.matchingRails = 1;
-      h.payoutRails.environmentRails = 1;
+      h.payoutRoute.available = true;
+      h.payoutRoute.anyRailOfEnvironment = true;
     }
     // Refused payouts leave no record and no debit.
     expect(await balanceOf(actor)).toEqual([{ currency: 'XAF', available: 4000, pending: 1000 }]);

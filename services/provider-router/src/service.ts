@@ -117,7 +117,6 @@ export function providerRouter(options: { resolve?: Resolve } = {}): ServiceDefi
         operation(routerQueries.createProvider, createProviderHandler(deps)),
         operation(routerQueries.orderStatus, internal.orderStatus),
         operation(routerQueries.railCredentials, internal.railCredentials),
-        operation(routerQueries.payoutRails, internal.payoutRails),
         operation(routerForCertification.target, certification.target),
         operation(routerForCertification.createOrder, certification.createOrder),
         operation(routerForCertification.orderStatus, certification.orderStatus),

@@ -212,3 +212,26 @@ export const PayoutEventData = z.object({
   }),
 });
 export type PayoutEventData = z.infer<typeof PayoutEventData>;
+
+/** The payout gate's question to provider-router, before a refund or payout is debited. */
+export const PayoutRouteQuery = z
+  .object({
+    livemode: z.boolean(),
+    network: Network,
+    currency: Currency,
+    country: z.string().length(2),
+  })
+  .strict();
+export type PayoutRouteQuery = z.infer<typeof PayoutRouteQuery>;
+
+/**
+ * `available`: some ACTIVE, in-service, payout-capable rail of the environment serves the
+ * channel. `anyRailOfEnvironment`: whether any rail of the environment pays out at all, so a
+ * live key on a system without live payout rails hears that, not a missing channel.
+ */
+export const PayoutRouteAnswer = z.object({
+  available: z.boolean(),
+  anyRailOfEnvironment: z.boolean(),
+  reason: z.string(),
+});
+export type PayoutRouteAnswer = z.infer<typeof PayoutRouteAnswer>;

@@ -5,6 +5,8 @@ import {
   OrderCreatedData,
   RoutingDecisionData,
   SettlementReceivedData,
+  PayoutRouteAnswer,
+  PayoutRouteQuery,
 } from '../bus/events.js';
 import {
   ProviderMappingView,
@@ -195,30 +197,7 @@ export const RailCredentials = z.object({
 });
 export type RailCredentials = z.infer<typeof RailCredentials>;
 
-/**
- * The rail gates of a refund or payout, asked before any order: how many ACTIVE payout-capable
- * rails in service the environment has, and how many of them carry the network and currency.
- */
-export const PayoutRailsQuery = z
-  .object({ livemode: z.boolean(), network: Network, currency: z.string().length(3) })
-  .strict();
-export const PayoutRails = z.object({
-  environmentRails: z.number().int().nonnegative(),
-  matchingRails: z.number().int().nonnegative(),
-});
-export type PayoutRails = z.infer<typeof PayoutRails>;
-
 export const routerQueries = {
-  payoutRails: defineOperation({
-    service: 'provider-router',
-    name: 'rails.payout-capacity',
-    actors: ['service'],
-    callers: ['payments'],
-    request: PayoutRailsQuery,
-    reply: PayoutRails,
-    summary:
-      "The payout-capable ACTIVE rails of an environment, and those of a network and currency: a refund's or payout's rail gates",
-  }),
   orderStatus: defineOperation({
     service: 'provider-router',
     name: 'orders.status',
@@ -243,6 +222,16 @@ export const routerQueries = {
     reply: RailCredentials,
     errors: ['resource_not_found'],
     summary: "A rail's transport, endpoint and secret, for signing its orders",
+  }),
+  payoutRoute: defineOperation({
+    service: 'provider-router',
+    name: 'payouts.route',
+    actors: ['service'],
+    callers: ['payments'],
+    request: PayoutRouteQuery,
+    reply: PayoutRouteAnswer,
+    summary:
+      'Whether an ACTIVE payout-capable rail of the environment could take a payout now (the gate before a refund or payout is debited)',
   }),
   createProvider: defineOperation({
     service: 'provider-router',

@@ -65,30 +65,28 @@ function collectingRail(payment: Payment): string | null {
 }
 
 /**
- * The rail gates, before any order: a live key while no live rail pays out (403), then no
- * payout-capable rail for the network and currency in the environment (409).
+ * The rail gates, before any order (provider-router's `payouts.route`): a live key while no
+ * live rail pays out (403), else no payout-capable rail for the channel (409).
  */
 async function checkRailGates(
   deps: Deps,
   scope: Scope,
-  network: Network,
-  currency: Currency,
+  channel: { network: Network; currency: Currency; country: string },
   requestId: string,
 ): Promise<void> {
-  const rails = await deps.bus.request(
-    routerQueries.payoutRails,
-    { livemode: scope.livemode, network, currency },
+  const route = await deps.bus.request(
+    routerQueries.payoutRoute,
+    { livemode: scope.livemode, ...channel },
     { requestId },
   );
-  if (scope.livemode && rails.environmentRails === 0) {
+  if (route.available) return;
+  if (scope.livemode && !route.anyRailOfEnvironment) {
     throw appError('live_payouts_unavailable', 'No live rail executes payouts yet; use a test key.');
   }
-  if (rails.matchingRails === 0) {
-    throw appError(
-      'payout_rail_unavailable',
-      `No active payout-capable rail serves ${network} in ${currency} for this environment.`,
-    );
-  }
+  throw appError(
+    'payout_rail_unavailable',
+    `No active payout-capable rail serves ${channel.network} in ${channel.currency} for this environment.`,
+  );
 }
 
 function refundGateError(
@@ -251,7 +249,13 @@ export async function requestRefund(
   if (!(NETWORKS as readonly string[]).includes(network) || !payment.payerPhone) {
     throw appError('invalid_state', 'This payment has no payer number to refund to.');
   }
-  await checkRailGates(deps, scope, network, payment.currency, requestId);
+  const payer = normalizePhone(payment.payerPhone, payment.currency === 'XAF' ? 'CM' : undefined);
+  await checkRailGates(
+    deps,
+    scope,
+    { network, currency: payment.currency, country: payer?.country ?? 'CM' },
+    requestId,
+  );
   const at = deps.now().toISOString();
   const account = await ensureAccount(deps.db, { ...scope, currency: payment.currency }, at);
   const gate = refundGate(account, payment.id, payment.amount, body.amount);
@@ -319,7 +323,13 @@ export async function requestPayout(
       },
     ]);
   }
-  await checkRailGates(deps, scope, network, body.currency, requestId);
+  const recipient = normalizePhone(phone);
+  await checkRailGates(
+    deps,
+    scope,
+    { network, currency: body.currency, country: recipient?.country ?? 'CM' },
+    requestId,
+  );
   const at = deps.now().toISOString();
   const account = await ensureAccount(deps.db, { ...scope, currency: body.currency }, at);
   if (!payoutGate(account, body.amount)) throw insufficientBalance();

@@ -1,7 +1,7 @@
 import type { OperationHandler } from '@mmp/platform';
-import type { Currency, routerForCertification, routerQueries } from '@mmp/protocol';
+import type { routerForCertification, routerQueries } from '@mmp/protocol';
 import { findOrder } from '../store/orders.js';
-import { activeRails, findRail } from '../store/rails.js';
+import { findRail } from '../store/rails.js';
 import {
   certificationOrderStatus,
   certificationTarget,
@@ -16,19 +16,10 @@ type ForCertification = typeof routerForCertification;
 
 /** What other services ask provider-router: a payment's order (payments), a rail's secret (provider-delivery). */
 export function internalHandlers(deps: RouterDeps): {
-  [K in 'orderStatus' | 'railCredentials' | 'payoutRails']: OperationHandler<Queries[K]>;
+  [K in 'orderStatus' | 'railCredentials']: OperationHandler<Queries[K]>;
 } {
   return {
     orderStatus: ({ paymentId }) => orderStatus(deps, paymentId),
-    payoutRails: async ({ livemode, network, currency }) => {
-      const payoutRails = (await activeRails(deps.db, livemode ? 'live' : 'sandbox')).filter(
-        (rail) => rail.supportsPayout,
-      );
-      const matching = payoutRails.filter(
-        (rail) => rail.networks.includes(network) && rail.currencies.includes(currency as Currency),
-      );
-      return { environmentRails: payoutRails.length, matchingRails: matching.length };
-    },
     railCredentials: async ({ railId, orderKey }) => {
       const rail = await findRail(deps.db, railId);
       if (!rail) throw notFound('Rail');
