@@ -170,6 +170,17 @@ describe('refunds', () => {
     expect(missing.code).toBe('resource_not_found');
   });
 
+  it('refunds a payment the moment it completed, before the ledger consumer may have credited it', async () => {
+    const actor = actorOf();
+    const payment = await initiated(h, actor);
+    await h.publish('settlement.received', settlement(payment.id, 'COMPLETED'));
+    await eventually(async () => (await retrieve(actor, payment.token)).status === 'COMPLETED');
+    const at = await refund(actor, payment.token);
+    expect(at.amount).toBe(5000);
+    await eventually(async () => (await balanceOf(actor))[0]?.pending === 5000);
+    expect(await balanceOf(actor)).toEqual([{ currency: 'XAF', available: 0, pending: 5000 }]);
+  });
+
   it('replays the first answer for the same Idempotency-Key', async () => {
     const actor = actorOf();
     const payment = await completedPayment(actor);

@@ -257,7 +257,7 @@ export async function requestRefund(
     requestId,
   );
   const at = deps.now().toISOString();
-  const account = await ensureAccount(deps.db, { ...scope, currency: payment.currency }, at);
+  const account = await creditedAccount(deps, payment, at, requestId);
   const gate = refundGate(account, payment.id, payment.amount, body.amount);
   if (!gate.ok) throw refundGateError(gate.reason, gate.remaining);
   const id = newRefundId();
@@ -385,6 +385,24 @@ export async function creditCompletedPayment(
     [],
     requestId,
   );
+}
+
+/**
+ * The account of a payment about to be refunded, with the payment credited: a refund asked
+ * the moment the payment completed must not wait for (or be refused before) the ledger's
+ * consumer of `payment.completed`; the credit is entered once whoever comes first.
+ */
+async function creditedAccount(
+  deps: Deps,
+  payment: Payment,
+  at: string,
+  requestId: string,
+): Promise<Account> {
+  const scope = { projectId: payment.projectId, livemode: payment.livemode, currency: payment.currency };
+  const account = await ensureAccount(deps.db, scope, at);
+  if (account.entries[entryKey('payment', payment.id)]) return account;
+  await creditCompletedPayment(deps, { payment: toSnapshot(payment) }, requestId);
+  return ensureAccount(deps.db, scope, at);
 }
 
 function refundEventData(refund: Refund, payment: Payment) {
