@@ -287,6 +287,31 @@ describe('payouts', () => {
     expect(bad.fields?.map((f) => f.field).sort()).toEqual(['amount', 'currency', 'recipient', 'reference']);
   });
 
+  it('lists payouts newest first with page and cursor pagination and the list errors of payments', async () => {
+    const actor = actorOf();
+    await completedPayment(actor);
+    const sent = [];
+    for (let i = 0; i < 3; i += 1) sent.push(await payout(actor, { amount: 100 }));
+    type Page = { data: { id: string }[]; has_more: boolean; meta: { total: number; page?: number } };
+    const first = (await h.call('payouts.list', { query: { limit: '2' } }, actor)).body as Page;
+    expect(first.data.map((p) => p.id)).toEqual([sent[2]!.id, sent[1]!.id]);
+    expect(first).toMatchObject({ has_more: true, meta: { total: 3, page: 1 } });
+    const after = (
+      await h.call('payouts.list', { query: { limit: '2', starting_after: sent[1]!.id } }, actor)
+    ).body as Page;
+    expect(after.data.map((p) => p.id)).toEqual([sent[0]!.id]);
+    expect(after.has_more).toBe(false);
+    const before = (await h.call('payouts.list', { query: { ending_before: sent[0]!.id } }, actor))
+      .body as Page;
+    expect(before.data.map((p) => p.id)).toEqual([sent[2]!.id, sent[1]!.id]);
+    const unknown = await h.callError('payouts.list', { query: { starting_after: 'po_unknown' } }, actor);
+    expect(unknown).toMatchObject({ code: 'invalid_request', fields: [{ field: 'starting_after' }] });
+    const bad = await h.callError('payouts.list', { query: { limit: '0', status: 'DONE' } }, actor);
+    expect(bad.fields?.map((f) => f.field).sort()).toEqual(['limit', 'status']);
+    const other = await h.callError('payouts.retrieve', { params: { payoutId: sent[0]!.id } }, actorOf());
+    expect(other.code).toBe('resource_not_found');
+  });
+
   it('twenty concurrent payouts never spend more than the balance', async () => {
     const actor = actorOf();
     await completedPayment(actor);
