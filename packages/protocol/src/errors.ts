@@ -104,7 +104,7 @@ export const errorCatalog: Readonly<Record<ErrorCode, ErrorCatalogEntry>> = {
   rail_has_open_orders: { status: 409, type: 'invalid_request_error' },
   // The gates of refunds and payouts (docs/decisions.md, "Refunds and payouts").
   insufficient_available_balance: { status: 400, type: 'invalid_request_error' },
-  payout_rail_unavailable: { status: 422, type: 'invalid_request_error' },
+  payout_rail_unavailable: { status: 409, type: 'invalid_request_error' },
   live_payouts_unavailable: { status: 403, type: 'permission_error' },
 };
 

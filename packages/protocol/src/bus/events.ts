@@ -165,8 +165,12 @@ export const TransferOutcomeData = z.object({
 });
 export type TransferOutcomeData = z.infer<typeof TransferOutcomeData>;
 
-/** A refund as its consumers need it (customers net their totals of completed ones). */
+/**
+ * A refund as its consumers need it (customers net their totals of completed ones), with its
+ * payment as the refund left it (the merchant's `transaction.refunded` carries both).
+ */
 export const RefundEventData = z.object({
+  payment: PaymentSnapshot,
   refund: z.object({
     id: z.string(),
     paymentId: z.string(),
@@ -177,7 +181,12 @@ export const RefundEventData = z.object({
     amount: z.number().int(),
     currency: Currency,
     status: z.enum(['PENDING', 'COMPLETED', 'FAILED']),
+    reason: z.string().nullable(),
     failureCode: z.string().nullable(),
+    failureMessage: z.string().nullable(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    completedAt: z.string().nullable(),
   }),
 });
 export type RefundEventData = z.infer<typeof RefundEventData>;
@@ -191,7 +200,15 @@ export const PayoutEventData = z.object({
     currency: Currency,
     status: z.enum(['PENDING', 'COMPLETED', 'FAILED']),
     reference: z.string(),
+    recipientPhone: z.string(),
+    network: Network,
+    description: z.string().nullable(),
+    metadata: z.record(z.string(), z.unknown()),
     failureCode: z.string().nullable(),
+    failureMessage: z.string().nullable(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    completedAt: z.string().nullable(),
   }),
 });
 export type PayoutEventData = z.infer<typeof PayoutEventData>;

@@ -13,7 +13,7 @@ const merchant = ['merchant'] as const;
 /**
  * The gates every refund and payout passes before any order, each with its own code:
  * not enough available balance (400), no payout-capable rail for the network and
- * environment (422), a live key while no live rail pays out (403).
+ * environment (409), a live key while no live rail pays out (403).
  */
 const GATES = [
   'insufficient_available_balance',
@@ -29,7 +29,15 @@ export const refundsApi = {
     actors: merchant,
     scope: 'refunds:write',
     responses: { 201: Refund },
-    errors: ['invalid_request', 'resource_not_found', 'invalid_state', 'idempotency_conflict', ...GATES],
+    errors: [
+      'validation_error',
+      'invalid_request',
+      'invalid_amount',
+      'resource_not_found',
+      'invalid_state',
+      'idempotency_conflict',
+      ...GATES,
+    ],
     summary:
       'Refund a COMPLETED or PARTIALLY_REFUNDED payment (amount default: all that remains); the sum of its refunds never exceeds its amount',
   }),
@@ -61,7 +69,14 @@ export const payoutsApi = {
     actors: merchant,
     scope: 'payouts:write',
     responses: { 201: Payout },
-    errors: ['invalid_request', 'duplicate_transaction', 'idempotency_conflict', ...GATES],
+    errors: [
+      'validation_error',
+      'invalid_request',
+      'invalid_phone',
+      'duplicate_transaction',
+      'idempotency_conflict',
+      ...GATES,
+    ],
     summary:
       'Send money to a phone number from the available balance; reference unique per project and environment',
   }),
@@ -100,13 +115,23 @@ export const balanceApi = {
     actors: ['admin'],
     responses: {
       200: z.object({
+        events: z.number().int(),
         accounts: z.number().int(),
         entries: z.number().int(),
         matches: z.boolean(),
+        /** Accounts whose live figures differ from the stream's (empty when `matches`). */
+        mismatches: z.array(
+          z.object({
+            account: z.string(),
+            live: z.object({ available: z.number().int(), pending: z.number().int() }),
+            rebuilt: z.object({ available: z.number().int(), pending: z.number().int() }),
+          }),
+        ),
       }),
     },
     errors: ['invalid_state'],
-    summary: 'Recompute every balance from its ledger entries and say whether it equals the live one',
+    summary:
+      'Recompute every balance from the event stream (completed payments, transfer requests and outcomes) and say whether each equals the live one',
   }),
 };
 
@@ -116,7 +141,8 @@ export const transferEvents = {
     version: 1,
     data: TransferRequestedData,
     producer: 'payments',
-    consumers: ['provider-router'],
+    // payments reads its own requests back only to rebuild the balance from the stream.
+    consumers: ['provider-router', 'payments'],
     summary:
       'A refund or payout passed its gates and was debited: provider-router routes its payout.execute order',
   }),
@@ -131,16 +157,15 @@ export const transferEvents = {
   }),
 };
 
-const REFUND_CONSUMERS = ['customers', 'payments'] as const;
-
 export const refundEvents = {
   completed: defineEvent({
     type: 'refund.completed',
     version: 1,
     data: RefundEventData,
     producer: 'payments',
-    consumers: REFUND_CONSUMERS,
-    summary: 'The money went back to the payer; customers net their totals of it',
+    consumers: ['payments'],
+    summary:
+      'The money went back to the payer: the merchant hears of it through transaction.refunded (customers net their totals from the payment.(partially_)refunded written with it)',
   }),
   failed: defineEvent({
     type: 'refund.failed',
