@@ -32,23 +32,27 @@ function failureOf(status: number, body: unknown): CliError {
   return new CliError(`${code}: ${message}${detail}`, { status, code, requestId });
 }
 
+type RequestOptions = {
+  body?: unknown;
+  query?: Record<string, string | undefined>;
+  text?: boolean;
+  /** Sent as Idempotency-Key, so a retried command has the effect of one. */
+  idempotencyKey?: string;
+};
+
 export type Client = {
   request<T = unknown>(
     method: string,
     path: string,
     /** `text`: the answer's body as text (a report that is not JSON). */
-    options?: { body?: unknown; query?: Record<string, string | undefined>; text?: boolean },
+    options?: RequestOptions,
   ): Promise<T>;
 };
 
 /** JSON over HTTP against the gateway with one bearer credential. */
 export function createClient(baseUrl: string, token: string | undefined, missingTokenHint: string): Client {
   return {
-    async request<T>(
-      method: string,
-      path: string,
-      options: { body?: unknown; query?: Record<string, string | undefined>; text?: boolean } = {},
-    ) {
+    async request<T>(method: string, path: string, options: RequestOptions = {}) {
       if (!token) throw new CliError(missingTokenHint);
       const url = new URL(path, `${baseUrl}/`);
       for (const [name, value] of Object.entries(options.query ?? {}))
@@ -58,6 +62,7 @@ export function createClient(baseUrl: string, token: string | undefined, missing
         accept: options.text ? '*/*' : 'application/json',
       };
       if (options.body !== undefined) headers['content-type'] = 'application/json';
+      if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;
       let response;
       try {
         response = await fetch(url, {

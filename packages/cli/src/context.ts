@@ -5,6 +5,8 @@ import type { CliConfig } from './config.js';
 export type Context = {
   admin: Client;
   provider(key?: string): Client;
+  /** A merchant's secret key: refunds, payouts and the balance are the merchant's own. */
+  merchant(key?: string): Client;
 };
 
 export function createContext(config: CliConfig): Context {
@@ -19,6 +21,12 @@ export function createContext(config: CliConfig): Context {
         config.url,
         key ?? config.providerKey,
         'no provider key: pass --provider-key or set MMP_PROVIDER_KEY.',
+      ),
+    merchant: (key) =>
+      createClient(
+        config.url,
+        key ?? config.secretKey,
+        "no merchant key: pass --key or set MMP_SECRET_KEY to the project's secret key (sk_…).",
       ),
   };
 }

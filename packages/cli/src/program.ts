@@ -6,6 +6,7 @@ import { registerKeyCommands } from './commands/keys.js';
 import { registerProjectCommands } from './commands/projects.js';
 import { registerProviderCommands } from './commands/providers.js';
 import { registerRailCommands } from './commands/rails.js';
+import { registerTransferCommands } from './commands/transfers.js';
 import { registerWebhookCommands } from './commands/webhooks.js';
 
 export function buildProgram(config: CliConfig): Command {
@@ -23,5 +24,6 @@ export function buildProgram(config: CliConfig): Command {
   registerProviderCommands(program, ctx);
   registerRailCommands(program, ctx);
   registerCertifyCommand(program, ctx);
+  registerTransferCommands(program, ctx);
   return program;
 }

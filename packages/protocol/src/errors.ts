@@ -44,6 +44,9 @@ export const ErrorCode = z.enum([
   'signature_invalid',
   'order_expired',
   'rail_has_open_orders',
+  'insufficient_available_balance',
+  'payout_rail_unavailable',
+  'live_payouts_unavailable',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
 
@@ -99,6 +102,10 @@ export const errorCatalog: Readonly<Record<ErrorCode, ErrorCatalogEntry>> = {
   signature_invalid: { status: 403, type: 'authentication_error' },
   order_expired: { status: 410, type: 'invalid_request_error' },
   rail_has_open_orders: { status: 409, type: 'invalid_request_error' },
+  // The gates of refunds and payouts (docs/decisions.md, "Refunds and payouts").
+  insufficient_available_balance: { status: 400, type: 'invalid_request_error' },
+  payout_rail_unavailable: { status: 409, type: 'invalid_request_error' },
+  live_payouts_unavailable: { status: 403, type: 'permission_error' },
 };
 
 export const FieldError = z.object({ field: z.string(), message: z.string() }).strict();

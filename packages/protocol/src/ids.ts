@@ -46,6 +46,8 @@ export const ID_PREFIX = {
   event: 'evt_',
   paymentOrder: 'pexec_',
   payoutOrder: 'pexo_',
+  refund: 'rf_',
+  payout: 'po_',
   webhookSecret: 'whsec_',
   providerApiKey: 'sk_',
   request: 'req_',
@@ -56,6 +58,8 @@ export const newCheckoutSessionId = (): string => ID_PREFIX.checkoutSession + ra
 export const newEventId = (): string => ID_PREFIX.event + randomBase62(ID_LENGTH);
 export const newPaymentOrderKey = (): string => ID_PREFIX.paymentOrder + randomBase62(ID_LENGTH);
 export const newPayoutOrderKey = (): string => ID_PREFIX.payoutOrder + randomBase62(ID_LENGTH);
+export const newRefundId = (): string => ID_PREFIX.refund + randomBase62(ID_LENGTH);
+export const newPayoutId = (): string => ID_PREFIX.payout + randomBase62(ID_LENGTH);
 export const newWebhookSecret = (): string => ID_PREFIX.webhookSecret + randomBase62(SECRET_LENGTH);
 export const newProviderApiKey = (): string => ID_PREFIX.providerApiKey + randomBase62(SECRET_LENGTH);
 export const newRequestId = (): string => ID_PREFIX.request + randomBase62(ID_LENGTH);
@@ -87,6 +91,10 @@ export const PaymentOrderKey = z
 export type PaymentOrderKey = z.infer<typeof PaymentOrderKey>;
 export const PayoutOrderKey = z.string().regex(prefixed('pexo_', 16), 'must be a payout order key (pexo_…)');
 export type PayoutOrderKey = z.infer<typeof PayoutOrderKey>;
+export const RefundId = z.string().regex(prefixed('rf_', 16), 'must be a refund id (rf_…)');
+export type RefundId = z.infer<typeof RefundId>;
+export const PayoutId = z.string().regex(prefixed('po_', 16), 'must be a payout id (po_…)');
+export type PayoutId = z.infer<typeof PayoutId>;
 export const WebhookSecret = z.string().regex(prefixed('whsec_', 32), 'must be a webhook secret (whsec_…)');
 export type WebhookSecret = z.infer<typeof WebhookSecret>;
 export const ProviderApiKey = z.string().regex(prefixed('sk_', 32), 'must be a provider API key (sk_…)');

@@ -17,6 +17,7 @@ export * from './merchant/payment-link.js';
 export * from './merchant/checkout-session.js';
 export * from './merchant/customer.js';
 export * from './merchant/webhook-event.js';
+export * from './merchant/transfer.js';
 export * from './merchant/webhook-endpoint.js';
 export * from './provider/protocol-v1.js';
 export * from './provider/settlement.js';

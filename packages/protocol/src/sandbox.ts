@@ -44,6 +44,19 @@ export const SANDBOX_NUMBERS: readonly { phone: string; outcome: SandboxOutcome 
   { phone: '+2250700000003', outcome: 'payment_expired' },
 ];
 
+/**
+ * Payout test numbers, on top of `SANDBOX_NUMBERS` (a payout to one of those ends as its
+ * payment would: success, `account_inactive`, never settled, …). A payment from one of these
+ * completes like any other number, so a refund to its payer can fail or hang on purpose.
+ */
+export const SANDBOX_PAYOUT_NUMBERS: readonly {
+  phone: string;
+  outcome: 'account_inactive' | 'never_settles';
+}[] = [
+  { phone: '+237690000008', outcome: 'account_inactive' },
+  { phone: '+237690000009', outcome: 'never_settles' },
+];
+
 /** The sandbox numbers a payer can type on a page in `currency` (the others it refuses). */
 export function sandboxNumbersFor(currency: string) {
   return SANDBOX_NUMBERS.filter(({ phone }) => {

@@ -13,6 +13,11 @@ export const SCOPES = {
   'customers:read': 'Read customer profiles, statistics and histories',
   'webhooks:read': 'List webhook endpoints and their deliveries',
   'webhooks:write': 'Create, update, roll and delete webhook endpoints; redeliver events',
+  'refunds:read': "Retrieve and list a payment's refunds",
+  'refunds:write': 'Refund completed payments',
+  'payouts:read': 'Retrieve and list payouts',
+  'payouts:write': 'Send payouts from the available balance',
+  'balance:read': 'Read the available and pending balance per currency',
 } as const;
 export type Scope = keyof typeof SCOPES;
 export const ALL_SCOPES = Object.keys(SCOPES) as Scope[];

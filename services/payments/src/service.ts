@@ -10,9 +10,14 @@ import {
 } from '@mmp/platform';
 import {
   PublicUrlEnv,
+  balanceApi,
+  paymentEvents,
   paymentsApi,
   paymentsForCheckout,
+  payoutsApi,
+  refundsApi,
   routerEvents,
+  transferEvents,
   webhookEndpointsApi,
 } from '@mmp/protocol';
 import { DEFAULT_RETRY_SCHEDULE_MS, parseRetrySchedule } from './domain/webhooks.js';
@@ -31,7 +36,9 @@ import {
   onRoutingDecided,
 } from './handlers/events.js';
 import { merchantPaymentHandlers } from './handlers/merchant-payments.js';
+import { transferHandlers } from './handlers/transfers.js';
 import { webhookEndpointHandlers } from './handlers/webhook-endpoints.js';
+import { applyTransferOutcome, creditCompletedPayment, finishUndebited } from './use-cases/transfers.js';
 
 // ALLOW_HTTP_LOOPBACK_ENDPOINTS (BaseEnv), the development switch every service that calls out reads,
 // lets merchant webhook endpoints be on loopback (over http too); never a private address.
@@ -94,7 +101,7 @@ export function createPaymentsService(options: PaymentsServiceOptions = {}): Ser
       kit.onStop(() => http.close());
       const deps: Deps = {
         db,
-        outbox: kit.outbox([db.payments]),
+        outbox: kit.outbox([db.payments, db.accounts]),
         bus: kit.bus,
         idempotency: createIdempotency(db.idempotency, {
           waitMs: env.IDEMPOTENCY_WAIT_MS,
@@ -147,9 +154,31 @@ export function createPaymentsService(options: PaymentsServiceOptions = {}): Ser
         handle: (event) => onPaymentEnded(deps, event, () => sender.kick()),
       });
 
+      // The ledger: a completed payment is credited once; a transfer's outcome ends its debit.
+      kit.consume({
+        durable: 'payments-ledger',
+        events: [paymentEvents.completed],
+        handle: (event) => creditCompletedPayment(deps, event.data, event.requestId),
+      });
+      kit.consume({
+        durable: 'payments-transfers',
+        events: [transferEvents.settled],
+        handle: (event) => applyTransferOutcome(deps, event.data, event.requestId),
+      });
+      kit.loop({
+        name: 'transfer_debits',
+        intervalMs: env.EXPIRY_INTERVAL_MS,
+        pass: async () => {
+          await finishUndebited(deps, env.IDEMPOTENCY_STALE_MS);
+        },
+      });
+
       const merchant = merchantPaymentHandlers(deps);
       const checkout = checkoutHandlers(deps);
       const endpoints = webhookEndpointHandlers(deps);
+      const transfers = transferHandlers(deps, (handle) =>
+        kit.replay([paymentEvents.completed, transferEvents.requested, transferEvents.settled], handle),
+      );
       kit.serve(
         operation(paymentsApi.create, merchant.create, { keepsItsOutcomes: true }),
         operation(paymentsApi.list, merchant.list),
@@ -169,6 +198,14 @@ export function createPaymentsService(options: PaymentsServiceOptions = {}): Ser
         operation(webhookEndpointsApi.rollSecret, endpoints.rollSecret),
         operation(webhookEndpointsApi.deliveries, endpoints.deliveries),
         operation(webhookEndpointsApi.redeliver, endpoints.redeliver),
+        operation(refundsApi.create, transfers.createRefund),
+        operation(refundsApi.list, transfers.listRefunds),
+        operation(refundsApi.retrieve, transfers.retrieveRefund),
+        operation(payoutsApi.create, transfers.createPayout),
+        operation(payoutsApi.list, transfers.listPayouts),
+        operation(payoutsApi.retrieve, transfers.retrievePayout),
+        operation(balanceApi.retrieve, transfers.balance),
+        operation(balanceApi.rebuild, transfers.rebuild),
       );
     },
   };

@@ -31,7 +31,11 @@ import {
   PaymentCreateResponse,
   paymentsApi,
   paymentsForCheckout,
+  balanceApi,
+  payoutsApi,
   projectEvents,
+  refundsApi,
+  transferEvents,
   routerEvents,
   routerQueries,
   webhookEndpointsApi,
@@ -75,6 +79,13 @@ const MERCHANT_API = {
   'webhook-endpoints.roll-secret': webhookEndpointsApi.rollSecret,
   'webhook-endpoints.deliveries': webhookEndpointsApi.deliveries,
   'webhook-endpoints.redeliver': webhookEndpointsApi.redeliver,
+  'refunds.create': refundsApi.create,
+  'refunds.list': refundsApi.list,
+  'refunds.retrieve': refundsApi.retrieve,
+  'payouts.create': payoutsApi.create,
+  'payouts.list': payoutsApi.list,
+  'payouts.retrieve': payoutsApi.retrieve,
+  balance: balanceApi.retrieve,
 };
 type MerchantOperation = keyof typeof MERCHANT_API;
 type Request = z.input<typeof ServiceRequest>;
@@ -84,7 +95,9 @@ const CHECKOUT = paymentsForCheckout;
 const LINKS_CHECKOUT: Actor = { kind: 'service', service: 'links-checkout' };
 
 /** What a test publishes: provider-router's events and the gateway's project.updated. */
-const PUBLISHED = new Set([...Object.values(routerEvents), projectEvents.updated].map((event) => event.type));
+const PUBLISHED = new Set(
+  [...Object.values(routerEvents), transferEvents.settled, projectEvents.updated].map((event) => event.type),
+);
 
 type Options = {
   env?: Record<string, string>;
@@ -108,6 +121,8 @@ export function usePaymentsHarness(options: Options = {}) {
   let publisher: ReturnType<typeof createEventPublisher>;
   const events: ReceivedEvent<(typeof PAYMENT_EVENTS)[number]>[] = [];
   const orderStatus = new Map<string, z.input<typeof OrderStatus>>();
+  /** What the stand-in for provider-router answers to the payout gate (`payouts.route`). */
+  const payoutRoute = { available: true, anyRailOfEnvironment: true, reason: 'sandbox rail' };
   const log = createLogger({ service: 'payments-test', level: 'silent' });
   // The service's clock runs with real time, shifted by what a test advanced it.
   let clockOffsetMs = 0;
@@ -163,9 +178,18 @@ export function usePaymentsHarness(options: Options = {}) {
     },
     events,
     orderStatus,
+    payoutRoute,
     /** A merchant operation, as the gateway forwards it. */
     call(name: MerchantOperation, request: Request, actor: Actor, timeoutMs?: number): Promise<ServiceReply> {
       return gateway().request(MERCHANT_API[name], request, { actor, ...(timeoutMs ? { timeoutMs } : {}) });
+    },
+    /** Any operation the gateway forwards, as it forwards it (admin ones included). */
+    gatewayCall(
+      contract: (typeof MERCHANT_API)[MerchantOperation] | typeof balanceApi.rebuild,
+      request: Request,
+      actor: Actor,
+    ) {
+      return gateway().request(contract, request, { actor });
     },
     /** The AppError a merchant operation fails with; fails the test if it succeeds. */
     async callError(name: MerchantOperation, request: Request, actor: Actor): Promise<AppError> {
@@ -207,6 +231,7 @@ export function usePaymentsHarness(options: Options = {}) {
           routerQueries.orderStatus,
           async ({ paymentId }) => orderStatus.get(paymentId) ?? { order: null, settlement: null },
         ),
+        operation(routerQueries.payoutRoute, async () => ({ ...payoutRoute })),
       ]);
     },
     async stopRouter() {

@@ -116,6 +116,7 @@ export function providerRouter(options: { resolve?: Resolve } = {}): ServiceDefi
         operation(providersAdminApi.reconciliation, admin.reconciliation),
         operation(routerQueries.createProvider, createProviderHandler(deps)),
         operation(routerQueries.orderStatus, internal.orderStatus),
+        operation(routerQueries.payoutRoute, internal.payoutRoute),
         operation(routerQueries.railCredentials, internal.railCredentials),
         operation(routerForCertification.target, certification.target),
         operation(routerForCertification.createOrder, certification.createOrder),

@@ -26,6 +26,7 @@ import {
   routerEvents,
   routerQueries,
   settlementsApi,
+  transferEvents,
   type Actor,
   type AppError,
   type DeliveryOutcomeData,
@@ -34,6 +35,7 @@ import {
   type OperationContract,
   type PaymentSnapshot,
   type ServiceName,
+  type TransferRequestedData,
 } from '@mmp/protocol';
 import type { z } from 'zod';
 import { providerRouter } from '../src/service.js';
@@ -41,7 +43,8 @@ import { providerRouter } from '../src/service.js';
 export const ADMIN: Actor = { kind: 'admin' };
 export const providerActor = (providerId: string): Actor => ({ kind: 'provider', providerId });
 
-const ROUTER_EVENTS: readonly EventContract[] = Object.values(routerEvents);
+/** What provider-router publishes (transfer.settled included), recorded by the observers. */
+const ROUTER_EVENTS: readonly EventContract[] = [...Object.values(routerEvents), transferEvents.settled];
 
 /** Resolves to the AppError `promise` rejects with; fails the test when it resolves. */
 export async function failureOf(promise: Promise<unknown>): Promise<AppError> {
@@ -78,7 +81,7 @@ export async function startRouter(
     buses.get(caller) ?? buses.set(caller, createTestBus(nc, naming, caller)).get(caller)!;
   const publishAs = (service: ServiceName, events: readonly EventContract[]) =>
     createEventPublisher(nc, naming, { service, types: new Set(events.map((event) => event.type)) });
-  const asPayments = publishAs('payments', [paymentEvents.initiated]);
+  const asPayments = publishAs('payments', [paymentEvents.initiated, transferEvents.requested]);
   const asDelivery = publishAs('provider-delivery', DELIVERY_EVENTS);
   const seen: ReceivedEvent[] = [];
   // A consumer is admitted only for contracts naming it: one observer per consuming service.
@@ -152,6 +155,16 @@ export async function startRouter(
       await asPayments(event);
       return event.id;
     },
+    /** transfer.requested as payments publishes it once a refund or payout is debited. */
+    async requestTransfer(data: TransferRequestedData) {
+      const event = newEvent(transferEvents.requested, data, {
+        occurredAt: new Date().toISOString(),
+        projectId: data.projectId,
+        livemode: data.livemode,
+      });
+      await asPayments(event);
+      return event.id;
+    },
     /** A payment initiated in `country` (each test routes in its own, so rails of other tests never serve it). */
     async routed(
       country: string,
@@ -179,10 +192,12 @@ export async function startRouter(
         newEvent(contract, { reason: null, attempts: 1, ...data }, { occurredAt: new Date().toISOString() }),
       );
     },
+    /** Events of a payment, or of a transfer by its `rf_…`/`po_…` id (its orders carry it as paymentId). */
     events(type: string, paymentId: string) {
-      return seen.filter(
-        (event) => event.type === type && (event.data as { paymentId: string }).paymentId === paymentId,
-      );
+      return seen.filter((event) => {
+        const data = event.data as { paymentId?: string; transferId?: string };
+        return event.type === type && (data.paymentId ?? data.transferId) === paymentId;
+      });
     },
     async waitFor(type: string, paymentId: string, count = 1) {
       return eventually(async () => {

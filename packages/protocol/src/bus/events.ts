@@ -127,3 +127,111 @@ export const RoutingDecisionData = z.object({
   skipped: z.array(z.object({ railId: z.string(), reason: z.string() })).default([]),
 });
 export type RoutingDecisionData = z.infer<typeof RoutingDecisionData>;
+
+/**
+ * An outbound transfer payments has debited from the balance: provider-router makes it a
+ * `payout.execute` order (key `pexo_…`) on an ACTIVE payout-capable rail of its environment.
+ * `transferId` is the refund's `rf_…` or the payout's `po_…`; it is the order's transaction_ref.
+ */
+export const TransferRequestedData = z.object({
+  transferId: z.string(),
+  kind: z.enum(['refund', 'payout']),
+  projectId: z.string(),
+  livemode: z.boolean(),
+  amount: z.number().int().positive(),
+  currency: Currency,
+  network: Network,
+  country: z.string().length(2),
+  /** E.164 number of the payee (the payer of a refunded payment, or the payout's recipient). */
+  phone: z.string(),
+  /** A refund prefers the rail that collected its payment. */
+  preferredRailId: z.string().nullable(),
+});
+export type TransferRequestedData = z.infer<typeof TransferRequestedData>;
+
+/**
+ * provider-router's outcome of a transfer's order: the correlated SettlementEvent (COMPLETED
+ * or FAILED), or FAILED without a settlement when no rail could take the order.
+ */
+export const TransferOutcomeData = z.object({
+  transferId: z.string(),
+  kind: z.enum(['refund', 'payout']),
+  orderKey: z.string().nullable(),
+  railId: z.string().nullable(),
+  status: z.enum(['COMPLETED', 'FAILED']),
+  /** A code of the catalog when FAILED (account_inactive, provider_unavailable, …). */
+  failureCode: z.string().nullable(),
+  settledAt: z.string(),
+});
+export type TransferOutcomeData = z.infer<typeof TransferOutcomeData>;
+
+/**
+ * A refund as its consumers need it (customers net their totals of completed ones), with its
+ * payment as the refund left it (the merchant's `transaction.refunded` carries both).
+ */
+export const RefundEventData = z.object({
+  payment: PaymentSnapshot,
+  refund: z.object({
+    id: z.string(),
+    paymentId: z.string(),
+    paymentToken: z.string(),
+    customerId: z.string().nullable(),
+    projectId: z.string(),
+    livemode: z.boolean(),
+    amount: z.number().int(),
+    currency: Currency,
+    status: z.enum(['PENDING', 'COMPLETED', 'FAILED']),
+    reason: z.string().nullable(),
+    failureCode: z.string().nullable(),
+    failureMessage: z.string().nullable(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    completedAt: z.string().nullable(),
+  }),
+});
+export type RefundEventData = z.infer<typeof RefundEventData>;
+
+export const PayoutEventData = z.object({
+  payout: z.object({
+    id: z.string(),
+    projectId: z.string(),
+    livemode: z.boolean(),
+    amount: z.number().int(),
+    currency: Currency,
+    status: z.enum(['PENDING', 'COMPLETED', 'FAILED']),
+    reference: z.string(),
+    recipientPhone: z.string(),
+    network: Network,
+    description: z.string().nullable(),
+    metadata: z.record(z.string(), z.unknown()),
+    failureCode: z.string().nullable(),
+    failureMessage: z.string().nullable(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    completedAt: z.string().nullable(),
+  }),
+});
+export type PayoutEventData = z.infer<typeof PayoutEventData>;
+
+/** The payout gate's question to provider-router, before a refund or payout is debited. */
+export const PayoutRouteQuery = z
+  .object({
+    livemode: z.boolean(),
+    network: Network,
+    currency: Currency,
+    country: z.string().length(2),
+  })
+  .strict();
+export type PayoutRouteQuery = z.infer<typeof PayoutRouteQuery>;
+
+/**
+ * `available`: some ACTIVE, in-service, payout-capable rail of the environment serves the
+ * channel. `anyRailOfEnvironment`: whether any rail of the environment pays out at all, so a
+ * live key on a system without live payout rails hears that, not a missing channel.
+ */
+export const PayoutRouteAnswer = z.object({
+  available: z.boolean(),
+  anyRailOfEnvironment: z.boolean(),
+  reason: z.string(),
+});
+export type PayoutRouteAnswer = z.infer<typeof PayoutRouteAnswer>;

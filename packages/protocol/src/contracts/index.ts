@@ -15,6 +15,14 @@ import {
   settlementsApi,
 } from './provider-router.js';
 import { sandboxOperations } from './sandbox-provider.js';
+import {
+  balanceApi,
+  payoutEvents,
+  payoutsApi,
+  refundEvents,
+  refundsApi,
+  transferEvents,
+} from './transfers.js';
 
 export * from './certification-runner.js';
 export * from './customers.js';
@@ -25,6 +33,7 @@ export * from './ping.js';
 export * from './provider-delivery.js';
 export * from './provider-router.js';
 export * from './sandbox-provider.js';
+export * from './transfers.js';
 
 const groups = <T>(...objects: Record<string, T>[]): T[] =>
   objects.flatMap((object) => Object.values(object));
@@ -35,6 +44,9 @@ export const OPERATION_CONTRACTS: readonly OperationContract[] = groups<Operatio
   paymentsApi,
   webhookEndpointsApi,
   paymentsForCheckout,
+  refundsApi,
+  payoutsApi,
+  balanceApi,
   linksApi,
   checkoutApi,
   pagesApi,
@@ -57,5 +69,8 @@ export const EVENT_CONTRACTS: readonly EventContract[] = groups<EventContract>(
   deliveryEvents,
   projectEvents,
   certificationEvents,
+  transferEvents,
+  refundEvents,
+  payoutEvents,
 );
 export * from './flows.js';

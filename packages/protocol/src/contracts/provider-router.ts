@@ -5,6 +5,8 @@ import {
   OrderCreatedData,
   RoutingDecisionData,
   SettlementReceivedData,
+  PayoutRouteAnswer,
+  PayoutRouteQuery,
 } from '../bus/events.js';
 import {
   ProviderMappingView,
@@ -220,6 +222,16 @@ export const routerQueries = {
     reply: RailCredentials,
     errors: ['resource_not_found'],
     summary: "A rail's transport, endpoint and secret, for signing its orders",
+  }),
+  payoutRoute: defineOperation({
+    service: 'provider-router',
+    name: 'payouts.route',
+    actors: ['service'],
+    callers: ['payments'],
+    request: PayoutRouteQuery,
+    reply: PayoutRouteAnswer,
+    summary:
+      'Whether an ACTIVE payout-capable rail of the environment could take a payout now (the gate before a refund or payout is debited)',
   }),
   createProvider: defineOperation({
     service: 'provider-router',

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { EventId, PaymentToken } from '../ids.js';
+import { Payout, Refund } from './transfer.js';
 import { Currency } from '../money.js';
 import { DateTime } from './common.js';
 import { PaymentMethod, PaymentStatus } from './payment.js';
@@ -10,6 +11,8 @@ export const MERCHANT_WEBHOOK_EVENT_TYPES = [
   'transaction.expired',
   'transaction.cancelled',
   'transaction.refunded',
+  'payout.completed',
+  'payout.failed',
 ] as const;
 export const MerchantWebhookEventType = z.enum(MERCHANT_WEBHOOK_EVENT_TYPES, {
   error: `must be one of ${MERCHANT_WEBHOOK_EVENT_TYPES.join(', ')}`,
@@ -35,13 +38,31 @@ export const MerchantWebhookEventData = z
   .strict();
 export type MerchantWebhookEventData = z.infer<typeof MerchantWebhookEventData>;
 
-export const MerchantWebhookEvent = z
-  .object({
-    id: EventId,
-    type: MerchantWebhookEventType,
-    createdAt: DateTime,
-    livemode: z.boolean(),
-    data: MerchantWebhookEventData,
-  })
-  .strict();
+/**
+ * `transaction.refunded` carries the payment (its status REFUNDED or PARTIALLY_REFUNDED) and
+ * the refund that moved it; `payout.completed` and `payout.failed` carry the payout.
+ */
+export const MerchantRefundWebhookEventData = MerchantWebhookEventData.extend({ refund: Refund }).strict();
+export type MerchantRefundWebhookEventData = z.infer<typeof MerchantRefundWebhookEventData>;
+
+export const MerchantWebhookEvent = z.union([
+  z
+    .object({
+      id: EventId,
+      type: MerchantWebhookEventType.exclude(['payout.completed', 'payout.failed']),
+      createdAt: DateTime,
+      livemode: z.boolean(),
+      data: z.union([MerchantRefundWebhookEventData, MerchantWebhookEventData]),
+    })
+    .strict(),
+  z
+    .object({
+      id: EventId,
+      type: z.enum(['payout.completed', 'payout.failed']),
+      createdAt: DateTime,
+      livemode: z.boolean(),
+      data: Payout,
+    })
+    .strict(),
+]);
 export type MerchantWebhookEvent = z.infer<typeof MerchantWebhookEvent>;

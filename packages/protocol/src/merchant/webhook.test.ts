@@ -40,13 +40,15 @@ const endpoint = {
 };
 
 describe('MerchantWebhookEvent', () => {
-  it('has the 5 transaction event types', () => {
+  it('has the 5 transaction event types and the 2 payout ones', () => {
     expect(MerchantWebhookEventType.options).toEqual([
       'transaction.completed',
       'transaction.failed',
       'transaction.expired',
       'transaction.cancelled',
       'transaction.refunded',
+      'payout.completed',
+      'payout.failed',
     ]);
   });
 

@@ -186,6 +186,15 @@ const TAGS: { name: string; description: string }[] = [
     description: 'Where signed `transaction.*` events go, their secrets and their deliveries.',
   },
   {
+    name: 'Refunds',
+    description: 'Send a completed payment back to its payer, in full or in parts, never more than it was.',
+  },
+  {
+    name: 'Payouts',
+    description: 'Send money to a phone number from the available balance, through payout-capable rails.',
+  },
+  { name: 'Balance', description: 'What a project may send out, per currency and environment.' },
+  {
     name: 'Provider portal',
     description: 'A provider’s rails (create, test, activate) and its protocol schema, with its `sk_` key.',
   },

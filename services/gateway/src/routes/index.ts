@@ -1,5 +1,6 @@
 import type { ForwardedRoute } from './route.js';
 import { paymentsRoutes } from './payments.js';
+import { transfersRoutes } from './transfers.js';
 import { webhookEndpointsRoutes } from './webhook-endpoints.js';
 import { paymentLinksRoutes } from './payment-links.js';
 import { checkoutRoutes } from './checkout.js';
@@ -13,6 +14,7 @@ import { adminRoutes } from './admin.js';
 /** Every route the gateway forwards; each owning team keeps its own file. */
 export const forwardedRoutes: ForwardedRoute[] = [
   ...paymentsRoutes,
+  ...transfersRoutes,
   ...webhookEndpointsRoutes,
   ...paymentLinksRoutes,
   ...checkoutRoutes,

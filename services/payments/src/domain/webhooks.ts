@@ -2,14 +2,19 @@ import { backoffDelay } from '@mmp/platform';
 import type { PaymentSnapshot } from '@mmp/protocol';
 import { failureOf } from './payment.js';
 
-/** Merchant webhook event types, and the payment event each one announces. */
+/**
+ * Merchant webhook event types, and the event each one announces. A refund is announced by
+ * `refund.completed`, which carries the refund besides its payment, rather than by the
+ * payment's move to (PARTIALLY_)REFUNDED.
+ */
 export const MERCHANT_EVENT_TYPES = {
   'payment.completed': 'transaction.completed',
   'payment.failed': 'transaction.failed',
   'payment.expired': 'transaction.expired',
   'payment.cancelled': 'transaction.cancelled',
-  'payment.refunded': 'transaction.refunded',
-  'payment.partially_refunded': 'transaction.refunded',
+  'refund.completed': 'transaction.refunded',
+  'payout.completed': 'payout.completed',
+  'payout.failed': 'payout.failed',
 } as const;
 export type MerchantEventType = (typeof MERCHANT_EVENT_TYPES)[keyof typeof MERCHANT_EVENT_TYPES];
 export const MERCHANT_EVENT_NAMES = [...new Set(Object.values(MERCHANT_EVENT_TYPES))] as MerchantEventType[];

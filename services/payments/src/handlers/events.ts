@@ -1,5 +1,5 @@
 import type { ReceivedEvent } from '@mmp/platform';
-import { paymentEvents, routerEvents } from '@mmp/protocol';
+import { paymentEvents, payoutEvents, refundEvents, routerEvents } from '@mmp/protocol';
 import type { Deps } from '../deps.js';
 import { applyExecutionOutcome, applySettlement } from '../use-cases/outcomes.js';
 import { recordRoutingDecision } from '../use-cases/routing-timeline.js';
@@ -20,6 +20,9 @@ export const WEBHOOK_EVENTS = [
   paymentEvents.cancelled,
   paymentEvents.refunded,
   paymentEvents.partiallyRefunded,
+  refundEvents.completed,
+  payoutEvents.completed,
+  payoutEvents.failed,
 ] as const;
 
 /**

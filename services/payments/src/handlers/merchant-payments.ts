@@ -18,6 +18,7 @@ import {
   type PaymentListFilter,
   type Scope,
 } from '../store/payments.js';
+import { refundsOfPayment } from '../store/transfers.js';
 import type { Deps } from '../deps.js';
 import { cancelByMerchant } from '../use-cases/cancel.js';
 import { createMerchantPayment } from '../use-cases/create.js';
@@ -56,8 +57,14 @@ function createExpander(deps: Deps, expand: PaymentExpand[]) {
       const project = await deps.projects.get(payment.projectId);
       extra.project = { id: payment.projectId, name: project.name };
     }
-    // Refunds are not issued through this API yet: the relation exists and is empty.
-    if (expand.includes('refunds')) extra.refunds = [];
+    if (expand.includes('refunds')) {
+      extra.refunds = (await refundsOfPayment(deps.db, payment.id)).map((refund) => ({
+        id: refund.id,
+        amount: refund.amount,
+        status: refund.status,
+        createdAt: refund.createdAt,
+      }));
+    }
     if (expand.includes('events')) extra.events = timelineView(payment.timeline);
     return { ...view, ...extra };
   };

@@ -1,5 +1,7 @@
 import { ensureIdempotencyIndex, type Store } from '@mmp/platform';
+import type { Account } from '../domain/ledger.js';
 import type { Payment } from '../domain/payment.js';
+import type { Payout, Refund } from '../domain/transfer.js';
 import type { PaymentsIdempotencyRecord } from './idempotency.js';
 import type { WebhookDelivery, WebhookEndpoint } from '../domain/webhooks.js';
 
@@ -10,6 +12,9 @@ export function openPaymentsDb(store: Store) {
     idempotency: store.collection<PaymentsIdempotencyRecord>('idempotency_keys'),
     endpoints: store.collection<WebhookEndpoint>('webhook_endpoints'),
     deliveries: store.collection<WebhookDelivery>('webhook_deliveries'),
+    accounts: store.collection<Account>('balance_accounts'),
+    refunds: store.collection<Refund>('refunds'),
+    payouts: store.collection<Payout>('payouts'),
   };
 }
 export type PaymentsDb = ReturnType<typeof openPaymentsDb>;
@@ -39,4 +44,12 @@ export async function ensureIndexes(db: PaymentsDb): Promise<void> {
   // The sender loop asks for due deliveries through this index.
   await db.deliveries.ensureIndex({ fields: { nextAttemptAt: 1 } });
   await db.deliveries.ensureIndex({ fields: { endpointId: 1, createdAt: -1 } });
+  await db.accounts.ensureIndex({ fields: { projectId: 1, livemode: 1 } });
+  await db.refunds.ensureIndex({ fields: { paymentId: 1, createdAt: -1 } });
+  await db.refunds.ensureIndex({ fields: { idempotencyId: 1 } });
+  await db.refunds.ensureIndex({ fields: { debited: 1, createdAt: 1 } });
+  await db.payouts.ensureIndex({ fields: { referenceKey: 1 }, unique: true });
+  await db.payouts.ensureIndex({ fields: { projectId: 1, livemode: 1, createdAt: -1, id: -1 } });
+  await db.payouts.ensureIndex({ fields: { idempotencyId: 1 } });
+  await db.payouts.ensureIndex({ fields: { debited: 1, createdAt: 1 } });
 }

@@ -1,10 +1,16 @@
-import { randomBase62, type PaymentEventData } from '@mmp/protocol';
+import {
+  randomBase62,
+  type PaymentEventData,
+  type PayoutEventData,
+  type RefundEventData,
+} from '@mmp/protocol';
 import {
   buildMerchantEvent,
   merchantEventTypeFor,
   subscribes,
   type WebhookDelivery,
 } from '../domain/webhooks.js';
+import { toPayoutView, toRefundView } from '../domain/transfer.js';
 import { enabledEndpoints, insertDelivery } from '../store/webhooks.js';
 import type { Deps } from '../deps.js';
 
@@ -16,17 +22,19 @@ import type { Deps } from '../deps.js';
  */
 export async function dispatchPaymentEvent(
   deps: Deps,
-  event: { id: string; type: string; occurredAt: string; data: PaymentEventData },
+  event: {
+    id: string;
+    type: string;
+    occurredAt: string;
+    data: PaymentEventData | RefundEventData | PayoutEventData;
+  },
 ): Promise<number> {
   const type = merchantEventTypeFor(event.type);
   if (!type) return 0;
-  const { payment } = event.data;
-  const body = buildMerchantEvent({ eventId: event.id, type, occurredAt: event.occurredAt, payment });
+  const { body, scope } = merchantBody(event.id, type, event.occurredAt, event.data);
   const payload = JSON.stringify(body);
-  const endpoints = await enabledEndpoints(deps.db, {
-    projectId: payment.projectId,
-    livemode: payment.livemode,
-  });
+  const { projectId, livemode } = scope;
+  const endpoints = await enabledEndpoints(deps.db, scope);
   const at = deps.now().toISOString();
   let created = 0;
   for (const endpoint of endpoints.filter((candidate) => subscribes(candidate, type))) {
@@ -36,8 +44,8 @@ export async function dispatchPaymentEvent(
       eventId: event.id,
       eventType: type,
       endpointId: endpoint.id,
-      projectId: payment.projectId,
-      livemode: payment.livemode,
+      projectId,
+      livemode,
       payload,
       status: 'pending',
       retryCount: 0,
@@ -51,4 +59,40 @@ export async function dispatchPaymentEvent(
     if (await insertDelivery(deps.db, delivery)) created += 1;
   }
   return created;
+}
+
+/** The body a merchant receives: a payout, or a payment (with the refund that moved it). */
+function merchantBody(
+  eventId: string,
+  type: ReturnType<typeof merchantEventTypeFor> & string,
+  occurredAt: string,
+  data: PaymentEventData | RefundEventData | PayoutEventData,
+) {
+  if ('payout' in data) {
+    const { payout } = data;
+    const view = toPayoutView({
+      ...payout,
+      _id: payout.id,
+      recipientPhone: payout.recipientPhone,
+      referenceKey: '',
+      debited: true,
+      idempotencyId: null,
+    });
+    return {
+      body: { id: eventId, type, createdAt: occurredAt, livemode: payout.livemode, data: view },
+      scope: { projectId: payout.projectId, livemode: payout.livemode },
+    };
+  }
+  const { payment } = data;
+  const body = buildMerchantEvent({ eventId, type, occurredAt, payment });
+  const scope = { projectId: payment.projectId, livemode: payment.livemode };
+  if (!('refund' in data)) return { body, scope };
+  const { refund } = data;
+  const refundView = toRefundView({
+    ...refund,
+    _id: refund.id,
+    debited: true,
+    idempotencyId: null,
+  });
+  return { body: { ...body, data: { ...body.data, refund: refundView } }, scope };
 }

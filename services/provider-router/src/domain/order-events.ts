@@ -1,4 +1,4 @@
-import { newEvent, routerEvents, type EventContract, type PendingEvent } from '@mmp/protocol';
+import { newEvent, routerEvents, transferEvents, type EventContract, type PendingEvent } from '@mmp/protocol';
 import type { z } from 'zod';
 import type { Order, RoutingStep } from './order.js';
 import type { Rail } from './rail.js';
@@ -14,9 +14,30 @@ function orderEvent<C extends EventContract>(
   return newEvent(contract, data, { occurredAt: at, projectId: order.projectId, livemode: order.livemode });
 }
 
-/** Certification orders are no payment's: payments never hears of them. */
+/**
+ * Certification and transfer orders are no payment's: payments never hears of their routing
+ * or execution (a transfer's outcome travels as transfer.settled instead).
+ */
 export function paymentEventsOf(order: Order, events: PendingEvent[]): PendingEvent[] {
-  return order.certification ? [] : events;
+  return order.certification || order.transfer ? [] : events;
+}
+
+/** A transfer's outcome, for payments; nothing for any other order. */
+export function transferSettledEvents(
+  order: Order,
+  outcome: { status: 'COMPLETED' | 'FAILED'; failureCode: string | null; railId: string | null },
+  at: string,
+): PendingEvent[] {
+  if (!order.transfer) return [];
+  const { id, kind } = order.transfer;
+  return [
+    orderEvent(
+      transferEvents.settled,
+      order,
+      { transferId: id, kind, orderKey: order._id, ...outcome, settledAt: at },
+      at,
+    ),
+  ];
 }
 
 /** order.created: the order for `rail` (again with the same key on failover). */

@@ -1,4 +1,4 @@
-import { formatMajorAmount, type PaymentInitiatedData } from '@mmp/protocol';
+import { formatMajorAmount, type PaymentInitiatedData, type TransferRequestedData } from '@mmp/protocol';
 import type { RouteCriteria, SkippedRail } from './routing.js';
 import type { Transport } from './rail.js';
 
@@ -51,6 +51,11 @@ export type Order = {
    * endpoint for the fault-relay cases.
    */
   certification?: { runId: string; relayEndpoint: string | null };
+  /**
+   * A refund's or payout's `payout.execute` order: `paymentId` holds the transfer's id
+   * (`rf_…`, `po_…`), payments hears only its outcome (transfer.settled).
+   */
+  transfer?: { id: string; kind: 'refund' | 'payout' };
   createdAt: string;
   updatedAt: string;
 };
@@ -98,6 +103,29 @@ export function paymentExecuteBody(
     country: data.execution.country,
     payee: { msisdn: data.execution.phone },
     transaction_ref: data.payment.token,
+    timestamp: Math.floor(nowMs / 1000),
+  };
+}
+
+/**
+ * The exact payout.execute body. `transaction_ref` is the transfer's own id (the
+ * specification: payout orders use their own reference), stable across failovers.
+ */
+export function payoutExecuteBody(
+  orderKey: string,
+  data: TransferRequestedData,
+  nowMs: number,
+): Record<string, unknown> {
+  return {
+    protocol_version: '1',
+    type: 'payout.execute',
+    idempotency_key: orderKey,
+    amount: formatMajorAmount(data.amount),
+    currency: data.currency,
+    network: data.network,
+    country: data.country,
+    payee: { msisdn: data.phone },
+    transaction_ref: data.transferId,
     timestamp: Math.floor(nowMs / 1000),
   };
 }

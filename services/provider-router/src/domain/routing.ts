@@ -2,12 +2,15 @@ import { admitsOrder, breakerVerdict, type BreakerConfig } from './breaker.js';
 import { certifiedFor } from './certification.js';
 import type { Rail, RailEnvironment } from './rail.js';
 
-/** What a payment needs from a rail. */
+/** What an order needs from a rail; `payout`: a payout.execute order, on a payout-capable rail. */
 export type RouteCriteria = {
   environment: RailEnvironment;
   network: string;
   currency: string;
   country: string;
+  payout?: boolean;
+  /** A rail to try first when it is eligible (a refund's: the rail that collected the payment). */
+  preferredRailId?: string | null;
 };
 
 /** A rail that served the payment but was passed over, and why (e.g. its breaker is open). */
@@ -28,7 +31,8 @@ function serves(rail: Rail, criteria: RouteCriteria): boolean {
     rail.environment === criteria.environment &&
     (rail.networks as string[]).includes(criteria.network) &&
     (rail.currencies as string[]).includes(criteria.currency) &&
-    rail.countries.includes(criteria.country)
+    rail.countries.includes(criteria.country) &&
+    (!criteria.payout || rail.supportsPayout)
   );
 }
 
@@ -52,11 +56,12 @@ export function chooseRail(
   criteria: RouteCriteria,
   options: { exclude: string[]; now: number; breaker: BreakerConfig },
 ): RouteChoice {
+  const preferred = (rail: Rail) => Number(rail._id === criteria.preferredRailId);
   // "Certified" is the badge of the order's channel on the rail, not of every channel it serves.
   const eligible = rails
     .filter((rail) => serves(rail, criteria))
     .map((rail) => ({ ...rail, certified: certifiedFor(rail, criteria) }))
-    .sort(byPreference);
+    .sort((a, b) => preferred(b) - preferred(a) || byPreference(a, b));
   const skipped: SkippedRail[] = [];
   const skippedText = () => skipped.map((skip) => `${skip.railId} ${skip.reason}`).join('; ');
   for (const rail of eligible) {
@@ -74,6 +79,7 @@ export function chooseRail(
     }
     const halfOpenTrial = verdict === 'half-open';
     const why = [
+      rail._id === criteria.preferredRailId ? 'preferred rail' : null,
       `${rail.certified ? 'certified' : 'not certified'}, priority ${rail.priority}`,
       halfOpenTrial ? 'half-open trial after breaker cooldown' : null,
       skipped.length ? `skipped: ${skippedText()}` : null,
@@ -85,7 +91,7 @@ export function chooseRail(
       skipped,
     };
   }
-  const wanted = `${criteria.environment} ${criteria.network} ${criteria.currency} ${criteria.country}`;
+  const wanted = `${criteria.environment} ${criteria.network} ${criteria.currency} ${criteria.country}${criteria.payout ? ' with payouts' : ''}`;
   if (eligible.length === 0) return { rail: null, reason: `no ACTIVE rail serves ${wanted}`, skipped };
   return { rail: null, reason: `no usable rail for ${wanted}: ${skippedText()}`, skipped };
 }

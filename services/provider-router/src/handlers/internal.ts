@@ -10,16 +10,21 @@ import {
 import { notFound, type RouterDeps } from '../use-cases/deps.js';
 import { orderStatus } from '../use-cases/order-status.js';
 import { railCredentials } from '../use-cases/rails.js';
+import { payoutRoute } from '../use-cases/route-transfer.js';
 
 type Queries = typeof routerQueries;
 type ForCertification = typeof routerForCertification;
 
-/** What other services ask provider-router: a payment's order (payments), a rail's secret (provider-delivery). */
+/**
+ * What other services ask provider-router: a payment's order and the payout gate (payments),
+ * a rail's secret (provider-delivery).
+ */
 export function internalHandlers(deps: RouterDeps): {
-  [K in 'orderStatus' | 'railCredentials']: OperationHandler<Queries[K]>;
+  [K in 'orderStatus' | 'payoutRoute' | 'railCredentials']: OperationHandler<Queries[K]>;
 } {
   return {
     orderStatus: ({ paymentId }) => orderStatus(deps, paymentId),
+    payoutRoute: (query) => payoutRoute(deps, query),
     railCredentials: async ({ railId, orderKey }) => {
       const rail = await findRail(deps.db, railId);
       if (!rail) throw notFound('Rail');

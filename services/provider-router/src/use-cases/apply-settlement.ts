@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { DuplicateKeyError } from '@mmp/platform';
 import { appError, verifyHexHmac, type SettlementReceipt } from '@mmp/protocol';
 import type { Order } from '../domain/order.js';
-import { paymentEventsOf, settlementReceivedEvent } from '../domain/order-events.js';
+import { paymentEventsOf, settlementReceivedEvent, transferSettledEvents } from '../domain/order-events.js';
 import { newSettlementId } from '../domain/provider.js';
 import type { Settlement } from '../domain/reconciliation.js';
 import {
@@ -34,6 +34,26 @@ function duplicate() {
 }
 
 /**
+ * What the order's first final settlement announces: settlement.received for a payment,
+ * transfer.settled for a refund or payout (any final status but COMPLETED fails it).
+ */
+function outcomeEvents(settlement: Settlement, order: Order) {
+  const completed = settlement.status === 'COMPLETED';
+  return [
+    ...paymentEventsOf(order, [settlementReceivedEvent(settlement, order, settlement.receivedAt)]),
+    ...transferSettledEvents(
+      order,
+      {
+        status: completed ? 'COMPLETED' : 'FAILED',
+        failureCode: completed ? null : (settlement.failureCode ?? 'provider_declined'),
+        railId: order.railId,
+      },
+      settlement.receivedAt,
+    ),
+  ];
+}
+
+/**
  * Stores a settlement. The first final settlement of an order claims `outcomeOf` (a unique
  * index) and carries settlement.received in the same write; a later final one, whatever its
  * key, finds the claim taken and is kept as a second outcome for reconciliation, never
@@ -51,10 +71,7 @@ async function store(deps: RouterDeps, settlement: Settlement, order: Order | nu
             secondOutcome: { appliedSettlementId: applied._id, appliedStatus: applied.status },
           }
         : { ...settlement, outcomeOf: order._id };
-    const events =
-      decides && !applied
-        ? paymentEventsOf(order, [settlementReceivedEvent(settlement, order, settlement.receivedAt)])
-        : [];
+    const events = decides && !applied ? outcomeEvents(settlement, order) : [];
     try {
       await insertSettlement(deps.outbox, deps.db, record, events, requestId);
       if (applied)

@@ -13,6 +13,7 @@ import {
   orderCreatedEvent,
   paymentEventsOf,
   routingDecidedEvent,
+  transferSettledEvents,
 } from '../domain/order-events.js';
 import { findOrder, moveRoutedOrder } from '../store/orders.js';
 import { updateBreaker } from '../store/rails.js';
@@ -52,7 +53,17 @@ async function fail(
       },
       $push: { decisions: { $each: [decision] } },
     },
-    paymentEventsOf(order, [...routing, executionFailedEvent(failed, code, decision.reason, decision.at)]),
+    [
+      ...paymentEventsOf(order, [
+        ...routing,
+        executionFailedEvent(failed, code, decision.reason, decision.at),
+      ]),
+      ...transferSettledEvents(
+        order,
+        { status: 'FAILED', failureCode: code, railId: order.railId },
+        decision.at,
+      ),
+    ],
   );
 }
 
@@ -98,7 +109,10 @@ async function failOver(deps: RouterDeps, order: Order, data: DeliveryOutcomeDat
         ...(order.providerIds.includes(rail.providerId) ? {} : { providerIds: { $each: [rail.providerId] } }),
       },
     },
-    [routingDecidedEvent(moved, step, rail.providerId), orderCreatedEvent(moved, rail, now)],
+    [
+      ...paymentEventsOf(order, [routingDecidedEvent(moved, step, rail.providerId)]),
+      orderCreatedEvent(moved, rail, now),
+    ],
   );
 }
 

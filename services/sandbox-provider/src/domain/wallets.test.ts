@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { CERTIFICATION_NUMBERS } from '@mmp/protocol';
 import { planFor } from './wallets.js';
 
-const payee = (msisdn: string) => ({ payee: { msisdn } });
+const payee = (msisdn: string) => ({ type: 'payment.execute' as const, payee: { msisdn } });
+const payoutTo = (msisdn: string) => ({ type: 'payout.execute' as const, payee: { msisdn } });
 
 describe('planFor', () => {
   it('plays the test numbers of the architecture', () => {
@@ -25,7 +26,7 @@ describe('planFor', () => {
       settlement: 'COMPLETED',
       delayMs: 5000,
     });
-    expect(planFor({ payee: { ref: 'acct-1' } }, 10)).toEqual({
+    expect(planFor({ type: 'payment.execute', payee: { ref: 'acct-1' } }, 10)).toEqual({
       ack: 'ACCEPTED',
       settlement: 'COMPLETED',
       delayMs: 10,
@@ -53,5 +54,21 @@ describe('planFor', () => {
   it("accepts certification's failure numbers and settles them FAILED (case 2)", () => {
     for (const { failure } of Object.values(CERTIFICATION_NUMBERS))
       expect(planFor(payee(failure), 5000)).toMatchObject({ ack: 'ACCEPTED', settlement: 'FAILED' });
+  });
+
+  it('pays out to the payout test numbers as documented, and to the payment numbers as they pay', () => {
+    expect(planFor(payoutTo('+237690000008'), 5000)).toEqual({ ack: 'REJECTED', reason: 'account_inactive' });
+    expect(planFor(payoutTo('+237690000009'), 5000)).toEqual({ ack: 'ACCEPTED', settlement: null });
+    expect(planFor(payoutTo('+237690000001'), 5000)).toMatchObject({
+      ack: 'ACCEPTED',
+      settlement: 'COMPLETED',
+    });
+    expect(planFor(payoutTo('+237690000006'), 5000)).toEqual({ ack: 'REJECTED', reason: 'account_inactive' });
+    // A payment from a payout test number completes like any other number's.
+    expect(planFor(payee('+237690000008'), 5000)).toEqual({
+      ack: 'ACCEPTED',
+      settlement: 'COMPLETED',
+      delayMs: 5000,
+    });
   });
 });

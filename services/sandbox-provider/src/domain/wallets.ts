@@ -1,4 +1,9 @@
-import { SANDBOX_NUMBERS, isCertificationFailureNumber, type ExecutionOrder } from '@mmp/protocol';
+import {
+  SANDBOX_NUMBERS,
+  SANDBOX_PAYOUT_NUMBERS,
+  isCertificationFailureNumber,
+  type ExecutionOrder,
+} from '@mmp/protocol';
 
 /**
  * The sandbox's simulated wallets: the test numbers of `SANDBOX_NUMBERS`. What happens to an
@@ -15,11 +20,17 @@ export type Plan =
 /** The known success numbers settle almost at once; any other number after the configured delay. */
 const QUICK_MS = 200;
 
-export function planFor(order: Pick<ExecutionOrder, 'payee'>, otherDelayMs: number): Plan {
+export function planFor(order: Pick<ExecutionOrder, 'payee' | 'type'>, otherDelayMs: number): Plan {
   const msisdn = 'msisdn' in order.payee ? order.payee.msisdn : null;
   // Certification's case 2: accepted, then a FAILED SettlementEvent.
   if (msisdn && isCertificationFailureNumber(msisdn))
     return { ack: 'ACCEPTED', settlement: 'FAILED', delayMs: QUICK_MS };
+  const payoutOutcome =
+    order.type === 'payout.execute'
+      ? SANDBOX_PAYOUT_NUMBERS.find((wallet) => wallet.phone === msisdn)?.outcome
+      : undefined;
+  if (payoutOutcome === 'never_settles') return { ack: 'ACCEPTED', settlement: null };
+  if (payoutOutcome) return { ack: 'REJECTED', reason: payoutOutcome };
   const outcome = SANDBOX_NUMBERS.find((wallet) => wallet.phone === msisdn)?.outcome;
   switch (outcome) {
     case undefined:

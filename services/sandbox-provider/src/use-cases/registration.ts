@@ -26,6 +26,8 @@ export const SANDBOX_RAIL = {
   networks: ['ORANGE_MONEY', 'MTN_MOMO', 'WAVE', 'MOOV_MONEY'],
   countries: ['CM', 'CI', 'SN'],
   currencies: ['XAF', 'XOF'],
+  // Refunds and payouts of sandbox payments go out on it too.
+  supportsPayout: true,
   // Ahead of a rail created with the default priority (100), so sandbox payments follow the
   // documented test numbers; a provider wiring its own sandbox rail outranks this one on
   // purpose with a priority below 50 (0 would leave it no way to, since the older rail wins a tie).
@@ -103,6 +105,9 @@ async function ensureRail(
     const rail = await callServiceApi<{ id: string }>(api, 'POST', '/provider/rails', SANDBOX_RAIL);
     railId = rail.id;
     await saveRailId(deps.store, railId);
+  } else {
+    // A rail registered before the sandbox paid out gains payout support on the next start.
+    await callServiceApi(api, 'PATCH', `/provider/rails/${railId}`, { supportsPayout: true });
   }
   await callServiceApi(api, 'POST', `/provider/rails/${railId}/test`);
   const active = await callServiceApi<{ status: string }>(api, 'POST', `/provider/rails/${railId}/activate`);

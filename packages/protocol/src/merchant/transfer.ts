@@ -1,0 +1,144 @@
+import { z } from 'zod';
+import { PaymentToken, PayoutId, RefundId, Uuid } from '../ids.js';
+import { AMOUNT_RANGE_MESSAGE, Currency, MAX_AMOUNT } from '../money.js';
+import { NETWORKS, Network } from '../network.js';
+import { E164 } from '../phone.js';
+import { DateTime, Metadata, queryInt } from './common.js';
+
+/**
+ * Refunds and payouts: money going back out through `payout.execute` orders. Both are an
+ * outbound transfer from the merchant's balance; PENDING until the provider's settlement
+ * says COMPLETED or FAILED (docs/decisions.md, "Refunds and payouts").
+ */
+export const TRANSFER_STATUSES = ['PENDING', 'COMPLETED', 'FAILED'] as const;
+export const TransferStatus = z.enum(TRANSFER_STATUSES, {
+  error: `status must be one of ${TRANSFER_STATUSES.join(', ')}`,
+});
+export type TransferStatus = z.infer<typeof TransferStatus>;
+
+/** A refund may be smaller than the payment minimum: what remains of a partial refund may be 1 franc. */
+const TransferAmount = z
+  .number({ error: 'amount must be a positive integer' })
+  .int('amount must be a positive integer')
+  .min(1, 'amount must be a positive integer')
+  .max(MAX_AMOUNT, AMOUNT_RANGE_MESSAGE);
+
+export const CreateRefundBody = z
+  .object({
+    /** Default: all that remains of the payment. */
+    amount: TransferAmount.optional(),
+    reason: z.string().min(1).max(500, 'reason must be 1 to 500 characters').optional(),
+  })
+  .strict();
+export type CreateRefundBody = z.infer<typeof CreateRefundBody>;
+
+export const Refund = z
+  .object({
+    id: RefundId,
+    object: z.literal('refund'),
+    paymentToken: PaymentToken,
+    amount: z.number().int(),
+    currency: Currency,
+    status: TransferStatus,
+    reason: z.string().nullable(),
+    livemode: z.boolean(),
+    /** A code of the catalog (account_inactive, provider_unavailable, …) when FAILED; null otherwise. */
+    failureCode: z.string().nullable(),
+    failureMessage: z.string().nullable(),
+    createdAt: DateTime,
+    updatedAt: DateTime,
+    completedAt: DateTime.nullable(),
+  })
+  .strict();
+export type Refund = z.infer<typeof Refund>;
+
+export const RefundList = z.object({ data: z.array(Refund), has_more: z.boolean() }).strict();
+export type RefundList = z.infer<typeof RefundList>;
+
+export const CreatePayoutBody = z
+  .object({
+    amount: TransferAmount,
+    currency: Currency.default('XAF'),
+    recipient: z.object({ phone: E164 }).strict(),
+    /** Default: the network the recipient's number belongs to. */
+    network: Network.optional(),
+    reference: z.string().min(1).max(100, 'reference must be 1 to 100 characters'),
+    description: z.string().max(500, 'description must be at most 500 characters').optional(),
+    metadata: Metadata.optional(),
+  })
+  .strict();
+export type CreatePayoutBody = z.infer<typeof CreatePayoutBody>;
+
+export const Payout = z
+  .object({
+    id: PayoutId,
+    object: z.literal('payout'),
+    projectId: Uuid,
+    amount: z.number().int(),
+    currency: Currency,
+    status: TransferStatus,
+    recipient: z.object({ phone: z.string() }).strict(),
+    network: Network,
+    reference: z.string(),
+    description: z.string().nullable(),
+    metadata: z.record(z.string(), z.unknown()),
+    livemode: z.boolean(),
+    failureCode: z.string().nullable(),
+    failureMessage: z.string().nullable(),
+    createdAt: DateTime,
+    updatedAt: DateTime,
+    completedAt: DateTime.nullable(),
+  })
+  .strict();
+export type Payout = z.infer<typeof Payout>;
+
+/** GET /payouts: the payments list's pagination and error forms (cursor or page). */
+export const PayoutListQuery = z
+  .object({
+    limit: queryInt('limit', 1, 100).default(20),
+    page: queryInt('page', 1).default(1),
+    starting_after: z.string().min(1).optional(),
+    ending_before: z.string().min(1).optional(),
+    status: TransferStatus.optional(),
+    currency: Currency.optional(),
+    network: z.enum(NETWORKS).optional(),
+  })
+  .strict()
+  .superRefine((q, ctx) => {
+    if (q.starting_after && q.ending_before) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['ending_before'],
+        message: 'give starting_after or ending_before, not both',
+      });
+    }
+  });
+export type PayoutListQuery = z.output<typeof PayoutListQuery>;
+
+export const PayoutList = z
+  .object({
+    data: z.array(Payout),
+    has_more: z.boolean(),
+    meta: z
+      .object({
+        limit: z.number().int(),
+        total: z.number().int().nonnegative(),
+        page: z.number().int().positive().optional(),
+      })
+      .strict(),
+  })
+  .strict();
+export type PayoutList = z.infer<typeof PayoutList>;
+
+/**
+ * What a merchant may send out, per currency, for the key's project and environment:
+ * `available` = completed payments - completed and in-flight refunds and payouts;
+ * `pending` = refunds and payouts in flight (already out of `available`).
+ */
+export const BalanceAmount = z
+  .object({ currency: Currency, available: z.number().int(), pending: z.number().int() })
+  .strict();
+export const Balance = z
+  .object({ object: z.literal('balance'), livemode: z.boolean(), balances: z.array(BalanceAmount) })
+  .strict();
+export type Balance = z.infer<typeof Balance>;

@@ -1,0 +1,219 @@
+import type { OperationHandler, ReceivedEvent } from '@mmp/platform';
+import {
+  CreatePayoutBody,
+  CreateRefundBody,
+  PayoutListQuery,
+  appError,
+  fieldErrors,
+  validationMessage,
+  type balanceApi,
+  type paymentEvents,
+  type transferEvents,
+  type payoutsApi,
+  type refundsApi,
+} from '@mmp/protocol';
+import type { z } from 'zod';
+import { createLedgerReplay } from '../domain/ledger.js';
+import { toPayoutView, toRefundView, type Payout } from '../domain/transfer.js';
+import { findPaymentByToken, type Scope } from '../store/payments.js';
+import { accountsOf, findPayout, findRefund, listPayouts, refundsOfPayment } from '../store/transfers.js';
+import type { Deps } from '../deps.js';
+import { paymentNotFound } from '../use-cases/initiate.js';
+import { requestPayout, requestRefund } from '../use-cases/transfers.js';
+import { idempotencyKeyOf, parseQuery } from './input.js';
+
+const scopeOf = (actor: Scope): Scope => ({ projectId: actor.projectId, livemode: actor.livemode });
+
+/**
+ * A body that fails its schema is validation_error naming every invalid field (400 at the
+ * gateway on merchant routes, as POST /v1/payments answers); a body that is no object is
+ * invalid_request.
+ */
+function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
+  const result = schema.safeParse(body ?? {});
+  if (result.success) return result.data;
+  const fields = fieldErrors(result.error);
+  if (body !== undefined && (body === null || typeof body !== 'object' || Array.isArray(body))) {
+    throw appError('invalid_request', 'The request body must be a JSON object.', fields);
+  }
+  throw appError('validation_error', validationMessage(fields), fields);
+}
+
+async function paymentOf(deps: Deps, token: string | undefined, scope: Scope) {
+  const payment = token ? await findPaymentByToken(deps.db, token, scope) : null;
+  if (!payment) throw paymentNotFound();
+  return payment;
+}
+
+/** Every stored event the balance is made of, from the first, through `handle`. */
+export type LedgerReplay = (
+  handle: (
+    event: ReceivedEvent<
+      typeof paymentEvents.completed | typeof transferEvents.requested | typeof transferEvents.settled
+    >,
+  ) => Promise<void>,
+) => Promise<number>;
+
+const payoutNotFound = () => appError('resource_not_found', 'No such payout.');
+
+/** Refunds of a payment, payouts and the balance: input checked here, the work in use-cases/transfers. */
+export function transferHandlers(deps: Deps, replay: LedgerReplay) {
+  const createRefund: OperationHandler<(typeof refundsApi)['create']> = async (
+    request,
+    { actor, requestId },
+  ) => {
+    const scope = scopeOf(actor);
+    const body = parseBody(CreateRefundBody, request.body);
+    const token = request.params.token;
+    return deps.idempotency.run(
+      { operation: 'refunds.create', ...scope },
+      idempotencyKeyOf(request.headers),
+      { token, body: request.body ?? null },
+      async (idempotencyId, recovering) => {
+        const payment = await paymentOf(deps, token, scope);
+        const refund = await requestRefund(
+          deps,
+          scope,
+          payment,
+          body,
+          { idempotencyId, recovering },
+          requestId,
+        );
+        return { status: 201, body: toRefundView(refund) };
+      },
+    );
+  };
+
+  const listRefunds: OperationHandler<(typeof refundsApi)['list']> = async (request, { actor }) => {
+    const payment = await paymentOf(deps, request.params.token, scopeOf(actor));
+    const refunds = await refundsOfPayment(deps.db, payment.id);
+    return { status: 200, body: { data: refunds.map(toRefundView), has_more: false } };
+  };
+
+  const retrieveRefund: OperationHandler<(typeof refundsApi)['retrieve']> = async (request, { actor }) => {
+    const payment = await paymentOf(deps, request.params.token, scopeOf(actor));
+    const refund = request.params.refundId ? await findRefund(deps.db, request.params.refundId) : null;
+    if (!refund || refund.paymentId !== payment.id) throw appError('resource_not_found', 'No such refund.');
+    return { status: 200, body: toRefundView(refund) };
+  };
+
+  const createPayout: OperationHandler<(typeof payoutsApi)['create']> = async (
+    request,
+    { actor, requestId },
+  ) => {
+    const scope = scopeOf(actor);
+    const body = parseBody(CreatePayoutBody, request.body);
+    return deps.idempotency.run(
+      { operation: 'payouts.create', ...scope },
+      idempotencyKeyOf(request.headers),
+      request.body,
+      async (idempotencyId, recovering) => {
+        const payout = await requestPayout(deps, scope, body, { idempotencyId, recovering }, requestId);
+        return { status: 201, body: toPayoutView(payout) };
+      },
+    );
+  };
+
+  const retrievePayout: OperationHandler<(typeof payoutsApi)['retrieve']> = async (request, { actor }) => {
+    const id = request.params.payoutId;
+    const payout = id ? await findPayout(deps.db, id, scopeOf(actor)) : null;
+    if (!payout) throw payoutNotFound();
+    return { status: 200, body: toPayoutView(payout) };
+  };
+
+  const cursorPayout = async (
+    id: string | undefined,
+    scope: Scope,
+    name: string,
+  ): Promise<Payout | undefined> => {
+    if (!id) return undefined;
+    const payout = await findPayout(deps.db, id, scope);
+    if (!payout) {
+      throw appError('invalid_request', `${name} does not name a payout of this project and environment.`, [
+        { field: name, message: 'unknown payout id' },
+      ]);
+    }
+    return payout;
+  };
+
+  const listPayoutsHandler: OperationHandler<(typeof payoutsApi)['list']> = async (request, { actor }) => {
+    const scope = scopeOf(actor);
+    const query = parseQuery(PayoutListQuery, request.query);
+    const after = await cursorPayout(query.starting_after, scope, 'starting_after');
+    const before = await cursorPayout(query.ending_before, scope, 'ending_before');
+    const page = await listPayouts(deps.db, scope, query, { after, before });
+    const pageMode = !after && !before;
+    return {
+      status: 200,
+      body: {
+        data: page.items.map(toPayoutView),
+        has_more: page.hasMore,
+        meta: { limit: query.limit, total: page.total, ...(pageMode ? { page: query.page } : {}) },
+      },
+    };
+  };
+
+  const balance: OperationHandler<(typeof balanceApi)['retrieve']> = async (_request, { actor }) => {
+    const accounts = await accountsOf(deps.db, scopeOf(actor));
+    return {
+      status: 200,
+      body: {
+        object: 'balance' as const,
+        livemode: actor.livemode,
+        balances: accounts.map((a) => ({ currency: a.currency, available: a.available, pending: a.pending })),
+      },
+    };
+  };
+
+  let rebuilding = false;
+  const rebuild: OperationHandler<(typeof balanceApi)['rebuild']> = async () => {
+    if (rebuilding) throw appError('invalid_state', 'A balance rebuild is already running.');
+    rebuilding = true;
+    try {
+      const ledger = createLedgerReplay();
+      const events = await replay((event) => {
+        if (event.type === 'payment.completed') ledger.completed(event.data.payment);
+        else if (event.type === 'transfer.requested') ledger.requested(event.data);
+        else ledger.settled(event.data);
+        return Promise.resolve();
+      });
+      const live = new Map((await deps.db.accounts.find({})).map((account) => [account._id, account]));
+      const mismatches = [];
+      for (const id of new Set([...live.keys(), ...ledger.accounts.keys()])) {
+        const mine = live.get(id) ?? { available: 0, pending: 0 };
+        const rebuilt = ledger.accounts.get(id) ?? { available: 0, pending: 0 };
+        if (mine.available !== rebuilt.available || mine.pending !== rebuilt.pending) {
+          mismatches.push({
+            account: id,
+            live: { available: mine.available, pending: mine.pending },
+            rebuilt: { available: rebuilt.available, pending: rebuilt.pending },
+          });
+        }
+      }
+      const entries = [...ledger.accounts.values()].reduce((sum, account) => sum + account.entries, 0);
+      return {
+        status: 200,
+        body: {
+          events,
+          accounts: ledger.accounts.size,
+          entries,
+          matches: mismatches.length === 0,
+          mismatches,
+        },
+      };
+    } finally {
+      rebuilding = false;
+    }
+  };
+
+  return {
+    createRefund,
+    listRefunds,
+    retrieveRefund,
+    createPayout,
+    retrievePayout,
+    listPayouts: listPayoutsHandler,
+    balance,
+    rebuild,
+  };
+}

@@ -1,0 +1,595 @@
+import { DuplicateKeyError } from '@mmp/platform';
+import {
+  appError,
+  detectNetwork,
+  newEvent,
+  newPayoutId,
+  newRefundId,
+  normalizePhone,
+  NETWORKS,
+  payoutEvents,
+  paymentEvents,
+  phoneMatchesNetwork,
+  refundEvents,
+  routerQueries,
+  transferEvents,
+  type CreatePayoutBody,
+  type CreateRefundBody,
+  type Currency,
+  type Network,
+  type PaymentEventData,
+  type PendingEvent,
+  type TransferOutcomeData,
+} from '@mmp/protocol';
+import { entryKey, payoutGate, refundGate, type Account, type LedgerEntry } from '../domain/ledger.js';
+import { toSnapshot, type Payment } from '../domain/payment.js';
+import type { TimelineEntry } from '../domain/timeline.js';
+import { transferFailureMessage, type Payout, type Refund } from '../domain/transfer.js';
+import { findPaymentById, type Scope } from '../store/payments.js';
+import {
+  creditPayment,
+  debitTransfer,
+  endTransferRecord,
+  ensureAccount,
+  findPayout,
+  findPayoutOfIdempotencyKey,
+  findRefund,
+  findRefundOfIdempotencyKey,
+  insertPayout,
+  insertRefund,
+  settleDebit,
+  undebitedPayouts,
+  undebitedRefunds,
+} from '../store/transfers.js';
+import type { Deps } from '../deps.js';
+
+/** Concurrent debits of one account each win in turn; this many lost races is a fault. */
+const DEBIT_ATTEMPTS = 200;
+
+const REFUNDABLE = ['COMPLETED', 'PARTIALLY_REFUNDED'];
+
+type Idem = { idempotencyId: string | null; recovering: boolean };
+
+const meta = (scope: Scope, at: string) => ({
+  occurredAt: at,
+  projectId: scope.projectId,
+  livemode: scope.livemode,
+});
+
+/** The rail that collected a payment: where its refund goes first. */
+function collectingRail(payment: Payment): string | null {
+  for (const entry of [...payment.timeline].reverse()) {
+    if (entry.routing?.railId) return entry.routing.railId;
+  }
+  return null;
+}
+
+/**
+ * The rail gates, before any order (provider-router's `payouts.route`): a live key while no
+ * live rail pays out (403), else no payout-capable rail for the channel (409).
+ */
+async function checkRailGates(
+  deps: Deps,
+  scope: Scope,
+  channel: { network: Network; currency: Currency; country: string },
+  requestId: string,
+): Promise<void> {
+  const route = await deps.bus.request(
+    routerQueries.payoutRoute,
+    { livemode: scope.livemode, ...channel },
+    { requestId },
+  );
+  if (route.available) return;
+  if (scope.livemode && !route.anyRailOfEnvironment) {
+    throw appError('live_payouts_unavailable', 'No live rail executes payouts yet; use a test key.');
+  }
+  throw appError(
+    'payout_rail_unavailable',
+    `No active payout-capable rail serves ${channel.network} in ${channel.currency} for this environment.`,
+  );
+}
+
+function refundGateError(
+  reason: 'nothing_left' | 'above_remaining' | 'insufficient_balance',
+  remaining: number,
+) {
+  if (reason === 'nothing_left') {
+    return appError('invalid_state', 'This payment has been refunded in full (refunds in flight included).');
+  }
+  if (reason === 'above_remaining') {
+    return appError('invalid_amount', `amount is above what remains to refund (${remaining}).`, [
+      { field: 'amount', message: `must be at most ${remaining}` },
+    ]);
+  }
+  return insufficientBalance();
+}
+
+const insufficientBalance = () =>
+  appError('insufficient_available_balance', 'The available balance does not cover this amount.');
+
+/**
+ * Debits the account of `record` (the gate re-checked on every lost race), then marks the
+ * record debited. Throws the gate's error when the balance (or the payment) no longer allows
+ * it, after removing the record: a refused transfer leaves nothing behind.
+ */
+async function debitRecord(
+  deps: Deps,
+  record: Refund | Payout,
+  entry: LedgerEntry,
+  event: PendingEvent,
+  paymentAmount: number | null,
+  requestId: string,
+): Promise<void> {
+  const scope = { projectId: record.projectId, livemode: record.livemode, currency: record.currency };
+  const key = entryKey(entry.kind, entry.sourceId);
+  for (let attempt = 0; attempt < DEBIT_ATTEMPTS; attempt += 1) {
+    const account = await ensureAccount(deps.db, scope, entry.at);
+    if (!account.entries[key]) {
+      const refused = gateOf(account, record, paymentAmount, entry);
+      if (refused) {
+        const collection = entry.kind === 'refund' ? deps.db.refunds : deps.db.payouts;
+        await collection.deleteMany({ _id: record._id, debited: false });
+        throw refused;
+      }
+      if (!(await debitTransfer(deps, scope, entry, paymentAmount, [event], requestId))) continue;
+    }
+    const collection = entry.kind === 'refund' ? deps.db.refunds : deps.db.payouts;
+    await collection.updateMany({ _id: record._id }, { $set: { debited: true } });
+    return;
+  }
+  throw new Error(`account of ${record.id} kept changing under concurrent debits`);
+}
+
+function gateOf(account: Account, record: Refund | Payout, paymentAmount: number | null, entry: LedgerEntry) {
+  if (entry.kind === 'refund' && entry.paymentId && paymentAmount !== null) {
+    const gate = refundGate(account, entry.paymentId, paymentAmount, record.amount);
+    return gate.ok ? null : refundGateError(gate.reason, gate.remaining);
+  }
+  return payoutGate(account, record.amount) ? null : insufficientBalance();
+}
+
+function refundEntry(refund: Refund): LedgerEntry {
+  return {
+    kind: 'refund',
+    sourceId: refund.id,
+    paymentId: refund.paymentId,
+    amount: -refund.amount,
+    state: 'PENDING',
+    at: refund.createdAt,
+  };
+}
+
+function payoutEntry(payout: Payout): LedgerEntry {
+  return {
+    kind: 'payout',
+    sourceId: payout.id,
+    paymentId: null,
+    amount: -payout.amount,
+    state: 'PENDING',
+    at: payout.createdAt,
+  };
+}
+
+function refundRequested(refund: Refund, payment: Payment): PendingEvent {
+  const phone = normalizePhone(payment.payerPhone ?? '', payment.currency === 'XAF' ? 'CM' : undefined);
+  return newEvent(
+    transferEvents.requested,
+    {
+      transferId: refund.id,
+      kind: 'refund',
+      projectId: refund.projectId,
+      livemode: refund.livemode,
+      amount: refund.amount,
+      currency: refund.currency,
+      network: payment.paymentMethod as Network,
+      country: phone?.country ?? 'CM',
+      phone: phone?.e164 ?? payment.payerPhone ?? '',
+      preferredRailId: collectingRail(payment),
+    },
+    meta(refund, refund.createdAt),
+  );
+}
+
+function payoutRequested(payout: Payout): PendingEvent {
+  const phone = normalizePhone(payout.recipientPhone);
+  return newEvent(
+    transferEvents.requested,
+    {
+      transferId: payout.id,
+      kind: 'payout',
+      projectId: payout.projectId,
+      livemode: payout.livemode,
+      amount: payout.amount,
+      currency: payout.currency,
+      network: payout.network,
+      country: phone?.country ?? 'CM',
+      phone: payout.recipientPhone,
+      preferredRailId: null,
+    },
+    meta(payout, payout.createdAt),
+  );
+}
+
+/**
+ * A refund of a COMPLETED or PARTIALLY_REFUNDED payment to its payer. The gates come first
+ * (rails, then what remains of the payment and the balance), then the record, then the debit
+ * with its `transfer.requested` event in one compare-and-set.
+ */
+export async function requestRefund(
+  deps: Deps,
+  scope: Scope,
+  payment: Payment,
+  body: CreateRefundBody,
+  idem: Idem,
+  requestId: string,
+): Promise<Refund> {
+  if (idem.recovering && idem.idempotencyId) {
+    const earlier = await findRefundOfIdempotencyKey(deps.db, idem.idempotencyId);
+    if (earlier) {
+      if (!earlier.debited) {
+        await debitRecord(
+          deps,
+          earlier,
+          refundEntry(earlier),
+          refundRequested(earlier, payment),
+          payment.amount,
+          requestId,
+        );
+      }
+      return (await findRefund(deps.db, earlier.id)) ?? earlier;
+    }
+  }
+  if (!REFUNDABLE.includes(payment.status)) {
+    throw appError(
+      'invalid_state',
+      `Only COMPLETED or PARTIALLY_REFUNDED payments can be refunded (this one is ${payment.status}).`,
+    );
+  }
+  const network = payment.paymentMethod as Network;
+  if (!(NETWORKS as readonly string[]).includes(network) || !payment.payerPhone) {
+    throw appError('invalid_state', 'This payment has no payer number to refund to.');
+  }
+  const payer = normalizePhone(payment.payerPhone, payment.currency === 'XAF' ? 'CM' : undefined);
+  await checkRailGates(
+    deps,
+    scope,
+    { network, currency: payment.currency, country: payer?.country ?? 'CM' },
+    requestId,
+  );
+  const at = deps.now().toISOString();
+  const account = await creditedAccount(deps, payment, at, requestId);
+  const gate = refundGate(account, payment.id, payment.amount, body.amount);
+  if (!gate.ok) throw refundGateError(gate.reason, gate.remaining);
+  const id = newRefundId();
+  const refund: Refund = {
+    _id: id,
+    id,
+    projectId: scope.projectId,
+    livemode: scope.livemode,
+    paymentId: payment.id,
+    paymentToken: payment.token,
+    amount: gate.amount,
+    currency: payment.currency,
+    status: 'PENDING',
+    reason: body.reason ?? null,
+    debited: false,
+    failureCode: null,
+    failureMessage: null,
+    idempotencyId: idem.idempotencyId,
+    createdAt: at,
+    updatedAt: at,
+    completedAt: null,
+  };
+  await insertRefund(deps.db, refund);
+  await debitRecord(
+    deps,
+    refund,
+    refundEntry(refund),
+    refundRequested(refund, payment),
+    payment.amount,
+    requestId,
+  );
+  return { ...refund, debited: true };
+}
+
+function referenceKey(scope: Scope, reference: string): string {
+  return `${scope.projectId}:${scope.livemode ? 'live' : 'test'}:${reference}`;
+}
+
+/** A payout from the available balance to a phone number, under the same gates as a refund. */
+export async function requestPayout(
+  deps: Deps,
+  scope: Scope,
+  body: CreatePayoutBody,
+  idem: Idem,
+  requestId: string,
+): Promise<Payout> {
+  if (idem.recovering && idem.idempotencyId) {
+    const earlier = await findPayoutOfIdempotencyKey(deps.db, idem.idempotencyId);
+    if (earlier) {
+      if (!earlier.debited) {
+        await debitRecord(deps, earlier, payoutEntry(earlier), payoutRequested(earlier), null, requestId);
+      }
+      return (await findPayout(deps.db, earlier.id)) ?? earlier;
+    }
+  }
+  const phone = body.recipient.phone;
+  const network = body.network ?? detectNetwork(phone);
+  if (!network || !phoneMatchesNetwork(phone, network)) {
+    throw appError('invalid_phone', 'The recipient number does not belong to a supported network.', [
+      {
+        field: network ? 'recipient.phone' : 'network',
+        message: network ? `is not a ${network} number` : 'give the network of this number',
+      },
+    ]);
+  }
+  const recipient = normalizePhone(phone);
+  await checkRailGates(
+    deps,
+    scope,
+    { network, currency: body.currency, country: recipient?.country ?? 'CM' },
+    requestId,
+  );
+  const at = deps.now().toISOString();
+  const account = await ensureAccount(deps.db, { ...scope, currency: body.currency }, at);
+  if (!payoutGate(account, body.amount)) throw insufficientBalance();
+  const id = newPayoutId();
+  const payout: Payout = {
+    _id: id,
+    id,
+    projectId: scope.projectId,
+    livemode: scope.livemode,
+    amount: body.amount,
+    currency: body.currency,
+    status: 'PENDING',
+    recipientPhone: phone,
+    network,
+    reference: body.reference,
+    referenceKey: referenceKey(scope, body.reference),
+    description: body.description ?? null,
+    metadata: body.metadata ?? {},
+    debited: false,
+    failureCode: null,
+    failureMessage: null,
+    idempotencyId: idem.idempotencyId,
+    createdAt: at,
+    updatedAt: at,
+    completedAt: null,
+  };
+  try {
+    await insertPayout(deps.db, payout);
+  } catch (error) {
+    if (!(error instanceof DuplicateKeyError)) throw error;
+    throw appError('duplicate_transaction', 'A payout with this reference exists.', [
+      { field: 'reference', message: 'is used by another payout of this project and environment' },
+    ]);
+  }
+  await debitRecord(deps, payout, payoutEntry(payout), payoutRequested(payout), null, requestId);
+  return { ...payout, debited: true };
+}
+
+/** A completed payment enters its account once, whoever redelivers its event. */
+export async function creditCompletedPayment(
+  deps: Deps,
+  data: PaymentEventData,
+  requestId?: string,
+): Promise<void> {
+  const { payment } = data;
+  const scope = { projectId: payment.projectId, livemode: payment.livemode, currency: payment.currency };
+  const at = payment.completedAt ?? deps.now().toISOString();
+  await ensureAccount(deps.db, scope, at);
+  await creditPayment(
+    deps,
+    scope,
+    { kind: 'payment', sourceId: payment.id, paymentId: payment.id, amount: payment.amount, state: null, at },
+    [],
+    requestId,
+  );
+}
+
+/**
+ * The account of a payment about to be refunded, with the payment credited: a refund asked
+ * the moment the payment completed must not wait for (or be refused before) the ledger's
+ * consumer of `payment.completed`; the credit is entered once whoever comes first.
+ */
+async function creditedAccount(
+  deps: Deps,
+  payment: Payment,
+  at: string,
+  requestId: string,
+): Promise<Account> {
+  const scope = { projectId: payment.projectId, livemode: payment.livemode, currency: payment.currency };
+  const account = await ensureAccount(deps.db, scope, at);
+  if (account.entries[entryKey('payment', payment.id)]) return account;
+  await creditCompletedPayment(deps, { payment: toSnapshot(payment) }, requestId);
+  return ensureAccount(deps.db, scope, at);
+}
+
+function refundEventData(refund: Refund, payment: Payment) {
+  return {
+    payment: toSnapshot(payment),
+    refund: {
+      id: refund.id,
+      paymentId: refund.paymentId,
+      paymentToken: refund.paymentToken,
+      customerId: payment.customerId,
+      projectId: refund.projectId,
+      livemode: refund.livemode,
+      amount: refund.amount,
+      currency: refund.currency,
+      status: refund.status,
+      reason: refund.reason,
+      failureCode: refund.failureCode,
+      failureMessage: refund.failureMessage,
+      createdAt: refund.createdAt,
+      updatedAt: refund.updatedAt,
+      completedAt: refund.completedAt,
+    },
+  };
+}
+
+function payoutEventData(payout: Payout) {
+  return {
+    payout: {
+      id: payout.id,
+      projectId: payout.projectId,
+      livemode: payout.livemode,
+      amount: payout.amount,
+      currency: payout.currency,
+      status: payout.status,
+      reference: payout.reference,
+      recipientPhone: payout.recipientPhone,
+      network: payout.network,
+      description: payout.description,
+      metadata: payout.metadata,
+      failureCode: payout.failureCode,
+      failureMessage: payout.failureMessage,
+      createdAt: payout.createdAt,
+      updatedAt: payout.updatedAt,
+      completedAt: payout.completedAt,
+    },
+  };
+}
+
+/**
+ * A transfer's outcome from provider-router. Each step is guarded and done once, so a
+ * redelivered outcome (after a crash between steps) finishes what is left: the account,
+ * the record, then for a completed refund its payment (PARTIALLY_REFUNDED or REFUNDED).
+ */
+export async function applyTransferOutcome(
+  deps: Deps,
+  data: TransferOutcomeData,
+  requestId?: string,
+): Promise<void> {
+  const at = deps.now().toISOString();
+  const failureCode = data.status === 'FAILED' ? (data.failureCode ?? 'provider_declined') : null;
+  const ended = {
+    status: data.status,
+    failureCode,
+    failureMessage: failureCode ? transferFailureMessage(failureCode) : null,
+    completedAt: data.status === 'COMPLETED' ? data.settledAt : null,
+    updatedAt: at,
+  };
+  if (data.kind === 'payout') {
+    const payout = await findPayout(deps.db, data.transferId);
+    if (!payout) {
+      deps.log.warn({ transferId: data.transferId }, 'transfer outcome for an unknown payout');
+      return;
+    }
+    const next: Payout = { ...payout, ...ended };
+    const contract = data.status === 'COMPLETED' ? payoutEvents.completed : payoutEvents.failed;
+    const event = newEvent(contract, payoutEventData(next), meta(payout, at));
+    await settleDebit(
+      deps,
+      payout,
+      payoutEntry(payout),
+      data.status,
+      at,
+      payout.status === 'PENDING' ? [event] : [],
+      requestId,
+    );
+    await endTransferRecord<Payout>(deps.db.payouts, payout.id, ended);
+    return;
+  }
+  const refund = await findRefund(deps.db, data.transferId);
+  if (!refund) {
+    deps.log.warn({ transferId: data.transferId }, 'transfer outcome for an unknown refund');
+    return;
+  }
+  const payment = await findPaymentById(deps.db, refund.paymentId);
+  if (!payment) return;
+  const next: Refund = { ...refund, ...ended };
+  const scope = { projectId: refund.projectId, livemode: refund.livemode, currency: refund.currency };
+  const failed =
+    data.status === 'FAILED'
+      ? [newEvent(refundEvents.failed, refundEventData(next, payment), meta(refund, at))]
+      : [];
+  await settleDebit(
+    deps,
+    scope,
+    refundEntry(refund),
+    data.status,
+    at,
+    refund.status === 'PENDING' ? failed : [],
+    requestId,
+  );
+  await endTransferRecord<Refund>(deps.db.refunds, refund.id, ended);
+  if (data.status === 'COMPLETED') await applyRefundToPayment(deps, next, requestId);
+}
+
+/** The payment of a completed refund: refundedAmount grows, the status follows; once per refund. */
+async function applyRefundToPayment(deps: Deps, refund: Refund, requestId?: string): Promise<void> {
+  for (let attempt = 0; attempt < 20; attempt += 1) {
+    const payment = await findPaymentById(deps.db, refund.paymentId);
+    if (!payment || payment.appliedSettlements.includes(refund.id)) return;
+    const at = deps.now().toISOString();
+    const refundedAmount = (payment.refundedAmount ?? 0) + refund.amount;
+    const status = refundedAmount >= payment.amount ? 'REFUNDED' : 'PARTIALLY_REFUNDED';
+    const next: Payment = { ...payment, refundedAmount, status, updatedAt: at };
+    const moved = newEvent(
+      status === 'REFUNDED' ? paymentEvents.refunded : paymentEvents.partiallyRefunded,
+      { payment: toSnapshot(next) },
+      meta(payment, at),
+    );
+    const completed = newEvent(refundEvents.completed, refundEventData(refund, next), meta(payment, at));
+    const entry: TimelineEntry = {
+      id: moved.id,
+      type: moved.type,
+      status,
+      at,
+      detail: { refundId: refund.id },
+    };
+    const written = await deps.outbox.update(
+      deps.db.payments,
+      { _id: payment._id, version: payment.version },
+      {
+        $set: {
+          refundedAmount,
+          status,
+          updatedAt: at,
+          appliedSettlements: [...payment.appliedSettlements, refund.id],
+        },
+        $push: { timeline: { $each: [entry] } },
+        $inc: { version: 1 },
+      },
+      [moved, completed],
+      requestId,
+    );
+    if (written) return;
+  }
+  throw new Error(`payment ${refund.paymentId} kept changing while its refund ${refund.id} was applied`);
+}
+
+/**
+ * Records a crash left between their insert and their debit: debited now (at most once,
+ * the entry guards it) or, when the balance no longer allows it, removed as refused.
+ */
+export async function finishUndebited(deps: Deps, staleMs: number, requestId?: string): Promise<number> {
+  const before = new Date(deps.now().getTime() - staleMs).toISOString();
+  let finished = 0;
+  for (const refund of await undebitedRefunds(deps.db, before)) {
+    const payment = await findPaymentById(deps.db, refund.paymentId);
+    if (!payment) continue;
+    await debitRecord(
+      deps,
+      refund,
+      refundEntry(refund),
+      refundRequested(refund, payment),
+      payment.amount,
+      requestId ?? 'sweep',
+    ).catch((error: unknown) => deps.log.warn({ refundId: refund.id, error }, 'undebited refund refused'));
+    finished += 1;
+  }
+  for (const payout of await undebitedPayouts(deps.db, before)) {
+    await debitRecord(
+      deps,
+      payout,
+      payoutEntry(payout),
+      payoutRequested(payout),
+      null,
+      requestId ?? 'sweep',
+    ).catch((error: unknown) => deps.log.warn({ payoutId: payout.id, error }, 'undebited payout refused'));
+    finished += 1;
+  }
+  return finished;
+}
