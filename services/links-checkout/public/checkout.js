@@ -11,6 +11,15 @@
   var pollTimer = null;
   var countdownTimer = null;
   var busy = false;
+  // One Idempotency-Key per pay of one operator and number, kept while its answer is unknown
+  // (no answer, 5xx): tapping Pay again then gets the first answer, never a second attempt.
+  var payKey = null;
+  var payKeyFor = null;
+
+  function newKey() {
+    if (window.crypto && window.crypto.randomUUID) return window.crypto.randomUUID();
+    return Date.now().toString(36) + '-' + Math.random().toString(36).slice(2);
+  }
 
   function $(id) {
     return document.getElementById(id);
@@ -41,12 +50,14 @@
     node.hidden = !text;
   }
 
-  function request(method, path, body) {
+  function request(method, path, body, key) {
+    var headers = body
+      ? { 'content-type': 'application/json', accept: 'application/json' }
+      : { accept: 'application/json' };
+    if (key) headers['idempotency-key'] = key;
     return fetch(api + path, {
       method: method,
-      headers: body
-        ? { 'content-type': 'application/json', accept: 'application/json' }
-        : { accept: 'application/json' },
+      headers: headers,
       body: body ? JSON.stringify(body) : undefined,
       credentials: 'omit',
       cache: 'no-store',
@@ -216,8 +227,13 @@
     busy = true;
     var button = document.querySelector('#pay-form button[type="submit"]');
     button.disabled = true;
-    request('POST', '/pay', { paymentMethod: operator.value, phone: phone })
+    if (!payKey || payKeyFor !== operator.value + phone) {
+      payKey = newKey();
+      payKeyFor = operator.value + phone;
+    }
+    request('POST', '/pay', { paymentMethod: operator.value, phone: phone }, payKey)
       .then(function (result) {
+        if (result.status < 500) payKey = null;
         if (result.ok) {
           if (result.body.expiresAt) data.expiresAt = result.body.expiresAt;
           return wait(displayPhone(number));

@@ -144,4 +144,37 @@ describe('a pay attempt whose payment was made', () => {
     await eventually(async () => (await p.statusOf(b)).status === 'processing');
     await h.fails('sessions.pay', { params: { id: b.id }, body: ORANGE }, 'invalid_state', 409);
   });
+
+  it('answers a same-key retry of a pay that took effect with the session as it stands, and any other pay 409', async () => {
+    const link = await p.link({ name: 'Keyed', amount: 1000 });
+    const [a, b] = [await p.start(link), await p.start(link)];
+    const keyed = (session: Session, key: string, body = ORANGE) => ({
+      params: { id: session.id },
+      body,
+      headers: { 'idempotency-key': key },
+    });
+    const answerLost = () => {
+      h.stand.initiate = async (body) => {
+        h.stand.reset();
+        await h.stand.initiate(body);
+        throw unavailable();
+      };
+    };
+    answerLost();
+    await h.fails('sessions.pay', keyed(a, 'a-1'), 'service_unavailable', 503);
+    await h.paymentEvent('payment.initiated', { ...p.paymentOf(a), paymentMethod: 'ORANGE_MONEY' });
+    await eventually(async () => (await p.statusOf(a)).status === 'processing');
+    expect(await h.ok('sessions.pay', keyed(a, 'a-1'), undefined, 200)).toMatchObject({ status: 'processing' });
+    await h.fails('sessions.pay', keyed(a, 'a-2'), 'invalid_state', 409);
+    await h.fails('sessions.pay', { params: { id: a.id }, body: ORANGE }, 'invalid_state', 409);
+    expect(h.calls.initiate.filter((call) => call.token === p.paymentOf(a).token)).toHaveLength(1);
+
+    // Paid before the retry came: the retry hears it is paid, not that it is already paid.
+    answerLost();
+    await h.fails('sessions.pay', keyed(b, 'b-1'), 'service_unavailable', 503);
+    await h.paymentEvent('payment.initiated', { ...p.paymentOf(b), paymentMethod: 'ORANGE_MONEY' });
+    await h.paymentEvent('payment.completed', { ...p.paymentOf(b), status: 'COMPLETED' });
+    await eventually(async () => (await p.statusOf(b)).status === 'success');
+    expect(await h.ok('sessions.pay', keyed(b, 'b-1'), undefined, 200)).toMatchObject({ status: 'success' });
+  });
 });

@@ -45,7 +45,9 @@ export function sessionHandlers(deps: Deps) {
 
   const pay: OperationHandler<Api['pay']> = async (request, { requestId }) => {
     const body = parseBody(PaySessionBody, request.body);
-    return { status: 200, body: toSessionStatus(await paySession(deps, request.params.id, body, requestId)) };
+    const key = request.headers['idempotency-key'];
+    const session = await paySession(deps, request.params.id, body, requestId, key);
+    return { status: 200, body: toSessionStatus(session) };
   };
 
   const cancel: OperationHandler<Api['cancel']> = async (request, { requestId }) => ({

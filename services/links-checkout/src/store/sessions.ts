@@ -38,6 +38,11 @@ export type SessionDoc = {
    * says the payment is under way. An ISO 8601 string, compared as one.
    */
   attemptUntil?: string;
+  /**
+   * The Idempotency-Key of the pay that claimed the session, if it sent one: its retry is told
+   * the attempt's outcome, even when the first answer was lost (a 503 that hid a success).
+   */
+  payKey?: string;
   createdAt: Date;
   updatedAt: Date;
 };

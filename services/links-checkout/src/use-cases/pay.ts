@@ -62,6 +62,22 @@ async function endFailedAttempt(
 }
 
 /**
+ * A same-key retry of the pay that claimed this session, with the same choice, after that pay
+ * took effect: its answer was lost on the way (a timeout while payments was slow, a gateway
+ * crash), so the retry gets the session as the first pay left it, not a 409.
+ */
+function isRetryOfClaimingPay(session: SessionDoc, choice: PayerChoice, phone: string, key?: string) {
+  return (
+    key !== undefined &&
+    session.payKey === key &&
+    session.paymentToken !== null &&
+    ['processing', 'success', 'failed'].includes(session.status) &&
+    session.paymentMethod === choice.paymentMethod &&
+    session.phone === phone
+  );
+}
+
+/**
  * The payer pays the session with an operator and a number. The session is claimed for one
  * attempt (idle → processing; a second click gets invalid_state), its payment made (or found)
  * by payments, a use of its link held (only once a payment exists, so every hold ends with
@@ -73,9 +89,11 @@ export async function paySession(
   sessionId: string | undefined,
   choice: PayerChoice,
   requestId: string,
+  key?: string,
 ): Promise<SessionDoc> {
   const session = await currentSession(deps, sessionId);
   const phone = payerPhone(session.currency, choice.paymentMethod, choice.phone);
+  if (isRetryOfClaimingPay(session, choice, phone, key)) return session;
   if (session.status !== 'idle') throw stateError(session.status);
   const now = deps.now();
   const attemptUntil = new Date(now.getTime() + deps.settings.attemptMs).toISOString();
@@ -87,6 +105,7 @@ export async function paySession(
     expiresAt: nextExpiry(now, deps.settings.sessionTtlSeconds, session.hardExpiresAt),
     updatedAt: now,
     attemptUntil,
+    ...(key === undefined ? {} : { payKey: key }),
   });
   if (!claimed) throw stateError((await currentSession(deps, session._id)).status);
   let initiating = false;
