@@ -21,7 +21,7 @@ import {
   serveStandIn,
   type TestSystem,
 } from '@mmp/platform/testing';
-import type { ServiceRequest } from '@mmp/protocol';
+import type { Network, ServiceRequest } from '@mmp/protocol';
 import {
   PAYMENT_EVENTS,
   eventSubject,
@@ -276,13 +276,10 @@ export async function initiated(
   harness: PaymentsHarness,
   actor: MerchantActor,
   body: Record<string, unknown> = {},
+  choice: { paymentMethod: Network; phone: string } = { paymentMethod: 'ORANGE_MONEY', phone: '690000001' },
 ) {
   const payment = await createPayment(harness, actor, body);
-  await harness.checkout.initiate({
-    token: payment.token,
-    paymentMethod: 'ORANGE_MONEY',
-    phone: '690000001',
-  });
+  await harness.checkout.initiate({ token: payment.token, ...choice });
   return payment;
 }
 

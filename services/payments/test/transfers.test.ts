@@ -20,6 +20,8 @@ beforeAll(async () => {
 });
 
 const SCOPES = ['payments:write', 'refunds:write', 'payouts:write', 'balance:read', 'webhooks:write'];
+/** An Orange Money number of Senegal, for XOF. */
+const XOF_PHONE = '+221771234567';
 const actorOf = (overrides: Partial<MerchantActor> = {}) => merchant({ scopes: SCOPES, ...overrides });
 
 async function balanceOf(actor: MerchantActor) {
@@ -33,14 +35,17 @@ async function retrieve(actor: MerchantActor, token: string) {
 }
 
 /** A 5000 XAF payment the settlement completed, once the ledger has credited it. */
-async function completedPayment(actor: MerchantActor) {
-  const payment = await initiated(h, actor);
-  const before = (await balanceOf(actor)).find((b) => b.currency === 'XAF')?.available ?? 0;
-  await h.publish('settlement.received', settlement(payment.id, 'COMPLETED'));
-  await eventually(
-    async () =>
-      ((await balanceOf(actor)).find((b) => b.currency === 'XAF')?.available ?? 0) === before + 5000,
-  );
+/** A completed payment of 5,000 in `currency`, once the ledger has credited it. */
+async function completedPayment(actor: MerchantActor, currency: 'XAF' | 'XOF' = 'XAF') {
+  const payment =
+    currency === 'XAF'
+      ? await initiated(h, actor)
+      : await initiated(h, actor, { currency }, { paymentMethod: 'ORANGE_MONEY', phone: XOF_PHONE });
+  const availableNow = async () =>
+    (await balanceOf(actor)).find((b) => b.currency === currency)?.available ?? 0;
+  const before = await availableNow();
+  await h.publish('settlement.received', settlement(payment.id, 'COMPLETED', { currency }));
+  await eventually(async () => (await availableNow()) === before + 5000);
   return payment;
 }
 
@@ -384,7 +389,7 @@ describe('merchant webhooks', () => {
 });
 
 describe('balance rebuild', () => {
-  it('rebuilds from the event stream the figures kept live, in both environments', async () => {
+  it('rebuilds from the event stream the figures kept live, in both environments and both currencies', async () => {
     const actor = actorOf();
     const payment = await completedPayment(actor);
     const part = await refund(actor, payment.token, { amount: 700 });
@@ -395,8 +400,21 @@ describe('balance rebuild', () => {
     const livePayment = await completedPayment(live);
     await settled((await refund(live, livePayment.token)).id, 'refund', 'COMPLETED');
     await eventually(async () => (await retrieve(live, livePayment.token)).status === 'REFUNDED');
+    // The other currency, in both environments: a payout and a partial refund.
+    await completedPayment(actor, 'XOF');
+    await settled(
+      (await payout(actor, { amount: 1200, currency: 'XOF', recipient: { phone: XOF_PHONE } })).id,
+      'payout',
+      'COMPLETED',
+    );
+    const liveXof = await completedPayment(live, 'XOF');
+    await refund(live, liveXof.token, { amount: 2000 });
+    await eventually(async () => {
+      const xof = (await balanceOf(live)).find((b) => b.currency === 'XOF');
+      return xof?.available === 3000 && xof.pending === 2000;
+    });
     const reply = await h.gatewayCall(balanceApi.rebuild, {}, { kind: 'admin' });
     expect(reply.body).toMatchObject({ matches: true, mismatches: [] });
-    expect((reply.body as { accounts: number }).accounts).toBeGreaterThanOrEqual(2);
+    expect((reply.body as { accounts: number }).accounts).toBeGreaterThanOrEqual(4);
   });
 });
