@@ -3,6 +3,7 @@ import { natsServerInstalled } from '@mmp/platform/testing';
 import type { ServiceName } from '@mmp/protocol';
 import {
   CHAOS_SERVICES,
+  balanceEqualsRebuild,
   customersEqualRebuild,
   faultName,
   formatTable,
@@ -71,5 +72,10 @@ describe.skipIf(!natsServerInstalled)('chaos: faults during bursts of paid payme
   it('the customer projection equals a rebuild from the events', async () => {
     const { equal, diff } = await customersEqualRebuild(chaos);
     expect(equal, diff).toBe(true);
+  }, 60_000);
+
+  it('the balance equals a rebuild from the events', async () => {
+    const { matches, mismatches } = await balanceEqualsRebuild(chaos);
+    expect(matches, JSON.stringify(mismatches)).toBe(true);
   }, 60_000);
 });
