@@ -61,7 +61,12 @@ describe.skipIf(!natsServerInstalled)('chaos: faults during bursts of paid payme
         expect(report.recoveryMs, context).not.toBeNaN();
         // A same-key retry gets the first answer: never a 409 for a pay that went through.
         expect(
-          { lost: report.lost, doubled: report.doubled, stuck: report.stuck, conflicts: report.retryConflicts },
+          {
+            lost: report.lost,
+            doubled: report.doubled,
+            stuck: report.stuck,
+            conflicts: report.retryConflicts,
+          },
           context,
         ).toEqual({ lost: 0, doubled: 0, stuck: 0, conflicts: 0 });
       },

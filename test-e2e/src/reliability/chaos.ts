@@ -479,7 +479,9 @@ export async function customersEqualRebuild(chaos: ChaosSystem): Promise<{ equal
  * The merchant's balance as the ledger keeps it live, against one rebuilt from the event
  * stream: payments compares the two and names every account that differs.
  */
-export async function balanceEqualsRebuild(chaos: ChaosSystem): Promise<{ matches: boolean; mismatches: unknown }> {
+export async function balanceEqualsRebuild(
+  chaos: ChaosSystem,
+): Promise<{ matches: boolean; mismatches: unknown }> {
   await sleep(3000);
   return chaos.system.admin<{ matches: boolean; mismatches: unknown }>('POST', '/v1/admin/balance/rebuild');
 }
