@@ -164,7 +164,9 @@ describe('a pay attempt whose payment was made', () => {
     await h.fails('sessions.pay', keyed(a, 'a-1'), 'service_unavailable', 503);
     await h.paymentEvent('payment.initiated', { ...p.paymentOf(a), paymentMethod: 'ORANGE_MONEY' });
     await eventually(async () => (await p.statusOf(a)).status === 'processing');
-    expect(await h.ok('sessions.pay', keyed(a, 'a-1'), undefined, 200)).toMatchObject({ status: 'processing' });
+    expect(await h.ok('sessions.pay', keyed(a, 'a-1'), undefined, 200)).toMatchObject({
+      status: 'processing',
+    });
     await h.fails('sessions.pay', keyed(a, 'a-2'), 'invalid_state', 409);
     await h.fails('sessions.pay', { params: { id: a.id }, body: ORANGE }, 'invalid_state', 409);
     expect(h.calls.initiate.filter((call) => call.token === p.paymentOf(a).token)).toHaveLength(1);
