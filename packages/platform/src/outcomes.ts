@@ -21,8 +21,11 @@ export type OutcomeRecord = IdempotencyRecord<KeptOutcome>;
 export const OUTCOME_LEASE_MS = 2000;
 export const OUTCOME_WAIT_MS = 2500;
 
-/** Keys are per caller and environment, as the gateway keeps its own. */
-function callerOf(actor: Actor): string {
+/**
+ * Whose an Idempotency-Key is: per caller and environment, so one merchant's key never
+ * replays another's answer. The gateway and the services key alike.
+ */
+export function idempotencyCallerOf(actor: Actor): string {
   switch (actor.kind) {
     case 'merchant':
       return `merchant:${actor.projectId}:${actor.livemode ? 'live' : 'test'}`;
@@ -81,7 +84,7 @@ export function createOperationOutcomes(
     ): Promise<ServiceReply> {
       const header = request.headers['idempotency-key'];
       if (header === undefined) return work();
-      const id = `${operation}:${callerOf(actor)}:${checkIdempotencyKey(header)}`;
+      const id = `${operation}:${idempotencyCallerOf(actor)}:${checkIdempotencyKey(header)}`;
       const claim = await keys.claim(
         id,
         requestHash({ params: request.params, query: request.query, body: request.body ?? null }),

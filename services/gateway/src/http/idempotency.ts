@@ -2,12 +2,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import {
   checkIdempotencyKey,
+  idempotencyCallerOf,
   requestHash,
   type IdempotencyClaim,
   type IdempotencyKeys,
   type SecretBox,
 } from '@mmp/platform';
-import type { Actor } from '@mmp/protocol';
 
 /**
  * What a key remembers of the first answer: enough to send it again byte for byte. The body
@@ -18,20 +18,6 @@ export type RememberedReply = { status: number; contentType: string | null; seal
 declare module 'fastify' {
   interface FastifyRequest {
     idempotencyClaim?: Exclude<IdempotencyClaim<RememberedReply>, { replay: RememberedReply }>;
-  }
-}
-
-/** Keys are per caller: one merchant's key never replays another's answer. */
-function callerOf(actor: Actor): string {
-  switch (actor.kind) {
-    case 'merchant':
-      return `merchant:${actor.projectId}:${actor.livemode ? 'live' : 'test'}`;
-    case 'provider':
-      return `provider:${actor.providerId}`;
-    case 'admin':
-      return 'admin';
-    default:
-      return 'public';
   }
 }
 
@@ -54,7 +40,7 @@ export const idempotencyPlugin = fp<{ keys: IdempotencyKeys<RememberedReply>; bo
       if (request.method !== 'POST' || header === undefined || signed || !request.actor) return;
       const key = checkIdempotencyKey(Array.isArray(header) ? header.join(',') : header);
       const claim = await keys.claim(
-        `${callerOf(request.actor)}:${key}`,
+        `${idempotencyCallerOf(request.actor)}:${key}`,
         requestHash({ url: request.url, body: request.body ?? null }),
       );
       if (claim.replay) {

@@ -1,5 +1,5 @@
 import { formatMajorAmount, type PaymentInitiatedData, type TransferRequestedData } from '@mmp/protocol';
-import type { RouteCriteria, SkippedRail } from './routing.js';
+import type { RouteChoice, RouteCriteria, SkippedRail } from './routing.js';
 import type { Transport } from './rail.js';
 
 /**
@@ -59,6 +59,62 @@ export type Order = {
   createdAt: string;
   updatedAt: string;
 };
+
+/** What an order is before routing: its key, what it moves, and for whom. */
+export type OrderRequest = Pick<
+  Order,
+  | '_id'
+  | 'paymentId'
+  | 'projectId'
+  | 'livemode'
+  | 'amount'
+  | 'currency'
+  | 'criteria'
+  | 'transactionRef'
+  | 'payload'
+> &
+  Pick<Order, 'transfer' | 'certification'>;
+
+/** The first routing step: the chosen rail, or no rail and why. */
+export function firstStep(choice: RouteChoice, at: string): RoutingStep {
+  return {
+    at,
+    railId: choice.rail?._id ?? null,
+    action: choice.rail ? 'routed' : 'no_rail',
+    reason: choice.reason,
+    skipped: choice.skipped,
+  };
+}
+
+/**
+ * An order as its first routing leaves it: handed to the chosen rail, or FAILED with
+ * provider_unavailable when none serves it. It expires `ttlMs` after `now` (epoch ms).
+ */
+export function routedOrder(
+  request: OrderRequest,
+  choice: RouteChoice,
+  now: number,
+  ttlMs: number,
+): { order: Order; step: RoutingStep } {
+  const at = new Date(now).toISOString();
+  const step = firstStep(choice, at);
+  const order: Order = {
+    ...request,
+    status: choice.rail ? 'ROUTED' : 'FAILED',
+    railId: choice.rail?._id ?? null,
+    providerId: choice.rail?.providerId ?? null,
+    transport: choice.rail?.transport ?? null,
+    triedRailIds: choice.rail ? [choice.rail._id] : [],
+    providerIds: choice.rail ? [choice.rail.providerId] : [],
+    lastClassification: null,
+    failureCode: choice.rail ? null : 'provider_unavailable',
+    decisions: [step],
+    expiresAt: new Date(now + ttlMs).toISOString(),
+    createdAt: at,
+    updatedAt: at,
+  };
+  return { order, step };
+}
 
 /** Rejection reasons that describe the payer's wallet: another rail would refuse it too. */
 export const PAYER_ERROR_CODES = [

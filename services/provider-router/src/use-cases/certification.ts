@@ -8,7 +8,7 @@ import {
   type ChannelBadgeData,
 } from '@mmp/protocol';
 import { channelBadgeId, railBadge } from '../domain/certification.js';
-import type { Order } from '../domain/order.js';
+import { routedOrder } from '../domain/order.js';
 import { orderCreatedEvent } from '../domain/order-events.js';
 import { certifiedChannelIds, recordChannelBadge } from '../store/channel-badges.js';
 import { findOrder, insertOrder } from '../store/orders.js';
@@ -55,39 +55,35 @@ export async function createCertificationOrder(
   const { payload } = request;
   const amount = parseMajorAmount(payload.amount);
   if (!amount.ok) throw appError('validation_error', amount.message);
-  const now = isoNow(deps);
-  const order: Order = {
-    _id: payload.idempotency_key,
-    paymentId: certificationPaymentId(payload.idempotency_key),
-    projectId: 'certification',
-    livemode: false,
-    amount: amount.francs,
-    currency: payload.currency,
-    criteria: {
-      environment: 'sandbox',
-      network: payload.network,
-      currency: payload.currency,
-      country: payload.country,
-    },
-    transactionRef: payload.transaction_ref,
-    payload,
-    status: 'ROUTED',
-    railId: rail._id,
-    providerId: rail.providerId,
-    transport: rail.transport,
-    triedRailIds: [rail._id],
-    providerIds: [rail.providerId],
-    lastClassification: null,
-    failureCode: null,
-    decisions: [
-      { at: now, railId: rail._id, action: 'routed', reason: `certification run ${request.runId}` },
-    ],
-    expiresAt: new Date(deps.now() + request.expiresInMs).toISOString(),
-    certification: { runId: request.runId, relayEndpoint: request.relayEndpoint },
-    createdAt: now,
-    updatedAt: now,
+  const certificationRail = {
+    rail,
+    halfOpenTrial: false,
+    reason: `certification run ${request.runId}`,
+    skipped: [],
   };
-  await insertOrder(deps.outbox, deps.db, order, [orderCreatedEvent(order, rail, now)]);
+  const { order } = routedOrder(
+    {
+      _id: payload.idempotency_key,
+      paymentId: certificationPaymentId(payload.idempotency_key),
+      projectId: 'certification',
+      livemode: false,
+      amount: amount.francs,
+      currency: payload.currency,
+      criteria: {
+        environment: 'sandbox',
+        network: payload.network,
+        currency: payload.currency,
+        country: payload.country,
+      },
+      transactionRef: payload.transaction_ref,
+      payload,
+      certification: { runId: request.runId, relayEndpoint: request.relayEndpoint },
+    },
+    certificationRail,
+    deps.now(),
+    request.expiresInMs,
+  );
+  await insertOrder(deps.outbox, deps.db, order, [orderCreatedEvent(order, rail, order.createdAt)]);
   return { orderKey: order._id };
 }
 

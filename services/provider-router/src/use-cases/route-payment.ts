@@ -1,12 +1,12 @@
 import { newPaymentOrderKey, type PaymentInitiatedData } from '@mmp/protocol';
 import { DuplicateKeyError } from '@mmp/platform';
 import { admitsOrder, startTrial } from '../domain/breaker.js';
-import { paymentExecuteBody, type Order, type RoutingStep } from '../domain/order.js';
+import { paymentExecuteBody, routedOrder } from '../domain/order.js';
 import { executionFailedEvent, orderCreatedEvent, routingDecidedEvent } from '../domain/order-events.js';
 import { chooseRail, environmentOf, type RouteChoice, type RouteCriteria } from '../domain/routing.js';
 import { findOrderOfPayment, insertOrder } from '../store/orders.js';
 import { activeRails, updateBreaker } from '../store/rails.js';
-import { isoNow, type RouterDeps } from './deps.js';
+import type { RouterDeps } from './deps.js';
 
 /**
  * Chooses a rail for the order and, for a half-open rail, claims its single trial; a trial
@@ -39,7 +39,7 @@ export async function routePayment(deps: RouterDeps, data: PaymentInitiatedData)
     deps.log.info({ paymentId: payment.id }, 'payment already has an order; reusing it');
     return;
   }
-  const now = isoNow(deps);
+  const now = deps.now();
   const orderKey = newPaymentOrderKey();
   const criteria: RouteCriteria = {
     environment: environmentOf(payment.livemode),
@@ -48,41 +48,27 @@ export async function routePayment(deps: RouterDeps, data: PaymentInitiatedData)
     country: execution.country,
   };
   const choice = await pickRail(deps, criteria, orderKey, []);
-  const step: RoutingStep = {
-    at: now,
-    railId: choice.rail?._id ?? null,
-    action: choice.rail ? 'routed' : 'no_rail',
-    reason: choice.reason,
-    skipped: choice.skipped,
-  };
-  const order: Order = {
-    _id: orderKey,
-    paymentId: payment.id,
-    projectId: payment.projectId,
-    livemode: payment.livemode,
-    amount: payment.amount,
-    currency: payment.currency,
-    criteria,
-    transactionRef: payment.token,
-    payload: paymentExecuteBody(orderKey, data, deps.now()),
-    status: choice.rail ? 'ROUTED' : 'FAILED',
-    railId: choice.rail?._id ?? null,
-    providerId: choice.rail?.providerId ?? null,
-    transport: choice.rail?.transport ?? null,
-    triedRailIds: choice.rail ? [choice.rail._id] : [],
-    providerIds: choice.rail ? [choice.rail.providerId] : [],
-    lastClassification: null,
-    failureCode: choice.rail ? null : 'provider_unavailable',
-    decisions: [step],
-    expiresAt: new Date(deps.now() + deps.config.orderTtlSeconds * 1000).toISOString(),
-    createdAt: now,
-    updatedAt: now,
-  };
+  const { order, step } = routedOrder(
+    {
+      _id: orderKey,
+      paymentId: payment.id,
+      projectId: payment.projectId,
+      livemode: payment.livemode,
+      amount: payment.amount,
+      currency: payment.currency,
+      criteria,
+      transactionRef: payment.token,
+      payload: paymentExecuteBody(orderKey, data, now),
+    },
+    choice,
+    now,
+    deps.config.orderTtlSeconds * 1000,
+  );
   const events = [
     routingDecidedEvent(order, step, order.providerId),
     choice.rail
-      ? orderCreatedEvent(order, choice.rail, now)
-      : executionFailedEvent(order, 'provider_unavailable', choice.reason, now),
+      ? orderCreatedEvent(order, choice.rail, order.createdAt)
+      : executionFailedEvent(order, 'provider_unavailable', choice.reason, order.createdAt),
   ];
   try {
     await insertOrder(deps.outbox, deps.db, order, events);

@@ -5,12 +5,12 @@ import {
   type TransferRequestedData,
 } from '@mmp/protocol';
 import { DuplicateKeyError } from '@mmp/platform';
-import { payoutExecuteBody, type Order } from '../domain/order.js';
+import { payoutExecuteBody, routedOrder } from '../domain/order.js';
 import { orderCreatedEvent, transferSettledEvents } from '../domain/order-events.js';
 import { chooseRail, environmentOf, type RouteCriteria } from '../domain/routing.js';
 import { findOrderOfPayment, insertOrder } from '../store/orders.js';
 import { activeRails } from '../store/rails.js';
-import { isoNow, type RouterDeps } from './deps.js';
+import type { RouterDeps } from './deps.js';
 import { pickRail } from './route-payment.js';
 
 /**
@@ -24,7 +24,7 @@ export async function routeTransfer(deps: RouterDeps, data: TransferRequestedDat
     deps.log.info({ transferId: data.transferId }, 'transfer already has an order; reusing it');
     return;
   }
-  const now = isoNow(deps);
+  const now = deps.now();
   const orderKey = newPayoutOrderKey();
   const criteria: RouteCriteria = {
     environment: environmentOf(data.livemode),
@@ -35,44 +35,29 @@ export async function routeTransfer(deps: RouterDeps, data: TransferRequestedDat
     preferredRailId: data.preferredRailId,
   };
   const choice = await pickRail(deps, criteria, orderKey, []);
-  const order: Order = {
-    _id: orderKey,
-    paymentId: data.transferId,
-    projectId: data.projectId,
-    livemode: data.livemode,
-    amount: data.amount,
-    currency: data.currency,
-    criteria,
-    transactionRef: data.transferId,
-    payload: payoutExecuteBody(orderKey, data, deps.now()),
-    status: choice.rail ? 'ROUTED' : 'FAILED',
-    railId: choice.rail?._id ?? null,
-    providerId: choice.rail?.providerId ?? null,
-    transport: choice.rail?.transport ?? null,
-    triedRailIds: choice.rail ? [choice.rail._id] : [],
-    providerIds: choice.rail ? [choice.rail.providerId] : [],
-    lastClassification: null,
-    failureCode: choice.rail ? null : 'provider_unavailable',
-    decisions: [
-      {
-        at: now,
-        railId: choice.rail?._id ?? null,
-        action: choice.rail ? 'routed' : 'no_rail',
-        reason: choice.reason,
-        skipped: choice.skipped,
-      },
-    ],
-    expiresAt: new Date(deps.now() + deps.config.orderTtlSeconds * 1000).toISOString(),
-    transfer: { id: data.transferId, kind: data.kind },
-    createdAt: now,
-    updatedAt: now,
-  };
+  const { order } = routedOrder(
+    {
+      _id: orderKey,
+      paymentId: data.transferId,
+      projectId: data.projectId,
+      livemode: data.livemode,
+      amount: data.amount,
+      currency: data.currency,
+      criteria,
+      transactionRef: data.transferId,
+      payload: payoutExecuteBody(orderKey, data, now),
+      transfer: { id: data.transferId, kind: data.kind },
+    },
+    choice,
+    now,
+    deps.config.orderTtlSeconds * 1000,
+  );
   const events = choice.rail
-    ? [orderCreatedEvent(order, choice.rail, now)]
+    ? [orderCreatedEvent(order, choice.rail, order.createdAt)]
     : transferSettledEvents(
         order,
         { status: 'FAILED', failureCode: 'provider_unavailable', railId: null },
-        now,
+        order.createdAt,
       );
   try {
     await insertOrder(deps.outbox, deps.db, order, events);
