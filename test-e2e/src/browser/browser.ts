@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { startSystem, type ProjectKeys, type RunningSystem } from '../support/system.js';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const hasChromium = existsSync(CHROMIUM);
@@ -31,6 +32,22 @@ export function describeInBrowser(name: string, body: () => void): void {
   console.warn(`browser suite "${name}" skipped: ${missing}`);
   describe.skip(name, body);
 }
+/**
+ * The system a browser suite drives, with one project and Chromium. Many payers share one IP
+ * here, each page polling every 2 s, and the sandbox provider pulls its orders every 200 ms
+ * with its key: both rate limits are lifted so they are not what is tested.
+ */
+export async function startBrowserSystem(
+  projectName: string,
+  env: Record<string, string> = {},
+): Promise<{ system: RunningSystem; project: ProjectKeys; browser: Browser }> {
+  const system = await startSystem({
+    env: { RATE_LIMIT_IP_MAX: '100000', RATE_LIMIT_KEY_MAX: '100000', ...env },
+  });
+  const project = await system.createProject(projectName);
+  return { system, project, browser: await launchChromium() };
+}
+
 export const SCREENSHOTS = fileURLToPath(new URL('../../screenshots/', import.meta.url));
 export const AXE_PATH = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 

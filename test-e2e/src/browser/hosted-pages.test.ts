@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { startSystem, type ProjectKeys, type RunningSystem } from '../support/system.js';
+import type { ProjectKeys, RunningSystem } from '../support/system.js';
 import { api } from '../support/http.js';
 import {
   TEXT,
   hasChromium,
   headingVisible as shownHeading,
-  launchChromium,
+  startBrowserSystem,
   openPhone,
   payOnPage,
   seriousViolations,
@@ -22,12 +22,8 @@ let shop: Awaited<ReturnType<typeof startShop>>;
 
 beforeAll(async () => {
   if (!hasChromium) return;
-  // Many payers share one IP here, each page polling every 2 s, and the sandbox provider pulls
-  // orders every 200 ms with its key: lift both limits so they are not what is tested.
-  system = await startSystem({ env: { RATE_LIMIT_IP_MAX: '100000', RATE_LIMIT_KEY_MAX: '100000' } });
-  project = await system.createProject('Boutique Akwa');
+  ({ system, project, browser } = await startBrowserSystem('Boutique Akwa'));
   shop = await startShop();
-  browser = await launchChromium();
 }, 90_000);
 
 afterAll(async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { MAX_LOGO_BYTES } from '@mmp/links-checkout';
-import { startSystem, type ProjectKeys, type RunningSystem } from '../support/system.js';
+import type { ProjectKeys, RunningSystem } from '../support/system.js';
 import { api } from '../support/http.js';
 import {
   PNG,
@@ -9,7 +9,7 @@ import {
   describeInBrowser,
   hasChromium,
   headingVisible,
-  launchChromium,
+  startBrowserSystem,
   openPhone,
   payOnPage,
   seriousViolations,
@@ -35,18 +35,12 @@ const LARGEST_LOGO = Buffer.concat([PNG, Buffer.alloc(MAX_LOGO_BYTES - PNG.lengt
 
 beforeAll(async () => {
   if (!hasChromium) return;
-  system = await startSystem({
-    env: {
-      RATE_LIMIT_IP_MAX: '100000',
-      RATE_LIMIT_KEY_MAX: '100000',
-      PAYMENT_TTL_SECONDS: '8',
-      EXPIRY_INTERVAL_MS: '300',
-    },
-  });
-  project = await system.createProject('Boutique Bonamoussadi');
+  ({ system, project, browser } = await startBrowserSystem('Boutique Bonamoussadi', {
+    PAYMENT_TTL_SECONDS: '8',
+    EXPIRY_INTERVAL_MS: '300',
+  }));
   shop = await startShop();
   logoHost = await startLogoHost(LARGEST_LOGO);
-  browser = await launchChromium();
 }, 90_000);
 
 afterAll(async () => {

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { startSystem, type ProjectKeys, type RunningSystem } from '../support/system.js';
+import type { ProjectKeys, RunningSystem } from '../support/system.js';
 import { api } from '../support/http.js';
 import {
   PNG,
   TEXT,
   hasChromium,
   headingVisible as shownHeading,
-  launchChromium,
+  startBrowserSystem,
   openPhone,
   payOnPage,
   seriousViolations,
@@ -23,11 +23,8 @@ let logoHost: Awaited<ReturnType<typeof startLogoHost>>;
 
 beforeAll(async () => {
   if (!hasChromium) return;
-  // The page polls every 2 s and the sandbox provider pulls every 200 ms, all from one IP.
-  system = await startSystem({ env: { RATE_LIMIT_IP_MAX: '100000', RATE_LIMIT_KEY_MAX: '100000' } });
-  project = await system.createProject('Boutique Akwa');
+  ({ system, project, browser } = await startBrowserSystem('Boutique Akwa'));
   logoHost = await startLogoHost();
-  browser = await launchChromium();
 }, 90_000);
 
 afterAll(async () => {
