@@ -4,6 +4,7 @@ import {
   hexHmac,
   isCertificationFailureNumber,
   parseOrThrow,
+  settlementOfOrder,
   type ExecutionOrder,
 } from '@mmp/protocol';
 import { apiBase } from './base-url.js';
@@ -65,16 +66,7 @@ export function settlementOf(
     : 'COMPLETED',
   settledAt = new Date(),
 ): SettlementEvent {
-  return {
-    protocol_version: '1',
-    idempotency_key: order.idempotency_key,
-    transaction_ref: order.transaction_ref,
-    amount: order.amount,
-    currency: order.currency,
-    status,
-    network: order.network,
-    settled_at: settledAt.toISOString(),
-  };
+  return settlementOfOrder(order, status, settledAt);
 }
 
 function payeeNumber(order: ExecutionOrder): string {

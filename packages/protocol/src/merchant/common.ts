@@ -79,6 +79,20 @@ export function listParam<T extends z.ZodType>(item: T) {
 }
 
 /** Message for a missing field, distinguishable by classifiers (see isMissingIssue). */
+/** A list pages one way at a time: `starting_after` or `ending_before`, never both. */
+export function checkOneCursor(
+  query: { starting_after?: string; ending_before?: string },
+  ctx: z.RefinementCtx,
+): void {
+  if (query.starting_after && query.ending_before) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['ending_before'],
+      message: 'give starting_after or ending_before, not both',
+    });
+  }
+}
+
 export function requiredMessage(name: string): string {
   return `${name} is required`;
 }

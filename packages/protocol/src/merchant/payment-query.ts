@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Currency } from '../money.js';
-import { DateTime, listParam, queryInt, queryNumber } from './common.js';
+import { DateTime, checkOneCursor, listParam, queryInt, queryNumber } from './common.js';
 import { PaymentMethod, PaymentStatus } from './payment.js';
 
 export const PAYMENT_EXPANSIONS = ['customer', 'project', 'refunds', 'events'] as const;
@@ -47,13 +47,7 @@ export const PaymentListQuery = z
   })
   .strict()
   .superRefine((q, ctx) => {
-    if (q.starting_after && q.ending_before) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['ending_before'],
-        message: 'give starting_after or ending_before, not both',
-      });
-    }
+    checkOneCursor(q, ctx);
     if (q.minAmount !== undefined && q.maxAmount !== undefined && q.minAmount > q.maxAmount) {
       ctx.addIssue({ code: 'custom', path: ['maxAmount'], message: 'maxAmount must be at least minAmount' });
     }

@@ -3,7 +3,7 @@ import { PaymentToken, PayoutId, RefundId, Uuid } from '../ids.js';
 import { AMOUNT_RANGE_MESSAGE, Currency, MAX_AMOUNT } from '../money.js';
 import { NETWORKS, Network } from '../network.js';
 import { E164 } from '../phone.js';
-import { DateTime, Metadata, queryInt } from './common.js';
+import { DateTime, Metadata, checkOneCursor, queryInt } from './common.js';
 
 /**
  * Refunds and payouts: money going back out through `payout.execute` orders. Both are an
@@ -23,6 +23,17 @@ const TransferAmount = z
   .min(1, 'amount must be a positive integer')
   .max(MAX_AMOUNT, AMOUNT_RANGE_MESSAGE);
 
+/** How a refund or payout ended, and when: the same fields on both. */
+const TRANSFER_OUTCOME = {
+  livemode: z.boolean(),
+  /** A code of the catalog (account_inactive, provider_unavailable, …) when FAILED; null otherwise. */
+  failureCode: z.string().nullable(),
+  failureMessage: z.string().nullable(),
+  createdAt: DateTime,
+  updatedAt: DateTime,
+  completedAt: DateTime.nullable(),
+};
+
 export const CreateRefundBody = z
   .object({
     /** Default: all that remains of the payment. */
@@ -41,13 +52,7 @@ export const Refund = z
     currency: Currency,
     status: TransferStatus,
     reason: z.string().nullable(),
-    livemode: z.boolean(),
-    /** A code of the catalog (account_inactive, provider_unavailable, …) when FAILED; null otherwise. */
-    failureCode: z.string().nullable(),
-    failureMessage: z.string().nullable(),
-    createdAt: DateTime,
-    updatedAt: DateTime,
-    completedAt: DateTime.nullable(),
+    ...TRANSFER_OUTCOME,
   })
   .strict();
 export type Refund = z.infer<typeof Refund>;
@@ -82,12 +87,7 @@ export const Payout = z
     reference: z.string(),
     description: z.string().nullable(),
     metadata: z.record(z.string(), z.unknown()),
-    livemode: z.boolean(),
-    failureCode: z.string().nullable(),
-    failureMessage: z.string().nullable(),
-    createdAt: DateTime,
-    updatedAt: DateTime,
-    completedAt: DateTime.nullable(),
+    ...TRANSFER_OUTCOME,
   })
   .strict();
 export type Payout = z.infer<typeof Payout>;
@@ -104,15 +104,7 @@ export const PayoutListQuery = z
     network: z.enum(NETWORKS).optional(),
   })
   .strict()
-  .superRefine((q, ctx) => {
-    if (q.starting_after && q.ending_before) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['ending_before'],
-        message: 'give starting_after or ending_before, not both',
-      });
-    }
-  });
+  .superRefine(checkOneCursor);
 export type PayoutListQuery = z.output<typeof PayoutListQuery>;
 
 export const PayoutList = z

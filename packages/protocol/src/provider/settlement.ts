@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MajorAmountString } from '../money.js';
 import { Network } from '../network.js';
-import { CurrencyCode, ProtocolVersion } from './protocol-v1.js';
+import { CurrencyCode, ProtocolVersion, type ExecutionOrder } from './protocol-v1.js';
 
 export const SETTLEMENT_STATUSES = ['PENDING', 'COMPLETED', 'FAILED', 'CANCELLED', 'REFUNDED'] as const;
 export const SettlementStatus = z.enum(SETTLEMENT_STATUSES, {
@@ -46,4 +46,22 @@ export function settlementEventJsonSchema(): Record<string, unknown> {
 /** A body carrying protocol_version is a v1 SettlementEvent; any other goes to the proprietary mapping. */
 export function isProtocolPayload(body: unknown): boolean {
   return typeof body === 'object' && body !== null && !Array.isArray(body) && 'protocol_version' in body;
+}
+
+/** The SettlementEvent of an order: its key, reference, amount, currency and network, with `status` and when it settled. */
+export function settlementOfOrder(
+  order: ExecutionOrder,
+  status: SettlementEvent['status'],
+  settledAt: Date,
+): SettlementEvent {
+  return {
+    protocol_version: '1',
+    idempotency_key: order.idempotency_key,
+    transaction_ref: order.transaction_ref,
+    amount: order.amount,
+    currency: order.currency,
+    status,
+    network: order.network,
+    settled_at: settledAt.toISOString(),
+  };
 }

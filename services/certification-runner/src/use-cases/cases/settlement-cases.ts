@@ -1,6 +1,7 @@
 import {
   amountsEqual,
   isProtocolPayload,
+  settlementOfOrder,
   type CertificationOrderStatus,
   type ExchangedMessage,
   type ExecutionOrder,
@@ -74,16 +75,7 @@ function baseEvent(settled: {
   const parsed = raw ? (JSON.parse(raw) as unknown) : null;
   if (isProtocolPayload(parsed)) return parsed as Record<string, unknown>;
   const { order } = settled;
-  return {
-    protocol_version: '1',
-    idempotency_key: order.idempotency_key,
-    transaction_ref: order.transaction_ref,
-    amount: order.amount,
-    currency: order.currency,
-    status: 'COMPLETED',
-    network: order.network,
-    settled_at: new Date().toISOString(),
-  };
+  return settlementOfOrder(order, 'COMPLETED', new Date());
 }
 
 /** Case 3: a decimal major-unit amount ("150.00") is settled as such; the same event in cents is refused. */
