@@ -30,7 +30,9 @@ function shellBlocks(heading: string): string[] {
 
 /** A README block in bash as a reader's terminal runs it, failing on the first failed command. */
 async function shell(script: string, env: Record<string, string> = {}) {
-  const { stdout, stderr } = await run('bash', ['-euo', 'pipefail', '-c', script], {
+  // --norc: started over SSH (as CI may be), bash reads the system bashrc even for -c, and
+  // a bashrc written for interactive shells trips over -u; a reader's terminal has its own.
+  const { stdout, stderr } = await run('bash', ['--norc', '-euo', 'pipefail', '-c', script], {
     cwd: root,
     env: { ...process.env, MMP_URL: system.baseUrl, ADMIN_TOKEN: system.adminToken, ...env },
   });
