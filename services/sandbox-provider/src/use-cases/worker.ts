@@ -3,6 +3,7 @@ import {
   paymentAck,
   pushSettlement,
   ServiceCallError,
+  settlementOf,
   type ExecutionOrder,
   type PullClient,
   type PullOrder,
@@ -114,16 +115,7 @@ async function pushOne(deps: WorkerDeps, execution: Execution): Promise<void> {
     baseUrl: deps.baseUrl,
     providerId: deps.credentials.providerId,
     signingSecret: deps.credentials.signingSecret,
-    event: {
-      protocol_version: '1',
-      idempotency_key: order.idempotency_key,
-      transaction_ref: order.transaction_ref,
-      amount: order.amount,
-      currency: order.currency,
-      status: execution.settlement!,
-      network: order.network,
-      settled_at: new Date().toISOString(),
-    },
+    event: settlementOf(order, execution.settlement!),
   });
   if (result.status === 200 || result.status === 409) {
     await finishExecution(deps.executions, execution._id, 'WAITING', `settled ${execution.settlement}`);
