@@ -17,7 +17,7 @@ export function rateLimitNameSpace(natsPrefix: string): string {
  * counts against one budget. Startup waits for one connection attempt at most; an unreachable
  * Redis is logged once per outage (without the URL, which may carry a password) while the
  * client keeps reconnecting in the background. ioredis is imported here, not at load: a
- * gateway without Redis (the default) would carry its ~6 MB for nothing.
+ * gateway without Redis (the default) would carry its 5 to 10 MB for nothing.
  */
 export async function connectRateLimitRedis(url: string, log: Logger): Promise<Redis> {
   const { Redis } = await import('ioredis');
