@@ -1,7 +1,28 @@
-import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
+import { createRequire } from 'node:module';
+import type { CountryCode, PhoneNumber, parsePhoneNumberFromString } from 'libphonenumber-js';
 import { z } from 'zod';
 import { NETWORKS, SUPPORTED_COUNTRIES, type Network, type SupportedCountry } from './network.js';
 import { COUNTRY_NETWORKS, PREFIX_PLANS, type Operator } from './phone-plans.js';
+
+type Parse = typeof parsePhoneNumberFromString;
+let parse: Parse | undefined;
+
+/**
+ * libphonenumber-js, loaded on the first number parsed: with its metadata it is 3 MB of
+ * every process importing this package, and only payments and links-checkout read phone
+ * numbers. Its CommonJS build, so that loading stays synchronous like the functions here.
+ */
+function loadParser(): Parse {
+  const library = createRequire(import.meta.url)('libphonenumber-js') as {
+    parsePhoneNumberFromString: Parse;
+  };
+  return library.parsePhoneNumberFromString;
+}
+
+function parsePhoneNumber(text: string, defaultCountry?: CountryCode): PhoneNumber | undefined {
+  parse ??= loadParser();
+  return parse(text, defaultCountry);
+}
 
 export const E164 = z
   .string()
@@ -26,11 +47,11 @@ export function normalizePhone(input: string, defaultCountry?: string): Normaliz
   const text = input.trim();
   if (text.length === 0 || text.length > 32) return null;
   const country = defaultCountry as CountryCode | undefined;
-  const attempts = [parsePhoneNumberFromString(text, country)];
+  const attempts = [parsePhoneNumber(text, country)];
   // An international number typed without its '+' (or '00') is common on mobile pages.
   const digits = text.replace(/[\s.()-]/g, '');
   if (/^[0-9]+$/.test(digits)) {
-    attempts.push(parsePhoneNumberFromString(`+${digits.replace(/^00/, '')}`));
+    attempts.push(parsePhoneNumber(`+${digits.replace(/^00/, '')}`));
   }
   for (const parsed of attempts) {
     if (parsed?.isValid() && parsed.country) return { e164: parsed.number, country: parsed.country };
@@ -44,11 +65,11 @@ export function normalizePhone(input: string, defaultCountry?: string): Normaliz
  * parse is returned as it is.
  */
 export function formatPhone(e164: string): string {
-  return parsePhoneNumberFromString(e164)?.formatInternational() ?? e164;
+  return parsePhoneNumber(e164)?.formatInternational() ?? e164;
 }
 
 function nationalNumber(e164: string): { country: SupportedCountry; national: string } | null {
-  const parsed = parsePhoneNumberFromString(e164);
+  const parsed = parsePhoneNumber(e164);
   if (!parsed || !isSupportedCountry(parsed.country)) return null;
   return { country: parsed.country, national: parsed.nationalNumber };
 }

@@ -11,6 +11,7 @@ import { forwardPlugin } from './forward.js';
 import { guardPlugin } from './guard.js';
 import { healthPlugin } from './health.js';
 import { idempotencyPlugin, type RememberedReply } from './idempotency.js';
+import { lazySerializers } from './lazy-serializers.js';
 import { localRoutesPlugin } from './local-route.js';
 import { httpMetricsPlugin } from './metrics.js';
 import { rateLimitPlugin, type RateLimitSettings } from './rate-limit.js';
@@ -67,6 +68,7 @@ function createFastify(settings: GatewaySettings, log: Logger, https: boolean): 
     // own error form. Past this, or with broken percent-encoding, frameworkErrors answers.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
     frameworkErrors: frameworkErrors(https),
+    schemaController: { compilersFactory: { buildSerializer: lazySerializers } },
   });
 }
 

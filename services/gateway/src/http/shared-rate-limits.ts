@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Logger } from '@mmp/platform';
 
 /**
@@ -16,9 +16,11 @@ export function rateLimitNameSpace(natsPrefix: string): string {
  * The ioredis client `@fastify/rate-limit` keeps its counters in, so every gateway replica
  * counts against one budget. Startup waits for one connection attempt at most; an unreachable
  * Redis is logged once per outage (without the URL, which may carry a password) while the
- * client keeps reconnecting in the background.
+ * client keeps reconnecting in the background. ioredis is imported here, not at load: a
+ * gateway without Redis (the default) would carry its 5 to 10 MB for nothing.
  */
 export async function connectRateLimitRedis(url: string, log: Logger): Promise<Redis> {
+  const { Redis } = await import('ioredis');
   const redis = new Redis(url, {
     lazyConnect: true,
     connectTimeout: REDIS_TIMEOUT_MS,
