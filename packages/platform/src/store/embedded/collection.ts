@@ -39,17 +39,6 @@ function isUniqueViolation(error: unknown): boolean {
   return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
 
-/**
- * A LIMIT or OFFSET written into the SQL, not bound: SQLite plans with a bound LIMIT's
- * value, so every run of such a statement is parsed and planned again (several times the
- * cost of the lookup itself on a collection with many indexes). The text is one cached
- * statement per value, and nearly every call asks for the same few (`findOne`'s 1, a page).
- */
-function rowCount(value: number): number {
-  if (!Number.isSafeInteger(value)) throw new TypeError(`invalid limit or skip ${value}`);
-  return value;
-}
-
 export function quote(identifier: string): string {
   return `"${identifier}"`;
 }
@@ -205,10 +194,12 @@ export function openCollection<T extends Doc>(env: StoreEnv, name: string): Coll
   function find(filter: Filter, options: FindOptions = {}): T[] {
     const { sql, params } = where(filter);
     const paged = Boolean(options.limit || options.skip);
-    const page = paged ? ` LIMIT ${rowCount(options.limit || -1)} OFFSET ${rowCount(options.skip ?? 0)}` : '';
-    const texts = statement(`SELECT json(data) FROM ${table} WHERE ${sql}${compileSort(options.sort)}${page}`)
+    const page = paged ? [options.limit || -1, options.skip ?? 0] : [];
+    const texts = statement(
+      `SELECT json(data) FROM ${table} WHERE ${sql}${compileSort(options.sort)}${paged ? ' LIMIT ? OFFSET ?' : ''}`,
+    )
       .pluck()
-      .all(...params) as string[];
+      .all(...params, ...page) as string[];
     return texts.map((text) => decodeDocument<T>(text));
   }
 
@@ -317,11 +308,9 @@ export function openCollection<T extends Doc>(env: StoreEnv, name: string): Coll
           return statement(`SELECT count(*) FROM ${table} WHERE ${sql}`)
             .pluck()
             .get(...params) as number;
-        return statement(
-          `SELECT count(*) FROM (SELECT 1 FROM ${table} WHERE ${sql} LIMIT ${rowCount(options.limit)})`,
-        )
+        return statement(`SELECT count(*) FROM (SELECT 1 FROM ${table} WHERE ${sql} LIMIT ?)`)
           .pluck()
-          .get(...params) as number;
+          .get(...params, options.limit) as number;
       }),
     findOneAndUpdate: (filter, update, options = {}) =>
       write(() => {
