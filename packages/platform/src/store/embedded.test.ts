@@ -91,6 +91,27 @@ describe('embedded store', () => {
     await again.close();
   });
 
+  it('finds a document by its unique field through that index, also beside a wider one', async () => {
+    const store = await openEmbeddedStore({ dir: path.join(dir, 'planner') });
+    type Payment = Doc & { token: string; projectId: string; livemode: boolean; createdAt: Date };
+    const payments = store.collection<Payment>('payments');
+    await payments.ensureIndex({ fields: { token: 1 }, unique: true });
+    await payments.ensureIndex({ fields: { projectId: 1, livemode: 1, createdAt: -1 } });
+    for (let i = 0; i < 50; i += 1)
+      await payments.insertOne({
+        _id: `p${i}`,
+        token: `t${i}`,
+        projectId: 'a',
+        livemode: false,
+        createdAt: new Date(),
+      });
+    expect(await payments.docsExamined({ token: 't7', projectId: 'a', livemode: false })).toBe(1);
+    await expect(
+      payments.insertOne({ _id: 'dup', token: 't7', projectId: 'a', livemode: false, createdAt: new Date() }),
+    ).rejects.toBeInstanceOf(DuplicateKeyError);
+    await store.close();
+  });
+
   it('refuses collection names that are not plain file names', async () => {
     const store = await openEmbeddedStore({ dir: path.join(dir, 'names') });
     expect(() => store.collection('../escape')).toThrow(TypeError);

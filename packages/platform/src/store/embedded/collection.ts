@@ -212,13 +212,19 @@ export function openCollection<T extends Doc>(env: StoreEnv, name: string): Coll
       .digest('hex')
       .slice(0, 16);
     const unique = spec.unique ?? false;
+    // The index queries use is UNIQUE whenever the spec is, so SQLite knows an equality on
+    // all its fields finds one row and takes it over a wider index that matches more of the
+    // filter (a payment by token within its project walked every payment of the project).
     // SQLite's unique indexes let any number of NULLs through, which is the sparse reading;
     // MongoDB's plain unique index counts a missing field as one null value, so that one
-    // is enforced on the fields with null spelled out, beside the index queries use.
+    // is enforced as well, on the fields with null spelled out.
+    const queried = unique && !spec.sparse ? `$iu_${id}` : `$ix_${id}`;
     db.exec(
-      `CREATE ${unique && spec.sparse ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS "$ix_${id}" ON ${table} (${columns.join(', ')})`,
+      `CREATE ${unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS "${queried}" ON ${table} (${columns.join(', ')})`,
     );
     if (unique && !spec.sparse) {
+      // A store written before holds the same index, not unique, under the plain name.
+      db.exec(`DROP INDEX IF EXISTS "$ix_${id}"`);
       const keys = fields.map((f) => `ifnull(${fieldExpression(f)}, 'null')`);
       db.exec(`CREATE UNIQUE INDEX IF NOT EXISTS "$ux_${id}" ON ${table} (${keys.join(', ')})`);
     }
