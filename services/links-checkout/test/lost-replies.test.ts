@@ -147,7 +147,7 @@ describe('a pay attempt whose payment was made', () => {
 
   it('answers a same-key retry of a pay that took effect with the session as it stands, and any other pay 409', async () => {
     const link = await p.link({ name: 'Keyed', amount: 1000 });
-    const [a, b] = [await p.start(link), await p.start(link)];
+    const [a, b, c] = [await p.start(link), await p.start(link), await p.start(link)];
     const keyed = (session: Session, key: string, body = ORANGE) => ({
       params: { id: session.id },
       body,
@@ -170,6 +170,20 @@ describe('a pay attempt whose payment was made', () => {
     await h.fails('sessions.pay', keyed(a, 'a-2'), 'invalid_state', 409);
     await h.fails('sessions.pay', { params: { id: a.id }, body: ORANGE }, 'invalid_state', 409);
     expect(h.calls.initiate.filter((call) => call.token === p.paymentOf(a).token)).toHaveLength(1);
+
+    // The prompt reached the phone before the retry came: the retry sees it waiting there.
+    answerLost();
+    await h.fails('sessions.pay', keyed(c, 'c-1'), 'service_unavailable', 503);
+    await h.paymentEvent('payment.initiated', { ...p.paymentOf(c), paymentMethod: 'ORANGE_MONEY' });
+    await h.paymentEvent('payment.processing', {
+      ...p.paymentOf(c),
+      status: 'PROCESSING',
+      paymentMethod: 'ORANGE_MONEY',
+    });
+    await eventually(async () => (await p.statusOf(c)).status === 'pending_ussd');
+    expect(await h.ok('sessions.pay', keyed(c, 'c-1'), undefined, 200)).toMatchObject({
+      status: 'pending_ussd',
+    });
 
     // Paid before the retry came: the retry hears it is paid, not that it is already paid.
     answerLost();

@@ -10,6 +10,12 @@ export type SessionState = CheckoutSessionStatus;
 export const OPEN_STATES: SessionState[] = ['idle', 'processing', 'pending_ussd'];
 export const FINAL_STATES: SessionState[] = ['success', 'failed', 'expired', 'cancelled'];
 
+/**
+ * Where a session can stand once a pay attempt took effect: under way, waiting on the phone,
+ * or over. A same-key retry of that pay finds it in one of these.
+ */
+export const ATTEMPTED_STATES: SessionState[] = ['processing', 'pending_ussd', 'success', 'failed'];
+
 export type SessionMove = { from: SessionState[]; to: SessionState };
 
 /**

@@ -1,5 +1,5 @@
 import { isAppError, paymentsForCheckout, type Network, type PaymentSnapshot } from '@mmp/protocol';
-import { CANCELLABLE_STATES, nextExpiry } from '../domain/session-state.js';
+import { ATTEMPTED_STATES, CANCELLABLE_STATES, nextExpiry } from '../domain/session-state.js';
 import { payerPhone } from '../domain/operators.js';
 import {
   adoptPayment,
@@ -71,7 +71,7 @@ function isRetryOfClaimingPay(session: SessionDoc, choice: PayerChoice, phone: s
     key !== undefined &&
     session.payKey === key &&
     session.paymentToken !== null &&
-    ['processing', 'success', 'failed'].includes(session.status) &&
+    ATTEMPTED_STATES.includes(session.status) &&
     session.paymentMethod === choice.paymentMethod &&
     session.phone === phone
   );

@@ -76,7 +76,7 @@ export type OrderRequest = Pick<
   Pick<Order, 'transfer' | 'certification'>;
 
 /** The first routing step: the chosen rail, or no rail and why. */
-export function firstStep(choice: RouteChoice, at: string): RoutingStep {
+function firstStep(choice: RouteChoice, at: string): RoutingStep {
   return {
     at,
     railId: choice.rail?._id ?? null,
