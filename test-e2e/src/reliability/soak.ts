@@ -3,19 +3,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { EVENTS_STREAM } from '@mmp/protocol';
-import { CHAOS_SERVICES, startChaosSystem, unpublishedEvents, type ChaosSystem } from './chaos.js';
+import { CHAOS_SERVICES, unpublishedEvents, type ChaosSystem } from './chaos.js';
 
 /**
- * Issue 17, item 4 (`pnpm soak`): every service as its own process, paid payments at 70 %
- * of the rate the whole path was just measured to sustain (see measureRate), webhooks and
- * settlements flowing, for SOAK_SECONDS (600). Per window (a minute, or a fifth of a shorter run) it prints the
- * p99 of a paid payment's create and pay, each service's RSS, the outbox backlog and the
- * JetStream consumers' lag, then says whether p99 stayed flat, memory stable and lag under 1 s.
+ * Issue 17, item 4: paid payments arriving on a fixed schedule (open loop), with webhooks
+ * and settlements flowing, every service as its own process. Per window it records the p99
+ * of a paid payment's create and pay, each service's RSS, the outbox backlog and the
+ * JetStream consumers' lag; the verdict says whether p99 stayed flat, memory stable and lag
+ * under 1 s. `pnpm soak` (soak-main.ts) holds 70 % of the measured rate for 10 minutes;
+ * soak.test.ts holds a small fixed rate for half a minute inside `pnpm test`.
  */
-const SECONDS = Number(process.env.SOAK_SECONDS ?? 600);
-const MEASURE_SECONDS = Number(process.env.SOAK_MEASURE_SECONDS ?? 15);
-const SHARE = Number(process.env.SOAK_SHARE ?? 0.7);
-const WINDOW_MS = Math.min(60, Math.max(5, SECONDS / 5)) * 1000;
 const PAYING_PHONE = '+237690000001';
 
 function rssMiB(pid: number): number {
@@ -66,11 +63,11 @@ async function paidPayment(chaos: ChaosSystem, n: number): Promise<{ ok: boolean
 
 /**
  * Paid payments per second the whole path sustains: 8 merchants back to back for
- * MEASURE_SECONDS, over the time until every consumer has taken what they made. Answered
+ * `seconds`, over the time until every consumer has taken what they made. Answered
  * pays alone overstate it: the API answers while settlements and webhooks queue behind.
  */
-async function measureRate(chaos: ChaosSystem): Promise<number> {
-  const until = Date.now() + MEASURE_SECONDS * 1000;
+export async function measureRate(chaos: ChaosSystem, seconds: number): Promise<number> {
+  const until = Date.now() + seconds * 1000;
   let done = 0;
   let n = 0;
   const started = Date.now();
@@ -96,7 +93,7 @@ function subjectMatches(filter: string, subject: string): boolean {
 }
 
 /** Seconds the oldest event not yet taken by each durable consumer has waited; the worst. */
-async function consumerLagSeconds(chaos: ChaosSystem): Promise<number> {
+export async function consumerLagSeconds(chaos: ChaosSystem): Promise<number> {
   const nc = await connect({ servers: chaos.nats.url });
   try {
     const jsm = await jetstreamManager(nc);
@@ -121,7 +118,7 @@ async function consumerLagSeconds(chaos: ChaosSystem): Promise<number> {
   }
 }
 
-type Window = {
+export type Window = {
   at: number;
   requests: number;
   failed: number;
@@ -131,81 +128,96 @@ type Window = {
   lagS: number;
 };
 
-async function main() {
-  console.log(`soak: starting every service as its own process on a private nats-server…`);
-  const chaos = await startChaosSystem();
-  try {
-    const rate = await measureRate(chaos);
-    const target = rate * SHARE;
-    console.log(
-      `soak: measured ${rate.toFixed(1)} paid payments/s (${MEASURE_SECONDS} s of load, until every consumer caught up); holding ${target.toFixed(1)}/s (${SHARE * 100} %) for ${SECONDS} s`,
-    );
-    const windows: Window[] = [];
-    let current: number[] = [];
-    let failed = 0;
-    let inFlight = 0;
-    let n = 0;
-    const started = Date.now();
-    const end = started + SECONDS * 1000;
-    const pending: Promise<void>[] = [];
-    let lastSample = started;
-    let outboxWorst = 0;
-    let lagWorst = 0;
-    // A sampler apart from the load: outbox and lag every 5 s, the worst of the window kept.
-    const sampler = (async () => {
-      while (Date.now() < end) {
-        await sleep(5000);
-        outboxWorst = Math.max(outboxWorst, await unpublishedEvents(chaos.system).catch(() => -1));
-        lagWorst = Math.max(lagWorst, await consumerLagSeconds(chaos).catch(() => -1));
-      }
-    })();
-    // Open loop: arrivals on a fixed schedule, whatever the answers take, as merchants' traffic comes.
+/**
+ * Paid payments at `rate` per second for `seconds`, whatever the answers take, as merchants'
+ * traffic comes; a window of figures every `windowMs`. Resolves once every payment answered.
+ */
+export async function holdLoad(
+  chaos: ChaosSystem,
+  options: {
+    rate: number;
+    seconds: number;
+    windowMs: number;
+    onWindow?: (w: Window, inFlight: number) => void;
+  },
+): Promise<Window[]> {
+  const { rate, seconds, windowMs } = options;
+  const windows: Window[] = [];
+  // Each payment counts in the window it was sent in, so a slow answer after the last
+  // window still weighs on that window's p99.
+  const answers: { ms: number[]; failed: number }[] = [{ ms: [], failed: 0 }];
+  let inFlight = 0;
+  let n = 0;
+  const started = Date.now();
+  const end = started + seconds * 1000;
+  let lastSample = started;
+  let outboxWorst = 0;
+  let lagWorst = 0;
+  const pending: Promise<void>[] = [];
+  // A sampler apart from the load: outbox and lag every 5 s, the worst of the window kept.
+  const sampler = (async () => {
     while (Date.now() < end) {
-      const due = started + (n / target) * 1000;
-      if (due > Date.now()) await sleep(due - Date.now());
-      const index = n++;
-      inFlight++;
-      pending.push(
-        paidPayment(chaos, index).then(({ ok, ms }) => {
-          inFlight--;
-          current.push(ms);
-          if (!ok) failed++;
-        }),
-      );
-      if (Date.now() - lastSample >= WINDOW_MS || Date.now() >= end) {
-        lastSample = Date.now();
-        const rss = Object.fromEntries(
-          CHAOS_SERVICES.map((name) => [name, Math.round(rssMiB(chaos.children.get(name)!.pid))]),
-        );
-        windows.push({
-          at: Math.round((lastSample - started) / 1000),
-          requests: current.length,
-          failed,
-          p99Ms: p99(current),
-          rssMiB: rss,
-          outbox: outboxWorst,
-          lagS: lagWorst,
-        });
-        const w = windows.at(-1)!;
-        console.log(
-          `  ${String(w.at).padStart(4)} s  paid ${w.requests}  failed ${w.failed}  p99 ${w.p99Ms} ms  in flight ${inFlight}  outbox ≤${w.outbox}  lag ≤${w.lagS.toFixed(2)} s  RSS ${Object.values(rss).reduce((a, b) => a + b, 0)} MiB`,
-        );
-        current = [];
-        failed = 0;
-        outboxWorst = 0;
-        lagWorst = 0;
-        pending.splice(0, pending.length, ...pending.slice(-1000));
-      }
+      await sleep(Math.min(5000, windowMs / 2));
+      outboxWorst = Math.max(outboxWorst, await unpublishedEvents(chaos.system).catch(() => -1));
+      lagWorst = Math.max(lagWorst, await consumerLagSeconds(chaos).catch(() => -1));
     }
-    await Promise.all(pending);
-    await sampler;
-    report(windows, rate, target);
-  } finally {
-    await chaos.stop();
+  })();
+  const figures = (window: Window, index: number) => {
+    const { ms, failed } = answers[index]!;
+    return { ...window, requests: ms.length, failed, p99Ms: p99(ms) };
+  };
+  while (Date.now() < end) {
+    const due = started + (n / rate) * 1000;
+    if (due > Date.now()) await sleep(due - Date.now());
+    const index = n++;
+    const answered = answers.at(-1)!;
+    inFlight++;
+    pending.push(
+      paidPayment(chaos, index).then(({ ok, ms }) => {
+        inFlight--;
+        answered.ms.push(ms);
+        if (!ok) answered.failed++;
+      }),
+    );
+    if (Date.now() - lastSample >= windowMs || Date.now() >= end) {
+      lastSample = Date.now();
+      const rss = Object.fromEntries(
+        CHAOS_SERVICES.map((name) => [name, Math.round(rssMiB(chaos.children.get(name)!.pid))]),
+      );
+      const at = Math.round((lastSample - started) / 1000);
+      windows.push({
+        at,
+        requests: 0,
+        failed: 0,
+        p99Ms: 0,
+        rssMiB: rss,
+        outbox: outboxWorst,
+        lagS: lagWorst,
+      });
+      options.onWindow?.(figures(windows.at(-1)!, windows.length - 1), inFlight);
+      answers.push({ ms: [], failed: 0 });
+      outboxWorst = 0;
+      lagWorst = 0;
+    }
   }
+  await Promise.all(pending);
+  await sampler;
+  return windows.map(figures);
 }
 
-function report(windows: Window[], rate: number, target: number) {
+/** How long after the load every consumer had taken every event, or null if not within `limitMs`. */
+export async function catchUpMs(chaos: ChaosSystem, limitMs: number): Promise<number | null> {
+  const started = Date.now();
+  while (Date.now() - started < limitMs) {
+    if ((await consumerLagSeconds(chaos)) === 0 && (await unpublishedEvents(chaos.system)) === 0)
+      return Date.now() - started;
+    await sleep(250);
+  }
+  return null;
+}
+
+/** The windows as a Markdown table, as the README quotes it. */
+export function formatSoakTable(windows: Window[]): string {
   const head = [
     'window',
     'paid',
@@ -226,26 +238,44 @@ function report(windows: Window[], rate: number, target: number) {
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
-  console.log(`\nSoak: ${target.toFixed(1)} paid payments/s (70 % of a measured ${rate.toFixed(1)}/s)`);
-  console.log(
-    [line(head), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line)].join('\n'),
-  );
-  // Flat: the last window's p99 within 1.5× the first's (or 50 ms); stable: each service's
-  // RSS grew less than 20 % (or 20 MiB) from the second window (after warm-up) to the last.
+  return [line(head), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line)].join('\n');
+}
+
+export type SoakVerdict = {
+  flat: boolean;
+  firstP99Ms: number;
+  lastP99Ms: number;
+  grew: string[];
+  worstLagS: number;
+  failures: number;
+  held: boolean;
+  line: string;
+};
+
+/**
+ * Flat: the last window's p99 within 1.5× the first's (or 50 ms); stable: each service's
+ * RSS grew less than 20 % (or 20 MiB) from the second window (after warm-up) to the last;
+ * lag: every consumer within 1 s of the stream in every window; no paid payment failed.
+ */
+export function soakVerdict(windows: Window[]): SoakVerdict {
   const first = windows[0];
   const last = windows.at(-1);
-  if (!first || !last) return console.log('soak: too short for a verdict');
+  if (!first || !last) throw new Error('soak: too short for a verdict');
   const flat = last.p99Ms <= Math.max(first.p99Ms * 1.5, first.p99Ms + 50);
   const warm = windows[1] ?? first;
   const grew = CHAOS_SERVICES.filter(
     (s) => last.rssMiB[s]! - warm.rssMiB[s]! > Math.max(20, warm.rssMiB[s]! * 0.2),
   );
-  const lag = Math.max(...windows.map((w) => w.lagS));
+  const worstLagS = Math.max(...windows.map((w) => w.lagS));
   const failures = windows.reduce((sum, w) => sum + w.failed, 0);
-  console.log(
-    `p99 ${flat ? 'flat' : 'GREW'} (${first.p99Ms} → ${last.p99Ms} ms); memory ${grew.length ? `GREW in ${grew.join(', ')}` : 'stable'}; worst consumer lag ${lag.toFixed(2)} s (${lag < 1 ? 'under' : 'OVER'} 1 s); ${failures} failed paid payments`,
-  );
-  process.exitCode = flat && !grew.length && lag < 1 && failures === 0 ? 0 : 1;
+  return {
+    flat,
+    firstP99Ms: first.p99Ms,
+    lastP99Ms: last.p99Ms,
+    grew,
+    worstLagS,
+    failures,
+    held: flat && !grew.length && worstLagS < 1 && failures === 0,
+    line: `p99 ${flat ? 'flat' : 'GREW'} (${first.p99Ms} → ${last.p99Ms} ms); memory ${grew.length ? `GREW in ${grew.join(', ')}` : 'stable'}; worst consumer lag ${worstLagS.toFixed(2)} s (${worstLagS < 1 ? 'under' : 'OVER'} 1 s); ${failures} failed paid payments`,
+  };
 }
-
-await main();
