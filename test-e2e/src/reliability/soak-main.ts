@@ -25,7 +25,7 @@ try {
     windowMs: WINDOW_MS,
     onWindow: (w, inFlight) =>
       console.log(
-        `  ${String(w.at).padStart(4)} s  paid ${w.requests}  failed ${w.failed}  p99 ${w.p99Ms} ms  in flight ${inFlight}  outbox ≤${w.outbox}  lag ≤${w.lagS.toFixed(2)} s  RSS ${Object.values(w.rssMiB).reduce((a, b) => a + b, 0)} MiB`,
+        `  ${String(w.at).padStart(4)} s  paid ${w.requests}  failed ${w.failed}  p99 ${w.p99Ms} ms  in flight ${inFlight}  outbox ≤${w.outbox}  lag ≤${w.lagS.toFixed(2)} s ${w.lagging}  RSS ${Object.values(w.rssMiB).reduce((a, b) => a + b, 0)} MiB`,
       ),
   });
   const caughtUp = await catchUpMs(chaos, 600_000);

@@ -94,11 +94,16 @@ function subjectMatches(filter: string, subject: string): boolean {
 
 /** Seconds the oldest event not yet taken by each durable consumer has waited; the worst. */
 export async function consumerLagSeconds(chaos: ChaosSystem): Promise<number> {
+  return (await worstConsumerLag(chaos)).seconds;
+}
+
+/** The durable consumer furthest behind the stream, and by how many seconds. */
+async function worstConsumerLag(chaos: ChaosSystem): Promise<{ seconds: number; consumer: string }> {
   const nc = await connect({ servers: chaos.nats.url });
   try {
     const jsm = await jetstreamManager(nc);
     const stream = chaos.system.system.naming.stream(EVENTS_STREAM);
-    let worst = 0;
+    let worst = { seconds: 0, consumer: '' };
     for await (const consumer of jsm.consumers.list(stream)) {
       if (consumer.num_pending === 0 && consumer.num_ack_pending === 0) continue;
       const filters = consumer.config.filter_subjects ?? [consumer.config.filter_subject ?? '>'];
@@ -108,7 +113,8 @@ export async function consumerLagSeconds(chaos: ChaosSystem): Promise<number> {
         const message = await jsm.streams.getMessage(stream, { seq }).catch(() => null);
         if (!message) break;
         if (!filters.some((filter) => subjectMatches(filter, message.subject))) continue;
-        worst = Math.max(worst, (Date.now() - message.time.getTime()) / 1000);
+        const seconds = (Date.now() - message.time.getTime()) / 1000;
+        if (seconds > worst.seconds) worst = { seconds, consumer: consumer.name };
         break;
       }
     }
@@ -126,6 +132,8 @@ export type Window = {
   rssMiB: Record<string, number>;
   outbox: number;
   lagS: number;
+  /** The consumer furthest behind when the lag was worst. */
+  lagging: string;
 };
 
 /**
@@ -152,14 +160,15 @@ export async function holdLoad(
   const end = started + seconds * 1000;
   let lastSample = started;
   let outboxWorst = 0;
-  let lagWorst = 0;
+  let lagWorst = { seconds: 0, consumer: '' };
   const pending: Promise<void>[] = [];
   // A sampler apart from the load: outbox and lag every 5 s, the worst of the window kept.
   const sampler = (async () => {
     while (Date.now() < end) {
       await sleep(Math.min(5000, windowMs / 2));
       outboxWorst = Math.max(outboxWorst, await unpublishedEvents(chaos.system).catch(() => -1));
-      lagWorst = Math.max(lagWorst, await consumerLagSeconds(chaos).catch(() => -1));
+      const lag = await worstConsumerLag(chaos).catch(() => ({ seconds: -1, consumer: '?' }));
+      if (lag.seconds > lagWorst.seconds) lagWorst = lag;
     }
   })();
   const figures = (window: Window, index: number) => {
@@ -192,12 +201,13 @@ export async function holdLoad(
         p99Ms: 0,
         rssMiB: rss,
         outbox: outboxWorst,
-        lagS: lagWorst,
+        lagS: lagWorst.seconds,
+        lagging: lagWorst.consumer,
       });
       options.onWindow?.(figures(windows.at(-1)!, windows.length - 1), inFlight);
       answers.push({ ms: [], failed: 0 });
       outboxWorst = 0;
-      lagWorst = 0;
+      lagWorst = { seconds: 0, consumer: '' };
     }
   }
   await Promise.all(pending);
@@ -225,6 +235,7 @@ export function formatSoakTable(windows: Window[]): string {
     'p99 ms',
     'outbox ≤',
     'lag ≤ s',
+    'furthest behind',
     ...CHAOS_SERVICES.map((s) => `${s} MiB`),
   ];
   const rows = windows.map((w) => [
@@ -234,6 +245,7 @@ export function formatSoakTable(windows: Window[]): string {
     String(w.p99Ms),
     String(w.outbox),
     w.lagS.toFixed(2),
+    w.lagging || '-',
     ...CHAOS_SERVICES.map((s) => String(w.rssMiB[s])),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
