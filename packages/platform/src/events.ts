@@ -231,8 +231,12 @@ export async function consumeEvents<Cs extends readonly EventContract[]>(
   }
   const concurrency = Math.max(1, options.concurrency ?? 1);
   const consumer = await jetstream(nc).consumers.get(stream, durable);
-  // A buffer of about what is handled at once: more would sit unacked, its ack_wait running.
-  const messages = await consumer.consume({ max_messages: Math.max(2, concurrency * 2) });
+  // The client asks for more once a quarter of its buffer is taken, so a buffer of 2 cost a
+  // pull request per event (a third message on the wire beside the delivery and the ack,
+  // and a wait on the server between events under load). 16 asks every 4 events, and what
+  // waits in it unacked is 16 quick handlings, far inside ack_wait; handlers that wait on the
+  // network run with a concurrency and an ack_wait of their own, and the buffer follows.
+  const messages = await consumer.consume({ max_messages: Math.max(16, concurrency * 2) });
   const inFlight = new Set<Promise<void>>();
   const record = consumerMetrics(options.metrics, options.durable);
   let ended = false;
