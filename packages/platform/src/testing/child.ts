@@ -10,7 +10,7 @@ export type ChildService = {
   pid: number;
   /** Resolves when the process has exited, with how it ended. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  /** Sends `signal` (SIGKILL unless told) and waits for the process to be gone. */
+  /** Sends `signal` (SIGKILL unless told; SIGTERM under CHILD_CPU_PROF) and waits for the process to be gone. */
   kill(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** Waits until the service answers its `ping` over NATS, or fails with its last output. */
   waitReady(timeoutMs?: number): Promise<void>;
@@ -33,7 +33,11 @@ export function spawnServiceProcess(options: {
   /** A file that also gets everything the process writes (appended), kept after it exits. */
   logFile?: string;
 }): ChildService {
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', options.main], {
+  // CHILD_CPU_PROF=<dir>: each service writes a V8 CPU profile there when it stops (stopped
+  // with SIGTERM then, since a killed process writes none), to find where a soak's time goes.
+  const profileDir = process.env.CHILD_CPU_PROF;
+  const prof = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
+  const child = spawn(process.execPath, [...prof, '--conditions=source', '--import', 'tsx', options.main], {
     cwd: options.cwd,
     env: options.env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -61,7 +65,7 @@ export function spawnServiceProcess(options: {
   return {
     pid: child.pid ?? -1,
     exited,
-    async kill(signal = 'SIGKILL') {
+    async kill(signal: NodeJS.Signals = prof.length ? 'SIGTERM' : 'SIGKILL') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exited;
     },
