@@ -24,6 +24,7 @@ import { DEFAULT_RETRY_SCHEDULE_MS, parseRetrySchedule } from './domain/webhooks
 import { ensureIndexes, openPaymentsDb } from './store/db.js';
 import { createIdempotency } from './store/idempotency.js';
 import { backfillOpenUntil } from './store/payments.js';
+import { moveEmbeddedEntries } from './store/transfers.js';
 import type { Deps } from './deps.js';
 import { expireDuePayments } from './use-cases/expire.js';
 import { createWebhookSender } from './use-cases/webhook-delivery.js';
@@ -94,6 +95,8 @@ export function createPaymentsService(options: PaymentsServiceOptions = {}): Ser
       await ensureIndexes(db);
       const backfilled = await backfillOpenUntil(db);
       if (backfilled > 0) log.info({ backfilled }, 'open payments given their expiry index field');
+      const moved = await moveEmbeddedEntries(db);
+      if (moved > 0) log.info({ accounts: moved }, 'ledger entries moved out of their accounts');
       const http = createOutboundHttp({
         allowLoopback: env.ALLOW_HTTP_LOOPBACK_ENDPOINTS,
         resolve: options.resolve,

@@ -4,10 +4,13 @@ import type { Currency } from '@mmp/protocol';
  * The ledger of one project, environment and currency: what a merchant may send out.
  * Every completed payment is a credit; every refund and payout a debit from the moment it
  * is requested (in flight it is `pending`), reversed by a credit of its own when it fails.
- * The entries live in their account's document, so the gate and the debit are one
- * compare-and-set: two requests can never spend the same balance (docs/decisions.md).
+ * The account holds the figures and every change to them is a compare-and-set on its
+ * version, so the gate and the debit are one step: two requests can never spend the same
+ * balance. Each entry is its own document, written right after the step that applied it;
+ * the account names the last entry it applied until the next step records it, which is how
+ * an entry is known applied, and applied once, without a transaction (docs/decisions.md).
  */
-export type LedgerEntryKind = 'payment' | 'refund' | 'payout' | 'reversal';
+export type LedgerEntryKind = 'payment' | 'refund' | 'payout' | 'reversal' | 'completion';
 export type TransferState = 'PENDING' | 'COMPLETED' | 'FAILED';
 
 export type LedgerEntry = {
@@ -23,6 +26,17 @@ export type LedgerEntry = {
   at: string;
 };
 
+/** An entry with its key (see entryKey): unique within its account. */
+export type KeyedEntry = LedgerEntry & { key: string };
+
+/** An applied entry as stored, apart from its account. */
+export type LedgerEntryDoc = KeyedEntry & {
+  _id: string;
+  accountId: string;
+  /** The account's version once the entry was applied. */
+  appliedVersion: number;
+};
+
 export type Account = {
   _id: string;
   projectId: string;
@@ -34,8 +48,11 @@ export type Account = {
   pending: number;
   /** Per payment, what its refunds took (in flight and completed): never above its amount. */
   refunded: Record<string, number>;
-  /** By entry key (see entryKey); keys never hold a dot, so a dotted path reaches one. */
-  entries: Record<string, LedgerEntry>;
+  /**
+   * The entry the last step applied, until a later step has recorded it as a document of
+   * its own: a crash between the two leaves it here, never lost.
+   */
+  lastEntry: KeyedEntry | null;
   version: number;
   createdAt: string;
   updatedAt: string;
@@ -52,6 +69,15 @@ export function entryKey(kind: LedgerEntryKind, sourceId: string): string {
   return `${kind}_${sourceId}`.replaceAll('.', '_');
 }
 
+/** The key of a debit's outcome (a completion or a reversal): one outcome per debit. */
+export function outcomeKey(sourceId: string): string {
+  return `outcome_${sourceId}`.replaceAll('.', '_');
+}
+
+export function entryDocId(accountIdOfEntry: string, key: string): string {
+  return `${accountIdOfEntry}:${key}`;
+}
+
 export function emptyAccount(scope: AccountScope, at: string): Account {
   return {
     _id: accountId(scope),
@@ -59,7 +85,7 @@ export function emptyAccount(scope: AccountScope, at: string): Account {
     available: 0,
     pending: 0,
     refunded: {},
-    entries: {},
+    lastEntry: null,
     version: 0,
     createdAt: at,
     updatedAt: at,

@@ -1,5 +1,5 @@
 import { ensureIdempotencyIndex, type Store } from '@mmp/platform';
-import type { Account } from '../domain/ledger.js';
+import type { Account, LedgerEntryDoc } from '../domain/ledger.js';
 import type { Payment } from '../domain/payment.js';
 import type { Payout, Refund } from '../domain/transfer.js';
 import type { PaymentsIdempotencyRecord } from './idempotency.js';
@@ -13,6 +13,7 @@ export function openPaymentsDb(store: Store) {
     endpoints: store.collection<WebhookEndpoint>('webhook_endpoints'),
     deliveries: store.collection<WebhookDelivery>('webhook_deliveries'),
     accounts: store.collection<Account>('balance_accounts'),
+    ledgerEntries: store.collection<LedgerEntryDoc>('ledger_entries'),
     refunds: store.collection<Refund>('refunds'),
     payouts: store.collection<Payout>('payouts'),
   };

@@ -1,12 +1,14 @@
-import { DuplicateKeyError, type Filter, type Outbox, type Update } from '@mmp/platform';
+import { DuplicateKeyError, type Filter, type Outbox } from '@mmp/platform';
 import type { PendingEvent } from '@mmp/protocol';
 import {
   accountId,
   emptyAccount,
-  entryKey,
+  entryDocId,
   type Account,
   type AccountScope,
+  type KeyedEntry,
   type LedgerEntry,
+  type LedgerEntryDoc,
 } from '../domain/ledger.js';
 import type { Payout, Refund } from '../domain/transfer.js';
 import type { PaymentsDb } from './db.js';
@@ -37,105 +39,102 @@ export function accountsOf(db: PaymentsDb, scope: Scope): Promise<Account[]> {
   );
 }
 
-/**
- * Enters a completed payment once (the entry's absence is the guard), with its events.
- * Null when it was entered already.
- */
-export function creditPayment(
-  deps: Writer,
-  scope: AccountScope,
-  entry: LedgerEntry,
-  events: PendingEvent[],
-  requestId?: string,
-): Promise<Account | null> {
-  const key = entryKey(entry.kind, entry.sourceId);
-  return deps.outbox.update(
-    deps.db.accounts,
-    { _id: accountId(scope), [`entries.${key}`]: { $exists: false } },
-    {
-      $set: { [`entries.${key}`]: entry, updatedAt: entry.at },
-      $inc: { available: entry.amount, version: 1 },
-    },
-    events,
-    requestId,
-  );
+/** What an entry does to its account's figures, or why it may not apply now. */
+export type AccountChange<R> = { inc: Record<string, number> } | { refused: R };
+
+export type EntryOutcome<R> =
+  | { outcome: 'applied'; account: Account }
+  | { outcome: 'already' }
+  | { outcome: 'refused'; refused: R }
+  | { outcome: 'missing' };
+
+const APPLY_ATTEMPTS = 200;
+
+export function findEntry(db: PaymentsDb, scope: AccountScope, key: string): Promise<LedgerEntryDoc | null> {
+  return db.ledgerEntries.findOne({ _id: entryDocId(accountId(scope), key) });
 }
 
-/**
- * Debits a refund or payout in one compare-and-set: only while the balance covers it, only
- * once per transfer and, for a refund, only while its payment's refunds stay within
- * `paymentAmount`. Its `transfer.requested` event is written in the same step. Null when a
- * guard failed: read the account again and decide again.
- */
-export function debitTransfer(
-  deps: Writer,
-  scope: AccountScope,
-  entry: LedgerEntry,
-  paymentAmount: number | null,
-  events: PendingEvent[],
-  requestId?: string,
-): Promise<Account | null> {
-  const key = entryKey(entry.kind, entry.sourceId);
-  const amount = -entry.amount;
-  const filter: Filter = {
-    _id: accountId(scope),
-    available: { $gte: amount },
-    [`entries.${key}`]: { $exists: false },
-  };
-  const inc: Record<string, number> = { available: entry.amount, pending: amount, version: 1 };
-  if (entry.paymentId && paymentAmount !== null) {
-    const field = `refunded.${entry.paymentId}`;
-    filter.$or = [{ [field]: { $exists: false } }, { [field]: { $lte: paymentAmount - amount } }];
-    inc[field] = amount;
+/** Writes an applied entry as its own document; a second writer of the same entry changes nothing. */
+async function recordEntry(db: PaymentsDb, account: Account, entry: KeyedEntry): Promise<void> {
+  try {
+    await db.ledgerEntries.insertOne({
+      ...entry,
+      _id: entryDocId(account._id, entry.key),
+      accountId: account._id,
+      appliedVersion: account.version,
+    });
+  } catch (error) {
+    if (!(error instanceof DuplicateKeyError)) throw error;
   }
-  return deps.outbox.update(
-    deps.db.accounts,
-    filter,
-    { $set: { [`entries.${key}`]: entry, updatedAt: entry.at }, $inc: inc },
-    events,
-    requestId,
-  );
 }
 
 /**
- * Ends an in-flight debit once: COMPLETED leaves the money out; FAILED gives it back with a
- * reversal entry (and, for a refund, to what its payment may still refund).
+ * Applies `entry` to its account once, with its events: a compare-and-set on the account's
+ * version that also names the entry as the account's last, then the entry's own document.
+ * Each step first records the entry the account names, so every entry applied before the
+ * version a step read is on record by then: an entry found on record was applied, and one
+ * not found cannot have been (docs/decisions.md, "Ledger entries"). `decide` sees the
+ * account as read and says what the entry changes, or refuses it; `after` names an entry
+ * that must be applied first (a debit before its outcome).
  */
-export function settleDebit(
+export async function applyEntry<R>(
   deps: Writer,
   scope: AccountScope,
-  debit: Pick<LedgerEntry, 'kind' | 'sourceId' | 'paymentId' | 'amount'>,
+  entry: KeyedEntry,
+  decide: (account: Account) => AccountChange<R>,
+  events: PendingEvent[],
+  options: { requestId?: string; after?: string } = {},
+): Promise<EntryOutcome<R>> {
+  for (let attempt = 0; attempt < APPLY_ATTEMPTS; attempt += 1) {
+    const account = await ensureAccount(deps.db, scope, entry.at);
+    if (account.lastEntry) await recordEntry(deps.db, account, account.lastEntry);
+    if (await findEntry(deps.db, scope, entry.key)) return { outcome: 'already' };
+    if (options.after && !(await findEntry(deps.db, scope, options.after))) return { outcome: 'missing' };
+    const change = decide(account);
+    if ('refused' in change) return { outcome: 'refused', refused: change.refused };
+    const applied = await deps.outbox.update(
+      deps.db.accounts,
+      { _id: account._id, version: account.version },
+      { $set: { lastEntry: entry, updatedAt: entry.at }, $inc: { ...change.inc, version: 1 } },
+      events,
+      options.requestId,
+    );
+    if (!applied) continue;
+    await recordEntry(deps.db, applied, entry);
+    return { outcome: 'applied', account: applied };
+  }
+  throw new Error(`account ${accountId(scope)} kept changing under concurrent entries`);
+}
+
+/** A debit's state on its entry, once its outcome is applied; idempotent. */
+export async function markDebitState(
+  db: PaymentsDb,
+  scope: AccountScope,
+  key: string,
   state: 'COMPLETED' | 'FAILED',
-  at: string,
-  events: PendingEvent[],
-  requestId?: string,
-): Promise<Account | null> {
-  const key = entryKey(debit.kind, debit.sourceId);
-  const amount = -debit.amount;
-  const update: Update = {
-    $set: { [`entries.${key}.state`]: state, updatedAt: at },
-    $inc: { pending: -amount, version: 1 },
-  };
-  if (state === 'FAILED') {
-    const reversal: LedgerEntry = {
-      kind: 'reversal',
-      sourceId: debit.sourceId,
-      paymentId: debit.paymentId,
-      amount,
-      state: null,
-      at,
-    };
-    update.$set![`entries.${entryKey('reversal', debit.sourceId)}`] = reversal;
-    update.$inc!.available = amount;
-    if (debit.paymentId) update.$inc![`refunded.${debit.paymentId}`] = -amount;
-  }
-  return deps.outbox.update(
-    deps.db.accounts,
-    { _id: accountId(scope), [`entries.${key}.state`]: 'PENDING' },
-    update,
-    events,
-    requestId,
+): Promise<void> {
+  await db.ledgerEntries.updateMany(
+    { _id: entryDocId(accountId(scope), key), state: 'PENDING' },
+    { $set: { state } },
   );
+}
+
+/**
+ * Accounts written before entries had documents of their own kept every entry in an
+ * `entries` map, which grew with every payment: each becomes a document, then the map goes.
+ */
+export async function moveEmbeddedEntries(db: PaymentsDb): Promise<number> {
+  type Legacy = Account & { entries?: Record<string, LedgerEntry> };
+  const legacy = (await db.accounts.find({ entries: { $exists: true } })) as Legacy[];
+  for (const account of legacy) {
+    for (const [key, entry] of Object.entries(account.entries ?? {}))
+      await recordEntry(db, account, { ...entry, key });
+    await db.accounts.updateMany(
+      { _id: account._id },
+      { $unset: { entries: true }, $set: { lastEntry: null } },
+    );
+  }
+  return legacy.length;
 }
 
 export async function insertRefund(db: PaymentsDb, refund: Refund): Promise<void> {

@@ -1,6 +1,7 @@
 import { DuplicateKeyError } from '@mmp/platform';
 import {
   appError,
+  type AppError,
   detectNetwork,
   newEvent,
   newPayoutId,
@@ -21,30 +22,37 @@ import {
   type PendingEvent,
   type TransferOutcomeData,
 } from '@mmp/protocol';
-import { entryKey, payoutGate, refundGate, type Account, type LedgerEntry } from '../domain/ledger.js';
+import {
+  entryKey,
+  outcomeKey,
+  payoutGate,
+  refundGate,
+  type Account,
+  type AccountScope,
+  type KeyedEntry,
+  type LedgerEntry,
+} from '../domain/ledger.js';
 import { toSnapshot, type Payment } from '../domain/payment.js';
 import type { TimelineEntry } from '../domain/timeline.js';
 import { transferFailureMessage, type Payout, type Refund } from '../domain/transfer.js';
 import { findPaymentById, type Scope } from '../store/payments.js';
 import {
-  creditPayment,
-  debitTransfer,
+  applyEntry,
   endTransferRecord,
   ensureAccount,
+  findEntry,
+  markDebitState,
+  type AccountChange,
   findPayout,
   findPayoutOfIdempotencyKey,
   findRefund,
   findRefundOfIdempotencyKey,
   insertPayout,
   insertRefund,
-  settleDebit,
   undebitedPayouts,
   undebitedRefunds,
 } from '../store/transfers.js';
 import type { Deps } from '../deps.js';
-
-/** Concurrent debits of one account each win in turn; this many lost races is a fault. */
-const DEBIT_ATTEMPTS = 200;
 
 const REFUNDABLE = ['COMPLETED', 'PARTIALLY_REFUNDED'];
 
@@ -108,9 +116,10 @@ const insufficientBalance = () =>
   appError('insufficient_available_balance', 'The available balance does not cover this amount.');
 
 /**
- * Debits the account of `record` (the gate re-checked on every lost race), then marks the
- * record debited. Throws the gate's error when the balance (or the payment) no longer allows
- * it, after removing the record: a refused transfer leaves nothing behind.
+ * Debits the account of `record` once (the gate checked on the account the debit applies
+ * to), then marks the record debited. Throws the gate's error when the balance (or the
+ * payment) no longer allows it, after removing the record: a refused transfer leaves
+ * nothing behind.
  */
 async function debitRecord(
   deps: Deps,
@@ -121,23 +130,28 @@ async function debitRecord(
   requestId: string,
 ): Promise<void> {
   const scope = { projectId: record.projectId, livemode: record.livemode, currency: record.currency };
-  const key = entryKey(entry.kind, entry.sourceId);
-  for (let attempt = 0; attempt < DEBIT_ATTEMPTS; attempt += 1) {
-    const account = await ensureAccount(deps.db, scope, entry.at);
-    if (!account.entries[key]) {
+  const amount = -entry.amount;
+  const keyed = { ...entry, key: entryKey(entry.kind, entry.sourceId) };
+  const collection = entry.kind === 'refund' ? deps.db.refunds : deps.db.payouts;
+  const result = await applyEntry(
+    deps,
+    scope,
+    keyed,
+    (account): AccountChange<AppError> => {
       const refused = gateOf(account, record, paymentAmount, entry);
-      if (refused) {
-        const collection = entry.kind === 'refund' ? deps.db.refunds : deps.db.payouts;
-        await collection.deleteMany({ _id: record._id, debited: false });
-        throw refused;
-      }
-      if (!(await debitTransfer(deps, scope, entry, paymentAmount, [event], requestId))) continue;
-    }
-    const collection = entry.kind === 'refund' ? deps.db.refunds : deps.db.payouts;
-    await collection.updateMany({ _id: record._id }, { $set: { debited: true } });
-    return;
+      if (refused) return { refused };
+      const inc: Record<string, number> = { available: entry.amount, pending: amount };
+      if (entry.paymentId && paymentAmount !== null) inc[`refunded.${entry.paymentId}`] = amount;
+      return { inc };
+    },
+    [event],
+    { requestId },
+  );
+  if (result.outcome === 'refused') {
+    await collection.deleteMany({ _id: record._id, debited: false });
+    throw result.refused;
   }
-  throw new Error(`account of ${record.id} kept changing under concurrent debits`);
+  await collection.updateMany({ _id: record._id }, { $set: { debited: true } });
 }
 
 function gateOf(account: Account, record: Refund | Payout, paymentAmount: number | null, entry: LedgerEntry) {
@@ -377,13 +391,21 @@ export async function creditCompletedPayment(
   const { payment } = data;
   const scope = { projectId: payment.projectId, livemode: payment.livemode, currency: payment.currency };
   const at = payment.completedAt ?? deps.now().toISOString();
-  await ensureAccount(deps.db, scope, at);
-  await creditPayment(
+  const entry: LedgerEntry = {
+    kind: 'payment',
+    sourceId: payment.id,
+    paymentId: payment.id,
+    amount: payment.amount,
+    state: null,
+    at,
+  };
+  await applyEntry(
     deps,
     scope,
-    { kind: 'payment', sourceId: payment.id, paymentId: payment.id, amount: payment.amount, state: null, at },
+    { ...entry, key: entryKey('payment', payment.id) },
+    () => ({ inc: { available: payment.amount } }),
     [],
-    requestId,
+    { requestId },
   );
 }
 
@@ -399,8 +421,6 @@ async function creditedAccount(
   requestId: string,
 ): Promise<Account> {
   const scope = { projectId: payment.projectId, livemode: payment.livemode, currency: payment.currency };
-  const account = await ensureAccount(deps.db, scope, at);
-  if (account.entries[entryKey('payment', payment.id)]) return account;
   await creditCompletedPayment(deps, { payment: toSnapshot(payment) }, requestId);
   return ensureAccount(deps.db, scope, at);
 }
@@ -515,6 +535,51 @@ export async function applyTransferOutcome(
   );
   await endTransferRecord<Refund>(deps.db.refunds, refund.id, ended);
   if (data.status === 'COMPLETED') await applyRefundToPayment(deps, next, requestId);
+}
+
+/**
+ * Ends an in-flight debit once, whatever outcome comes first: COMPLETED leaves the money out;
+ * FAILED gives it back with a reversal (and, for a refund, to what its payment may still
+ * refund). The debit's entry then shows the outcome its account took.
+ */
+async function settleDebit(
+  deps: Deps,
+  scope: AccountScope,
+  debit: LedgerEntry,
+  state: 'COMPLETED' | 'FAILED',
+  at: string,
+  events: PendingEvent[],
+  requestId?: string,
+): Promise<void> {
+  const amount = -debit.amount;
+  const debitKey = entryKey(debit.kind, debit.sourceId);
+  const failed = state === 'FAILED';
+  const outcome: KeyedEntry = {
+    kind: failed ? 'reversal' : 'completion',
+    sourceId: debit.sourceId,
+    paymentId: debit.paymentId,
+    amount: failed ? amount : 0,
+    state: null,
+    at,
+    key: outcomeKey(debit.sourceId),
+  };
+  const result = await applyEntry(
+    deps,
+    scope,
+    outcome,
+    () => {
+      const inc: Record<string, number> = { pending: -amount };
+      if (failed) inc.available = amount;
+      if (failed && debit.paymentId) inc[`refunded.${debit.paymentId}`] = -amount;
+      return { inc };
+    },
+    events,
+    { requestId, after: debitKey },
+  );
+  if (result.outcome === 'missing') return;
+  const taken = result.outcome === 'applied' ? outcome : await findEntry(deps.db, scope, outcome.key);
+  if (taken)
+    await markDebitState(deps.db, scope, debitKey, taken.kind === 'reversal' ? 'FAILED' : 'COMPLETED');
 }
 
 /** The payment of a completed refund: refundedAmount grows, the status follows; once per refund. */
