@@ -1,5 +1,5 @@
 import { startChaosSystem } from './chaos.js';
-import { catchUpMs, formatSoakTable, holdLoad, measureRate, soakVerdict } from './soak.js';
+import { SOAK_ENV, catchUpMs, formatSoakTable, holdLoad, measureRate, soakVerdict } from './soak.js';
 
 /**
  * `pnpm soak`: every service as its own process on a private nats-server; paid payments at
@@ -12,7 +12,7 @@ const SHARE = Number(process.env.SOAK_SHARE ?? 0.7);
 const WINDOW_MS = Math.min(60, Math.max(5, SECONDS / 5)) * 1000;
 
 console.log(`soak: starting every service as its own process on a private nats-server…`);
-const chaos = await startChaosSystem();
+const chaos = await startChaosSystem(SOAK_ENV);
 try {
   const rate = await measureRate(chaos, MEASURE_SECONDS);
   const target = rate * SHARE;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { natsServerInstalled } from '@mmp/platform/testing';
 import { CHAOS_SERVICES, startChaosSystem, type ChaosSystem } from './chaos.js';
-import { catchUpMs, formatSoakTable, holdLoad, soakVerdict } from './soak.js';
+import { SOAK_ENV, catchUpMs, formatSoakTable, holdLoad, soakVerdict } from './soak.js';
 
 /**
  * Issue 17, item 4, at the size of CI: a small fixed rate of paid payments (SOAK_CI_RATE,
@@ -15,7 +15,7 @@ const SECONDS = Number(process.env.SOAK_CI_SECONDS ?? 30);
 let chaos: ChaosSystem;
 
 beforeAll(async () => {
-  if (natsServerInstalled) chaos = await startChaosSystem();
+  if (natsServerInstalled) chaos = await startChaosSystem(SOAK_ENV);
 }, 180_000);
 
 afterAll(() => chaos?.stop(), 60_000);

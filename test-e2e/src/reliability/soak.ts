@@ -13,7 +13,16 @@ import { CHAOS_SERVICES, unpublishedEvents, type ChaosSystem } from './chaos.js'
  * under 1 s. `pnpm soak` (soak-main.ts) holds 70 % of the measured rate for 10 minutes;
  * soak.test.ts holds a small fixed rate for half a minute inside `pnpm test`.
  */
-const PAYING_PHONE = '+237690000001';
+/**
+ * Shoppers as they come: a thousand Orange Money numbers of Cameroon outside the sandbox's
+ * test numbers, each paid after the sandbox's delay (SOAK_ENV sets it short). One number
+ * paying every payment would make one customer of tens of thousands of payments, whose
+ * profile customers derives from its whole history on every event.
+ */
+const payerPhone = (n: number) => `+2376900${10_000 + (Math.abs(n) % 1000)}`;
+
+/** What the soak's system runs with: the sandbox settles other numbers after 200 ms. */
+export const SOAK_ENV = { SANDBOX_DELAY_MS: '200' };
 
 function rssMiB(pid: number): number {
   try {
@@ -51,7 +60,7 @@ async function paidPayment(chaos: ChaosSystem, n: number): Promise<{ ok: boolean
     const paid = await fetch(`${base}/v1/checkout/sessions/${session}/pay`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ paymentMethod: 'ORANGE_MONEY', phone: PAYING_PHONE }),
+      body: JSON.stringify({ paymentMethod: 'ORANGE_MONEY', phone: payerPhone(n) }),
       signal: AbortSignal.timeout(10_000),
     });
     await paid.arrayBuffer();
