@@ -123,7 +123,8 @@ async function worstConsumerLag(chaos: ChaosSystem): Promise<{ seconds: number; 
         if (!message) break;
         if (!filters.some((filter) => subjectMatches(filter, message.subject))) continue;
         const seconds = (Date.now() - message.time.getTime()) / 1000;
-        if (seconds > worst.seconds) worst = { seconds, consumer: consumer.name };
+        // Shown without the run's naming prefix (`e2e_<run>_payments-lifecycle`).
+        if (seconds > worst.seconds) worst = { seconds, consumer: consumer.name.replace(/^.*_/, '') };
         break;
       }
     }
