@@ -75,31 +75,29 @@ export function shortCode(): string {
   return randomBase62(8);
 }
 
-const prefixed = (prefix: string, min: number) => new RegExp(`^${prefix}[A-Za-z0-9]{${min},}$`);
+/** An id of `prefix` and at least `min` base62 characters; its error names what it must be. */
+const prefixedId = (prefix: string, min: number, what: string) =>
+  z.string().regex(new RegExp(`^${prefix}[A-Za-z0-9]{${min},}$`), `must be ${what} (${prefix}…)`);
 
-export const PaymentToken = z.string().regex(prefixed('pay_', 16), 'must be a payment token (pay_…)');
+export const PaymentToken = prefixedId('pay_', 16, 'a payment token');
 export type PaymentToken = z.infer<typeof PaymentToken>;
-export const CheckoutSessionId = z
-  .string()
-  .regex(prefixed('cs_', 16), 'must be a checkout session id (cs_…)');
+export const CheckoutSessionId = prefixedId('cs_', 16, 'a checkout session id');
 export type CheckoutSessionId = z.infer<typeof CheckoutSessionId>;
-export const EventId = z.string().regex(prefixed('evt_', 16), 'must be an event id (evt_…)');
+export const EventId = prefixedId('evt_', 16, 'an event id');
 export type EventId = z.infer<typeof EventId>;
-export const PaymentOrderKey = z
-  .string()
-  .regex(prefixed('pexec_', 16), 'must be a payment order key (pexec_…)');
+export const PaymentOrderKey = prefixedId('pexec_', 16, 'a payment order key');
 export type PaymentOrderKey = z.infer<typeof PaymentOrderKey>;
-export const PayoutOrderKey = z.string().regex(prefixed('pexo_', 16), 'must be a payout order key (pexo_…)');
+export const PayoutOrderKey = prefixedId('pexo_', 16, 'a payout order key');
 export type PayoutOrderKey = z.infer<typeof PayoutOrderKey>;
-export const RefundId = z.string().regex(prefixed('rf_', 16), 'must be a refund id (rf_…)');
+export const RefundId = prefixedId('rf_', 16, 'a refund id');
 export type RefundId = z.infer<typeof RefundId>;
-export const PayoutId = z.string().regex(prefixed('po_', 16), 'must be a payout id (po_…)');
+export const PayoutId = prefixedId('po_', 16, 'a payout id');
 export type PayoutId = z.infer<typeof PayoutId>;
-export const WebhookSecret = z.string().regex(prefixed('whsec_', 32), 'must be a webhook secret (whsec_…)');
+export const WebhookSecret = prefixedId('whsec_', 32, 'a webhook secret');
 export type WebhookSecret = z.infer<typeof WebhookSecret>;
-export const ProviderApiKey = z.string().regex(prefixed('sk_', 32), 'must be a provider API key (sk_…)');
+export const ProviderApiKey = prefixedId('sk_', 32, 'a provider API key');
 export type ProviderApiKey = z.infer<typeof ProviderApiKey>;
-export const RequestId = z.string().regex(prefixed('req_', 16), 'must be a request id (req_…)');
+export const RequestId = prefixedId('req_', 16, 'a request id');
 export type RequestId = z.infer<typeof RequestId>;
 export const ShortCode = z.string().regex(/^[A-Za-z0-9]{8}$/, 'must be 8 alphanumeric characters');
 export type ShortCode = z.infer<typeof ShortCode>;

@@ -1,7 +1,8 @@
-import { z } from 'zod';
+import type { z } from 'zod';
+import { oneOf } from './one-of.js';
 
 export const NETWORKS = ['ORANGE_MONEY', 'MTN_MOMO', 'WAVE', 'MOOV_MONEY'] as const;
-export const Network = z.enum(NETWORKS, { error: `network must be one of ${NETWORKS.join(', ')}` });
+export const Network = oneOf(NETWORKS, 'network');
 export type Network = z.infer<typeof Network>;
 
 /** Countries the service routes for, ISO 3166-1 alpha-2. */

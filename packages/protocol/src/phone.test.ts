@@ -42,60 +42,54 @@ describe('normalizePhone', () => {
 });
 
 describe('detectNetwork', () => {
-  it('detects the sandbox numbers', () => {
-    expect(detectNetwork('+237690000001')).toBe('ORANGE_MONEY');
-    expect(detectNetwork('+237670000001')).toBe('MTN_MOMO');
-    expect(detectNetwork('+237690000002')).toBe('ORANGE_MONEY');
-    expect(detectNetwork('+237690000003')).toBe('ORANGE_MONEY');
+  it.each([
+    ['+237690000001', 'ORANGE_MONEY'],
+    ['+237670000001', 'MTN_MOMO'],
+    ['+237690000002', 'ORANGE_MONEY'],
+    ['+237690000003', 'ORANGE_MONEY'],
+    ['+237655123456', 'ORANGE_MONEY'],
+    ['+237650123456', 'MTN_MOMO'],
+    ['+237680123456', 'MTN_MOMO'],
+    ['+237686123456', 'ORANGE_MONEY'],
+    ['+2250701020304', 'ORANGE_MONEY'],
+    ['+2250501020304', 'MTN_MOMO'],
+    ['+2250101020304', 'MOOV_MONEY'],
+    ['+221771234567', 'ORANGE_MONEY'],
+    ['+221781234567', 'ORANGE_MONEY'],
+    // An operator of the plans without a mobile money network we serve.
+    ['+237661234567', null],
+    ['+33612345678', null],
+    ['not a phone', null],
+  ])('reads %s as %s', (phone, network) => {
+    expect(detectNetwork(phone)).toBe(network);
   });
 
-  it('reads the Cameroon plan', () => {
-    expect(detectNetwork('+237655123456')).toBe('ORANGE_MONEY');
-    expect(detectNetwork('+237650123456')).toBe('MTN_MOMO');
-    expect(detectNetwork('+237680123456')).toBe('MTN_MOMO');
-    expect(detectNetwork('+237686123456')).toBe('ORANGE_MONEY');
-    expect(detectOperator('+237661234567')).toBe('NEXTTEL');
-    expect(detectNetwork('+237661234567')).toBeNull();
-  });
-
-  it("reads the Côte d'Ivoire plan", () => {
-    expect(detectNetwork('+2250701020304')).toBe('ORANGE_MONEY');
-    expect(detectNetwork('+2250501020304')).toBe('MTN_MOMO');
-    expect(detectNetwork('+2250101020304')).toBe('MOOV_MONEY');
-  });
-
-  it('reads the Senegal plan', () => {
-    expect(detectNetwork('+221771234567')).toBe('ORANGE_MONEY');
-    expect(detectNetwork('+221781234567')).toBe('ORANGE_MONEY');
-    expect(detectOperator('+221761234567')).toBe('FREE');
-    expect(detectOperator('+221701234567')).toBe('EXPRESSO');
-  });
-
-  it('returns null outside the plans', () => {
-    expect(detectNetwork('+33612345678')).toBeNull();
-    expect(detectNetwork('not a phone')).toBeNull();
+  it.each([
+    ['+237661234567', 'NEXTTEL'],
+    ['+221761234567', 'FREE'],
+    ['+221701234567', 'EXPRESSO'],
+  ])('names the operator of %s: %s', (phone, operator) => {
+    expect(detectOperator(phone)).toBe(operator);
   });
 });
 
 describe('phoneMatchesNetwork', () => {
-  it('is true when the plan says the same operator', () => {
-    expect(phoneMatchesNetwork('+237690000001', 'ORANGE_MONEY')).toBe(true);
-    expect(phoneMatchesNetwork('+237670000001', 'MTN_MOMO')).toBe(true);
-    expect(phoneMatchesNetwork('+2250101020304', 'MOOV_MONEY')).toBe(true);
-  });
-
-  it('is false when the plan says another operator', () => {
-    expect(phoneMatchesNetwork('+237690000001', 'MTN_MOMO')).toBe(false);
-    expect(phoneMatchesNetwork('+237670000001', 'ORANGE_MONEY')).toBe(false);
-    expect(phoneMatchesNetwork('+221761234567', 'ORANGE_MONEY')).toBe(false);
-    expect(phoneMatchesNetwork('+2250701020304', 'MOOV_MONEY')).toBe(false);
-  });
-
-  it('is true for Wave on any number, and when the plan does not know', () => {
-    expect(phoneMatchesNetwork('+221761234567', 'WAVE')).toBe(true);
-    expect(phoneMatchesNetwork('+2250701020304', 'WAVE')).toBe(true);
-    expect(phoneMatchesNetwork('+237684123456', 'MTN_MOMO')).toBe(true);
-    expect(phoneMatchesNetwork('+237684123456', 'ORANGE_MONEY')).toBe(true);
+  it.each([
+    ['+237690000001', 'ORANGE_MONEY', true],
+    ['+237670000001', 'MTN_MOMO', true],
+    ['+2250101020304', 'MOOV_MONEY', true],
+    ['+237690000001', 'MTN_MOMO', false],
+    ['+237670000001', 'ORANGE_MONEY', false],
+    ['+221761234567', 'ORANGE_MONEY', false],
+    ['+2250701020304', 'MOOV_MONEY', false],
+    // Wave takes any number of its countries.
+    ['+221761234567', 'WAVE', true],
+    ['+2250701020304', 'WAVE', true],
+    // A prefix the plan does not know refuses no network.
+    ['+237684123456', 'MTN_MOMO', true],
+    ['+237684123456', 'ORANGE_MONEY', true],
+  ] as const)('%s on %s: %s', (phone, network, matches) => {
+    expect(phoneMatchesNetwork(phone, network)).toBe(matches);
   });
 });
 

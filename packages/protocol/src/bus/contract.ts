@@ -89,6 +89,19 @@ export function defineOperation<Req extends z.ZodType, Rep extends z.ZodType, K 
   };
 }
 
+type SharedFields<K extends ActorKind> = {
+  service: ServiceName;
+  actors: readonly K[];
+  callers: readonly ServiceName[];
+};
+
+/** The operations of a group that share their service, actors and callers, said once. */
+export function operationsOf<K extends ActorKind>(shared: SharedFields<K>) {
+  return <Req extends z.ZodType, Rep extends z.ZodType>(
+    spec: Omit<OperationSpec<Req, Rep, K>, keyof SharedFields<K>>,
+  ): OperationContract<Req, Rep, K> => defineOperation({ ...shared, ...spec });
+}
+
 export type HttpOperationContract<K extends ActorKind = ActorKind> = OperationContract<
   typeof ServiceRequest,
   typeof ServiceReply,
@@ -125,6 +138,17 @@ export function defineHttpOperation<K extends ActorKind>(
   };
 }
 
+type SharedHttpFields<K extends ActorKind> = { service: ServiceName; actors: readonly K[]; scope?: Scope };
+
+/**
+ * The HTTP operations of a group that share their service, actors and scope: the group says
+ * those once, each operation only what is its own.
+ */
+export function httpOperationsOf<K extends ActorKind>(shared: SharedHttpFields<K>) {
+  return (spec: Omit<HttpOperationSpec<K>, keyof SharedHttpFields<K>>): HttpOperationContract<K> =>
+    defineHttpOperation({ ...shared, ...spec });
+}
+
 export interface EventContract<T extends string = string, D extends z.ZodType = z.ZodType> {
   readonly kind: 'event';
   /** `payment.completed`: the subject is `evt.<type>`. */
@@ -147,6 +171,16 @@ export function defineEvent<T extends string, D extends z.ZodType>(spec: {
   summary: string;
 }): EventContract<T, D> {
   return { kind: 'event', ...spec, subject: eventSubject(spec.type) };
+}
+
+/** The events one service produces; every event is still at its first version. */
+export function eventsOf(producer: ServiceName) {
+  return <T extends string, D extends z.ZodType>(spec: {
+    type: T;
+    data: D;
+    consumers: readonly ServiceName[];
+    summary: string;
+  }): EventContract<T, D> => defineEvent({ ...spec, version: 1, producer });
 }
 
 /**

@@ -1,12 +1,9 @@
 import { z } from 'zod';
-import { defineEvent, defineHttpOperation } from '../bus/contract.js';
+import { eventsOf, httpOperationsOf } from '../bus/contract.js';
 import { Channel, CertificationRunView, RunStatus } from '../provider/certification.js';
 
-type RouteSpec = Omit<Parameters<typeof defineHttpOperation>[0], 'service' | 'actors'>;
-
 /** A portal route of certification: the provider (its key) or an admin acting for it. */
-const portalRoute = (spec: RouteSpec) =>
-  defineHttpOperation({ service: 'certification-runner', actors: ['provider', 'admin'] as const, ...spec });
+const portalRoute = httpOperationsOf({ service: 'certification-runner', actors: ['provider', 'admin'] });
 
 /** Certification runs in the provider portal (provider key `sk_…`), mirrored for admins. */
 export const certificationApi = {
@@ -85,37 +82,31 @@ export const ChannelBadgeData = z.object({
 });
 export type ChannelBadgeData = z.infer<typeof ChannelBadgeData>;
 
+const runnerEvent = eventsOf('certification-runner');
+
 export const certificationEvents = {
-  caseFinished: defineEvent({
+  caseFinished: runnerEvent({
     type: 'certification.case-finished',
-    version: 1,
     data: CaseFinishedData,
-    producer: 'certification-runner',
     consumers: [],
     summary: 'One case of a certification run finished (the portal follows runs by reading them)',
   }),
-  runFinished: defineEvent({
+  runFinished: runnerEvent({
     type: 'certification.run-finished',
-    version: 1,
     data: RunFinishedData,
-    producer: 'certification-runner',
     consumers: [],
     summary: 'A certification run ended PASSED or FAILED',
   }),
-  channelCertified: defineEvent({
+  channelCertified: runnerEvent({
     type: 'certification.channel-certified',
-    version: 1,
     data: ChannelBadgeData,
-    producer: 'certification-runner',
     consumers: ['provider-router'],
     summary:
       'Every case of a full run passed: the channel carries the CERTIFIED badge (routing prefers it, live rails on it may activate)',
   }),
-  channelUncertified: defineEvent({
+  channelUncertified: runnerEvent({
     type: 'certification.channel-uncertified',
-    version: 1,
     data: ChannelBadgeData,
-    producer: 'certification-runner',
     consumers: ['provider-router'],
     summary: 'A full run failed: the channel loses the CERTIFIED badge',
   }),

@@ -36,6 +36,11 @@ export function shapeOf(schema: z.ZodType, depth = 0): string {
 
 const code = (text: string) => `\`${text}\``;
 
+function markdownTable(headers: readonly string[], rows: readonly (readonly string[])[]): string {
+  const line = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;
+  return [line(headers), line(headers.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
 function replyOf(contract: OperationContract): string {
   if (contract.responses) {
     return Object.entries(contract.responses)
@@ -59,41 +64,29 @@ export function operationsTable(operations: readonly OperationContract[]): strin
   const rows = [...operations]
     .filter((contract) => contract.name !== 'ping')
     .sort((a, b) => a.subject.localeCompare(b.subject))
-    .map((contract) =>
-      [
-        code(contract.subject),
-        contract.callers.join(', '),
-        who(contract),
-        requestOf(contract),
-        replyOf(contract),
-        contract.errors.map(code).join(', ') || '—',
-      ].join(' | '),
-    );
-  return [
-    '| subject | callers | acting for | request | reply | errors |',
-    '| --- | --- | --- | --- | --- | --- |',
-    ...rows.map((row) => `| ${row} |`),
-  ].join('\n');
+    .map((contract) => [
+      code(contract.subject),
+      contract.callers.join(', '),
+      who(contract),
+      requestOf(contract),
+      replyOf(contract),
+      contract.errors.map(code).join(', ') || '—',
+    ]);
+  return markdownTable(['subject', 'callers', 'acting for', 'request', 'reply', 'errors'], rows);
 }
 
 /** One row per event: type and version, producer, consumers, data, meaning. */
 export function eventsTable(events: readonly EventContract[]): string {
   const rows = [...events]
     .sort((a, b) => a.type.localeCompare(b.type))
-    .map((contract) =>
-      [
-        `${code(contract.type)} v${contract.version}`,
-        contract.producer,
-        contract.consumers.join(', '),
-        shapeOf(contract.data),
-        contract.summary,
-      ].join(' | '),
-    );
-  return [
-    '| event | producer | consumers | data | meaning |',
-    '| --- | --- | --- | --- | --- |',
-    ...rows.map((row) => `| ${row} |`),
-  ].join('\n');
+    .map((contract) => [
+      `${code(contract.type)} v${contract.version}`,
+      contract.producer,
+      contract.consumers.join(', '),
+      shapeOf(contract.data),
+      contract.summary,
+    ]);
+  return markdownTable(['event', 'producer', 'consumers', 'data', 'meaning'], rows);
 }
 
 /** Who calls whom (solid) and who hears from whom (dotted), one edge per pair. */

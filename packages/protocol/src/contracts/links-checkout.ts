@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { defineHttpOperation } from '../bus/contract.js';
+import { httpOperationsOf } from '../bus/contract.js';
 import { CheckoutSessionState, HostedCheckoutSession } from '../merchant/checkout-session.js';
+import type { Scope } from '../scopes.js';
 import { PaymentLink, PaymentLinkList, PublicPaymentLink } from '../merchant/payment-link.js';
 
 /** Where payers reach the hosted pages (the gateway's origin), without a trailing slash. */
@@ -19,8 +20,12 @@ export function checkoutPageUrl(publicUrl: string, sessionId: string): string {
   return `${publicUrl}/checkout/${sessionId}`;
 }
 
-const merchant = ['merchant'] as const;
-const anyone = ['public'] as const;
+const merchantOperations = (scope: Scope) =>
+  httpOperationsOf({ service: 'links-checkout', actors: ['merchant'], scope });
+const linkReader = merchantOperations('payment_links:read');
+const linkWriter = merchantOperations('payment_links:write');
+const sessionWriter = merchantOperations('checkout_sessions:write');
+const payerFacing = httpOperationsOf({ service: 'links-checkout', actors: ['public'] });
 /** What parsing a JSON body may answer (services/links-checkout handlers/schemas.ts). */
 const BODY_ERRORS = [
   'validation_error',
@@ -34,64 +39,45 @@ const Document = z.string();
 
 /** Payment links: the merchant's CRUD, and what a payer reads and starts publicly. */
 export const linksApi = {
-  create: defineHttpOperation({
-    service: 'links-checkout',
+  create: linkWriter({
     name: 'links.create',
-    actors: merchant,
-    scope: 'payment_links:write',
     responses: { 201: PaymentLink },
     errors: [...BODY_ERRORS, 'idempotency_conflict'],
     summary: 'Create a payment link (fixed or variable amount) with an 8-character short code',
   }),
-  list: defineHttpOperation({
-    service: 'links-checkout',
+  list: linkReader({
     name: 'links.list',
-    actors: merchant,
-    scope: 'payment_links:read',
     responses: { 200: PaymentLinkList },
     errors: ['invalid_request'],
     summary: 'List payment links, newest first',
   }),
-  retrieve: defineHttpOperation({
-    service: 'links-checkout',
+  retrieve: linkReader({
     name: 'links.retrieve',
-    actors: merchant,
-    scope: 'payment_links:read',
     responses: { 200: PaymentLink },
     errors: ['resource_not_found'],
     summary: 'Retrieve a payment link',
   }),
-  update: defineHttpOperation({
-    service: 'links-checkout',
+  update: linkWriter({
     name: 'links.update',
-    actors: merchant,
-    scope: 'payment_links:write',
     responses: { 200: PaymentLink },
     errors: [...BODY_ERRORS, 'resource_not_found', 'invalid_state'],
     summary: 'Update a payment link; status ACTIVE or INACTIVE switches it on or off',
   }),
-  delete: defineHttpOperation({
-    service: 'links-checkout',
+  delete: linkWriter({
     name: 'links.delete',
-    actors: merchant,
-    scope: 'payment_links:write',
     responses: { 200: z.object({ id: z.string(), deleted: z.literal(true) }) },
     errors: ['resource_not_found'],
     summary:
       'Delete a payment link: gone from the API and its page (404), new payments refused; its sessions and payments are kept',
   }),
-  public: defineHttpOperation({
-    service: 'links-checkout',
+  public: payerFacing({
     name: 'links.public',
-    actors: anyone,
     responses: { 200: PublicPaymentLink },
     errors: ['resource_not_found'],
     summary: 'Resolve a payment link publicly (200 with status for INACTIVE and EXPIRED links too)',
   }),
-  start: defineHttpOperation({
-    service: 'links-checkout',
+  start: payerFacing({
     name: 'links.start',
-    actors: anyone,
     responses: { 201: HostedCheckoutSession },
     errors: [...BODY_ERRORS, 'invalid_email', 'invalid_phone', 'resource_not_found'],
     summary:
@@ -101,27 +87,20 @@ export const linksApi = {
 
 /** Checkout sessions: the merchant's create, the hosted page's public reads and actions. */
 export const checkoutApi = {
-  create: defineHttpOperation({
-    service: 'links-checkout',
+  create: sessionWriter({
     name: 'sessions.create',
-    actors: merchant,
-    scope: 'checkout_sessions:write',
     responses: { 201: HostedCheckoutSession },
     errors: [...BODY_ERRORS, 'invalid_email', 'idempotency_conflict'],
     summary: 'Create a checkout session; send the payer to its url',
   }),
-  retrieve: defineHttpOperation({
-    service: 'links-checkout',
+  retrieve: payerFacing({
     name: 'sessions.retrieve',
-    actors: anyone,
     responses: { 200: HostedCheckoutSession },
     errors: ['resource_not_found'],
     summary: 'Read a checkout session (public; what the hosted page shows)',
   }),
-  pay: defineHttpOperation({
-    service: 'links-checkout',
+  pay: payerFacing({
     name: 'sessions.pay',
-    actors: anyone,
     responses: { 200: CheckoutSessionState },
     errors: [
       ...BODY_ERRORS,
@@ -134,18 +113,14 @@ export const checkoutApi = {
     summary:
       'Pay a checkout session with an operator and a phone number; the payer then confirms the USSD prompt',
   }),
-  status: defineHttpOperation({
-    service: 'links-checkout',
+  status: payerFacing({
     name: 'sessions.status',
-    actors: anyone,
     responses: { 200: CheckoutSessionState },
     errors: ['resource_not_found'],
     summary: 'Poll the state of a checkout session',
   }),
-  cancel: defineHttpOperation({
-    service: 'links-checkout',
+  cancel: payerFacing({
     name: 'sessions.cancel',
-    actors: anyone,
     responses: { 200: CheckoutSessionState },
     errors: ['resource_not_found', 'invalid_state', 'payment_expired', 'payment_cancelled'],
     summary: 'Cancel a checkout session that is not finished',
@@ -154,24 +129,18 @@ export const checkoutApi = {
 
 /** The hosted pages and their files (not JSON; not in the API reference). */
 export const pagesApi = {
-  checkout: defineHttpOperation({
-    service: 'links-checkout',
+  checkout: payerFacing({
     name: 'pages.checkout',
-    actors: anyone,
     responses: { 200: Document },
     summary: 'The hosted payment page',
   }),
-  link: defineHttpOperation({
-    service: 'links-checkout',
+  link: payerFacing({
     name: 'pages.link',
-    actors: anyone,
     responses: { 200: Document },
     summary: 'The payment-link page',
   }),
-  asset: defineHttpOperation({
-    service: 'links-checkout',
+  asset: payerFacing({
     name: 'pages.asset',
-    actors: anyone,
     responses: { 200: Document },
     summary: 'Script and styles of the hosted pages',
   }),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEvent, defineHttpOperation, defineOperation } from '../bus/contract.js';
+import { eventsOf, httpOperationsOf, operationsOf } from '../bus/contract.js';
 import type { ServiceName } from '../bus/subjects.js';
 import { PaymentEventData, PaymentInitiatedData, PaymentSnapshot } from '../bus/events.js';
 import { HttpUrl } from '../merchant/common.js';
@@ -9,6 +9,10 @@ import { Payment, PaymentCreateResponse, PaymentList, PaymentListItem } from '..
 import { WebhookDelivery, WebhookEndpoint, WebhookEndpointWithSecret } from '../merchant/webhook-endpoint.js';
 
 const merchant = ['merchant'] as const;
+const paymentReader = httpOperationsOf({ service: 'payments', actors: merchant, scope: 'payments:read' });
+const paymentWriter = httpOperationsOf({ service: 'payments', actors: merchant, scope: 'payments:write' });
+const webhookReader = httpOperationsOf({ service: 'payments', actors: merchant, scope: 'webhooks:read' });
+const webhookWriter = httpOperationsOf({ service: 'payments', actors: merchant, scope: 'webhooks:write' });
 
 /**
  * List items carry the relations `expand` asks for, as retrieve does, so an expanded list is
@@ -24,11 +28,8 @@ const ExpandedPaymentList = PaymentList.extend({
 
 /** The merchant payment API (simple error form). */
 export const paymentsApi = {
-  create: defineHttpOperation({
-    service: 'payments',
+  create: paymentWriter({
     name: 'create',
-    actors: merchant,
-    scope: 'payments:write',
     responses: { 201: PaymentCreateResponse },
     errors: [
       'validation_error',
@@ -42,47 +43,32 @@ export const paymentsApi = {
     ],
     summary: 'Create a payment; Idempotency-Key replays the first answer for 24 hours',
   }),
-  list: defineHttpOperation({
-    service: 'payments',
+  list: paymentReader({
     name: 'list',
-    actors: merchant,
-    scope: 'payments:read',
     responses: { 200: ExpandedPaymentList },
     errors: ['invalid_request'],
     summary: 'List payments, newest first, with filters, search and cursor or page pagination',
   }),
-  listByUser: defineHttpOperation({
-    service: 'payments',
+  listByUser: paymentReader({
     name: 'list-by-user',
-    actors: merchant,
-    scope: 'payments:read',
     responses: { 200: z.array(Payment) },
     errors: ['invalid_request'],
     summary: "A user's payments, newest first (limit default and max 100)",
   }),
-  retrieve: defineHttpOperation({
-    service: 'payments',
+  retrieve: paymentReader({
     name: 'retrieve',
-    actors: merchant,
-    scope: 'payments:read',
     responses: { 200: Payment },
     errors: ['invalid_request', 'resource_not_found'],
     summary: 'Retrieve a payment; expand[] or expand adds customer, project, refunds, events',
   }),
-  verify: defineHttpOperation({
-    service: 'payments',
+  verify: paymentReader({
     name: 'verify',
-    actors: merchant,
-    scope: 'payments:read',
     responses: { 200: Payment },
     errors: ['resource_not_found'],
     summary: 'Re-check a payment with its provider route, apply what is learnt, and return it',
   }),
-  cancel: defineHttpOperation({
-    service: 'payments',
+  cancel: paymentWriter({
     name: 'cancel',
-    actors: merchant,
-    scope: 'payments:write',
     responses: { 200: Payment },
     errors: ['invalid_request', 'resource_not_found', 'invalid_state', 'idempotency_conflict'],
     summary: 'Cancel a PENDING payment the payer has not initiated yet',
@@ -91,73 +77,49 @@ export const paymentsApi = {
 
 /** Merchant webhook endpoints and their deliveries (envelope error form). */
 export const webhookEndpointsApi = {
-  create: defineHttpOperation({
-    service: 'payments',
+  create: webhookWriter({
     name: 'webhook-endpoints.create',
-    actors: merchant,
-    scope: 'webhooks:write',
     responses: { 201: WebhookEndpointWithSecret },
     errors: ['validation_error', 'invalid_request', 'idempotency_conflict'],
     summary: 'Add a webhook endpoint; its whsec_ secret is shown only in this answer',
   }),
-  list: defineHttpOperation({
-    service: 'payments',
+  list: webhookReader({
     name: 'webhook-endpoints.list',
-    actors: merchant,
-    scope: 'webhooks:read',
     responses: { 200: z.object({ data: z.array(WebhookEndpoint), has_more: z.boolean() }) },
     summary: 'List the webhook endpoints of this project and environment',
   }),
-  get: defineHttpOperation({
-    service: 'payments',
+  get: webhookReader({
     name: 'webhook-endpoints.get',
-    actors: merchant,
-    scope: 'webhooks:read',
     responses: { 200: WebhookEndpoint },
     errors: ['resource_not_found'],
     summary: 'Retrieve a webhook endpoint (its secret only as a hint)',
   }),
-  update: defineHttpOperation({
-    service: 'payments',
+  update: webhookWriter({
     name: 'webhook-endpoints.update',
-    actors: merchant,
-    scope: 'webhooks:write',
     responses: { 200: WebhookEndpoint },
     errors: ['validation_error', 'resource_not_found'],
     summary: 'Change the URL, description, subscribed events or status of an endpoint',
   }),
-  delete: defineHttpOperation({
-    service: 'payments',
+  delete: webhookWriter({
     name: 'webhook-endpoints.delete',
-    actors: merchant,
-    scope: 'webhooks:write',
     responses: { 200: z.object({ id: z.string(), deleted: z.literal(true) }) },
     errors: ['resource_not_found'],
     summary: 'Delete an endpoint; its pending deliveries are abandoned',
   }),
-  rollSecret: defineHttpOperation({
-    service: 'payments',
+  rollSecret: webhookWriter({
     name: 'webhook-endpoints.roll-secret',
-    actors: merchant,
-    scope: 'webhooks:write',
     responses: { 200: WebhookEndpointWithSecret },
     errors: ['resource_not_found', 'invalid_state', 'idempotency_conflict'],
     summary: 'Replace the signing secret at once; the new whsec_ secret is shown only in this answer',
   }),
-  deliveries: defineHttpOperation({
-    service: 'payments',
+  deliveries: webhookReader({
     name: 'webhook-endpoints.deliveries',
-    actors: merchant,
-    scope: 'webhooks:read',
     responses: { 200: z.object({ data: z.array(WebhookDelivery), has_more: z.boolean() }) },
     errors: ['invalid_request', 'resource_not_found'],
     summary: 'Deliveries to an endpoint, newest first, with every attempt (status code, latency, error)',
   }),
-  redeliver: defineHttpOperation({
-    service: 'payments',
+  redeliver: webhookWriter({
     name: 'webhook-endpoints.redeliver',
-    actors: merchant,
-    scope: 'webhooks:write',
     responses: { 202: WebhookDelivery },
     errors: ['resource_not_found', 'invalid_state', 'idempotency_conflict'],
     summary: 'Send a delivery again now, with the same event id and body',
@@ -190,24 +152,20 @@ export const CreatePaymentForSession = z.object({
 });
 export type CreatePaymentForSession = z.infer<typeof CreatePaymentForSession>;
 
+const forCheckout = operationsOf({ service: 'payments', actors: ['service'], callers: ['links-checkout'] });
+
 /** Operations links-checkout calls on a payer's behalf. */
 export const paymentsForCheckout = {
-  createForSession: defineOperation({
-    service: 'payments',
+  createForSession: forCheckout({
     name: 'create-for-session',
-    actors: ['service'],
-    callers: ['links-checkout'],
     request: CreatePaymentForSession,
     reply: PaymentSnapshot,
     errors: ['validation_error', 'invalid_amount'],
     summary:
       'The payment of a checkout session, made once per session (the same session asked again gets it)',
   }),
-  initiate: defineOperation({
-    service: 'payments',
+  initiate: forCheckout({
     name: 'initiate',
-    actors: ['service'],
-    callers: ['links-checkout'],
     request: z.object({ token: z.string().min(1), paymentMethod: Network, phone: z.string().min(1).max(32) }),
     reply: z.object({ payment: PaymentSnapshot }),
     errors: [
@@ -221,11 +179,8 @@ export const paymentsForCheckout = {
     summary:
       'The payer chose an operator and a number: the payment is initiated and routed (the same choice again answers the same payment)',
   }),
-  retrieve: defineOperation({
-    service: 'payments',
+  retrieve: forCheckout({
     name: 'retrieve-internal',
-    actors: ['service'],
-    callers: ['links-checkout'],
     request: z.union([
       z.object({ token: z.string().min(1) }),
       z.object({ id: z.string().min(1) }),
@@ -236,11 +191,8 @@ export const paymentsForCheckout = {
     summary:
       'A payment by token, id or checkout session (a payer may open a session before payment.created reached links-checkout)',
   }),
-  cancelForSession: defineOperation({
-    service: 'payments',
+  cancelForSession: forCheckout({
     name: 'cancel-for-session',
-    actors: ['service'],
-    callers: ['links-checkout'],
     request: z.object({ token: z.string().min(1), checkoutSessionId: z.string().min(1).optional() }),
     reply: PaymentSnapshot,
     errors: ['resource_not_found', 'invalid_state'],
@@ -250,8 +202,9 @@ export const paymentsForCheckout = {
 
 const PAYMENT_CONSUMERS: readonly ServiceName[] = ['customers', 'links-checkout'];
 
+const paymentsEvent = eventsOf('payments');
 const paymentEvent = <T extends string>(type: T, summary: string, consumers = PAYMENT_CONSUMERS) =>
-  defineEvent({ type, version: 1, data: PaymentEventData, producer: 'payments', consumers, summary });
+  paymentsEvent({ type, data: PaymentEventData, consumers, summary });
 
 /** Ends of a payment: the merchant hears of each through its webhooks. */
 const ENDED_CONSUMERS: readonly ServiceName[] = ['customers', 'links-checkout', 'payments'];
@@ -261,11 +214,9 @@ export const paymentEvents = {
     'payment.created',
     'A payment was created (PENDING); links-checkout makes its hosted session (checkoutSessionId) from it',
   ),
-  initiated: defineEvent({
+  initiated: paymentsEvent({
     type: 'payment.initiated',
-    version: 1,
     data: PaymentInitiatedData,
-    producer: 'payments',
     consumers: ['customers', 'links-checkout', 'provider-router'],
     summary: 'The payer chose an operator and a number; provider-router routes the order',
   }),

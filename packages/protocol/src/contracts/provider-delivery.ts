@@ -1,33 +1,29 @@
 import { z } from 'zod';
-import { defineEvent, defineHttpOperation, defineOperation } from '../bus/contract.js';
+import { defineOperation, eventsOf, httpOperationsOf } from '../bus/contract.js';
 import { DeliveryClassification, DeliveryOutcomeData } from '../bus/events.js';
 import { OrderAck } from '../provider/protocol-v1.js';
 import { PullOrder, PullOrdersResponse } from '../provider/pull.js';
 
+const providerRoute = httpOperationsOf({ service: 'provider-delivery', actors: ['provider'] });
+
 /** The pull transport: a provider fetches its pull rails' orders and acks them (its key as Bearer). */
 export const pullApi = {
-  pull: defineHttpOperation({
-    service: 'provider-delivery',
+  pull: providerRoute({
     name: 'orders.pull',
-    actors: ['provider'],
     responses: { 200: PullOrdersResponse },
     errors: ['invalid_request'],
     summary:
       'Fetch orders not yet acked (limit default 50, max 100); the first fetch marks an order DELIVERED, it stays re-deliverable until acked',
   }),
-  ack: defineHttpOperation({
-    service: 'provider-delivery',
+  ack: providerRoute({
     name: 'orders.ack',
-    actors: ['provider'],
     responses: { 200: OrderAck },
     errors: ['validation_error', 'resource_not_found', 'invalid_state', 'order_expired'],
     summary:
       'Ack an order with the exact payment.ack or payout.ack; the same ack again answers the same, a different one is 409, an expired order 410',
   }),
-  get: defineHttpOperation({
-    service: 'provider-delivery',
+  get: providerRoute({
     name: 'orders.get',
-    actors: ['provider'],
     responses: { 200: PullOrder },
     errors: ['resource_not_found'],
     summary:
@@ -89,15 +85,9 @@ export const deliveryOperations = {
   }),
 };
 
+const providerDeliveryEvent = eventsOf('provider-delivery');
 const deliveryEvent = <T extends string>(type: T, summary: string) =>
-  defineEvent({
-    type,
-    version: 1,
-    data: DeliveryOutcomeData,
-    producer: 'provider-delivery',
-    consumers: ['provider-router'],
-    summary,
-  });
+  providerDeliveryEvent({ type, data: DeliveryOutcomeData, consumers: ['provider-router'], summary });
 
 export const deliveryEvents = {
   accepted: deliveryEvent('delivery.accepted', 'The adapter acked the order ACCEPTED'),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEvent, defineHttpOperation, defineOperation } from '../bus/contract.js';
+import { defineHttpOperation, defineOperation, eventsOf, httpOperationsOf } from '../bus/contract.js';
 import {
   ExecutionOutcomeData,
   OrderCreatedData,
@@ -22,15 +22,11 @@ import { Network } from '../network.js';
 /** The longest a rail test's probe may wait for the endpoint (provider-router's RAIL_TEST_TIMEOUT_MS). */
 export const RAIL_TEST_MAX_MS = 10_000;
 
-type RouteSpec = Omit<Parameters<typeof defineHttpOperation>[0], 'service' | 'actors'>;
-
 /** A portal route: the provider (its key) or an admin acting for it. */
-const portalRoute = (spec: RouteSpec) =>
-  defineHttpOperation({ service: 'provider-router', actors: ['provider', 'admin'] as const, ...spec });
+const portalRoute = httpOperationsOf({ service: 'provider-router', actors: ['provider', 'admin'] });
 
 /** An operators' route (admin token). */
-const adminRoute = (spec: RouteSpec) =>
-  defineHttpOperation({ service: 'provider-router', actors: ['admin'] as const, ...spec });
+const adminRoute = httpOperationsOf({ service: 'provider-router', actors: ['admin'] });
 
 /** The provider portal (provider key `sk_…`), mirrored for admins under /v1/admin/providers/:providerId. */
 export const providerPortalApi = {
@@ -245,44 +241,36 @@ export const routerQueries = {
   }),
 };
 
+const routerEvent = eventsOf('provider-router');
+
 export const routerEvents = {
-  orderCreated: defineEvent({
+  orderCreated: routerEvent({
     type: 'order.created',
-    version: 1,
     data: OrderCreatedData,
-    producer: 'provider-router',
     consumers: ['provider-delivery'],
     summary: 'An order for a rail (again with the same orderKey on failover, with the new railId)',
   }),
-  executionAccepted: defineEvent({
+  executionAccepted: routerEvent({
     type: 'execution.accepted',
-    version: 1,
     data: ExecutionOutcomeData,
-    producer: 'provider-router',
     consumers: ['payments'],
     summary: "A rail accepted the payment's order",
   }),
-  executionFailed: defineEvent({
+  executionFailed: routerEvent({
     type: 'execution.failed',
-    version: 1,
     data: ExecutionOutcomeData,
-    producer: 'provider-router',
     consumers: ['payments'],
     summary: 'No rail could take the order (after failover), or the payer was refused',
   }),
-  settlementReceived: defineEvent({
+  settlementReceived: routerEvent({
     type: 'settlement.received',
-    version: 1,
     data: SettlementReceivedData,
-    producer: 'provider-router',
     consumers: ['payments'],
     summary: 'A valid SettlementEvent matched to an order: the outcome that decides the payment',
   }),
-  routingDecided: defineEvent({
+  routingDecided: routerEvent({
     type: 'routing.decided',
-    version: 1,
     data: RoutingDecisionData,
-    producer: 'provider-router',
     consumers: ['payments'],
     summary: 'The rail chosen for a payment (or none), why, and the rails passed over',
   }),

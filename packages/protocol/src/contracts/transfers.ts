@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEvent, defineHttpOperation } from '../bus/contract.js';
+import { eventsOf, httpOperationsOf } from '../bus/contract.js';
 import {
   PayoutEventData,
   RefundEventData,
@@ -9,6 +9,14 @@ import {
 import { Balance, Payout, PayoutList, Refund, RefundList } from '../merchant/transfer.js';
 
 const merchant = ['merchant'] as const;
+const refundReader = httpOperationsOf({ service: 'payments', actors: merchant, scope: 'refunds:read' });
+const refundWriter = httpOperationsOf({ service: 'payments', actors: merchant, scope: 'refunds:write' });
+const payoutReader = httpOperationsOf({ service: 'payments', actors: merchant, scope: 'payouts:read' });
+const payoutWriter = httpOperationsOf({ service: 'payments', actors: merchant, scope: 'payouts:write' });
+const balanceReader = httpOperationsOf({ service: 'payments', actors: merchant, scope: 'balance:read' });
+const admin = httpOperationsOf({ service: 'payments', actors: ['admin'] });
+const paymentsEvent = eventsOf('payments');
+const routerEvent = eventsOf('provider-router');
 
 /**
  * The gates every refund and payout passes before any order, each with its own code:
@@ -23,11 +31,8 @@ const GATES = [
 
 /** Refunds of a payment (simple error form, like the payment they belong to). */
 export const refundsApi = {
-  create: defineHttpOperation({
-    service: 'payments',
+  create: refundWriter({
     name: 'refunds.create',
-    actors: merchant,
-    scope: 'refunds:write',
     responses: { 201: Refund },
     errors: [
       'validation_error',
@@ -41,20 +46,14 @@ export const refundsApi = {
     summary:
       'Refund a COMPLETED or PARTIALLY_REFUNDED payment (amount default: all that remains); the sum of its refunds never exceeds its amount',
   }),
-  list: defineHttpOperation({
-    service: 'payments',
+  list: refundReader({
     name: 'refunds.list',
-    actors: merchant,
-    scope: 'refunds:read',
     responses: { 200: RefundList },
     errors: ['resource_not_found'],
     summary: "A payment's refunds, newest first",
   }),
-  retrieve: defineHttpOperation({
-    service: 'payments',
+  retrieve: refundReader({
     name: 'refunds.retrieve',
-    actors: merchant,
-    scope: 'refunds:read',
     responses: { 200: Refund },
     errors: ['resource_not_found'],
     summary: 'Retrieve one refund of a payment',
@@ -63,11 +62,8 @@ export const refundsApi = {
 
 /** Payouts from the available balance (simple error form, like payments). */
 export const payoutsApi = {
-  create: defineHttpOperation({
-    service: 'payments',
+  create: payoutWriter({
     name: 'payouts.create',
-    actors: merchant,
-    scope: 'payouts:write',
     responses: { 201: Payout },
     errors: [
       'validation_error',
@@ -80,20 +76,14 @@ export const payoutsApi = {
     summary:
       'Send money to a phone number from the available balance; reference unique per project and environment',
   }),
-  list: defineHttpOperation({
-    service: 'payments',
+  list: payoutReader({
     name: 'payouts.list',
-    actors: merchant,
-    scope: 'payouts:read',
     responses: { 200: PayoutList },
     errors: ['invalid_request'],
     summary: 'List payouts, newest first, with the payments list pagination',
   }),
-  retrieve: defineHttpOperation({
-    service: 'payments',
+  retrieve: payoutReader({
     name: 'payouts.retrieve',
-    actors: merchant,
-    scope: 'payouts:read',
     responses: { 200: Payout },
     errors: ['resource_not_found'],
     summary: 'Retrieve a payout',
@@ -101,18 +91,13 @@ export const payoutsApi = {
 };
 
 export const balanceApi = {
-  retrieve: defineHttpOperation({
-    service: 'payments',
+  retrieve: balanceReader({
     name: 'balance.retrieve',
-    actors: merchant,
-    scope: 'balance:read',
     responses: { 200: Balance },
     summary: 'Available and pending amounts per currency for the key’s project and environment',
   }),
-  rebuild: defineHttpOperation({
-    service: 'payments',
+  rebuild: admin({
     name: 'balance.rebuild',
-    actors: ['admin'],
     responses: {
       200: z.object({
         events: z.number().int(),
@@ -136,21 +121,17 @@ export const balanceApi = {
 };
 
 export const transferEvents = {
-  requested: defineEvent({
+  requested: paymentsEvent({
     type: 'transfer.requested',
-    version: 1,
     data: TransferRequestedData,
-    producer: 'payments',
     // payments reads its own requests back only to rebuild the balance from the stream.
     consumers: ['provider-router', 'payments'],
     summary:
       'A refund or payout passed its gates and was debited: provider-router routes its payout.execute order',
   }),
-  settled: defineEvent({
+  settled: routerEvent({
     type: 'transfer.settled',
-    version: 1,
     data: TransferOutcomeData,
-    producer: 'provider-router',
     consumers: ['payments'],
     summary:
       "A transfer's outcome: its pexo_ order's settlement, or FAILED when no rail could take the order",
@@ -158,39 +139,31 @@ export const transferEvents = {
 };
 
 export const refundEvents = {
-  completed: defineEvent({
+  completed: paymentsEvent({
     type: 'refund.completed',
-    version: 1,
     data: RefundEventData,
-    producer: 'payments',
     consumers: ['payments'],
     summary:
       'The money went back to the payer: the merchant hears of it through transaction.refunded (customers net their totals from the payment.(partially_)refunded written with it)',
   }),
-  failed: defineEvent({
+  failed: paymentsEvent({
     type: 'refund.failed',
-    version: 1,
     data: RefundEventData,
-    producer: 'payments',
     consumers: ['payments'],
     summary: 'The refund failed (failureCode says why); the payment keeps its status',
   }),
 };
 
 export const payoutEvents = {
-  completed: defineEvent({
+  completed: paymentsEvent({
     type: 'payout.completed',
-    version: 1,
     data: PayoutEventData,
-    producer: 'payments',
     consumers: ['payments'],
     summary: 'The recipient was paid: the merchant hears of it through payout.completed',
   }),
-  failed: defineEvent({
+  failed: paymentsEvent({
     type: 'payout.failed',
-    version: 1,
     data: PayoutEventData,
-    producer: 'payments',
     consumers: ['payments'],
     summary: 'The payout failed and its amount is available again',
   }),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { Uuid } from '../ids.js';
 import { DateTime, queryInt } from './common.js';
 import { PaymentListItem } from './payment.js';
+import { oneOf } from '../one-of.js';
 
 /** Optional fields are absent, not null, when unknown (the specification marks them optional). */
 export const CustomerProfile = z
@@ -30,9 +31,7 @@ export const CUSTOMER_SORT_FIELDS = [
   'totalTransactions',
   'name',
 ] as const;
-export const CustomerSortField = z.enum(CUSTOMER_SORT_FIELDS, {
-  error: `sort_by must be one of ${CUSTOMER_SORT_FIELDS.join(', ')}`,
-});
+export const CustomerSortField = oneOf(CUSTOMER_SORT_FIELDS, 'sort_by');
 export type CustomerSortField = z.infer<typeof CustomerSortField>;
 
 export const SortOrder = z.enum(['asc', 'desc'], { error: 'sort_order must be asc or desc' });

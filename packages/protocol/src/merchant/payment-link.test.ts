@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ZodError } from 'zod';
+import { refusedFields } from '../test-support/refused-fields.js';
 import { fieldErrors } from '../zod-errors.js';
 import {
   CreatePaymentLinkBody,
@@ -35,11 +35,6 @@ const link = {
   updatedAt: '2025-01-31T12:00:00.000Z',
 };
 
-function errorFields(result: { success: boolean; error?: ZodError }) {
-  expect(result.success).toBe(false);
-  return fieldErrors(result.error!).map((f) => f.field);
-}
-
 describe('CustomField', () => {
   it('accepts each type', () => {
     for (const type of ['text', 'email', 'phone', 'number'] as const)
@@ -60,7 +55,7 @@ describe('CustomField', () => {
     [{ key: 'a', label: 'x', type: 'text', options: ['a'] }, 'options'],
     [{ key: 'a', label: 'x', type: 'text', hint: 'h' }, 'hint'],
   ])('rejects %j', (field, name) => {
-    expect(errorFields(CustomField.safeParse(field))).toContain(name);
+    expect(refusedFields(CustomField.safeParse(field))).toContain(name);
   });
 });
 
@@ -138,7 +133,7 @@ describe('CreatePaymentLinkBody', () => {
     [{ name: 'x', expiresAt: 'tomorrow' }, 'expiresAt'],
     [{ name: 'x', status: 'ACTIVE' }, 'status'],
   ])('rejects %j naming %s', (body, field) => {
-    expect(errorFields(CreatePaymentLinkBody.safeParse(body))).toContain(field);
+    expect(refusedFields(CreatePaymentLinkBody.safeParse(body))).toContain(field);
   });
 
   it('says name is required', () => {
@@ -163,7 +158,7 @@ describe('UpdatePaymentLinkBody', () => {
     [{ minAmount: 900, maxAmount: 800 }, 'maxAmount'],
     [{ shortCode: 'abcdefgh' }, 'shortCode'],
   ])('rejects %j', (body, field) => {
-    expect(errorFields(UpdatePaymentLinkBody.safeParse(body))).toContain(field);
+    expect(refusedFields(UpdatePaymentLinkBody.safeParse(body))).toContain(field);
   });
 });
 

@@ -3,6 +3,7 @@ import { PaymentToken, Uuid } from '../ids.js';
 import { Currency } from '../money.js';
 import { NETWORKS } from '../network.js';
 import { ApiAmount, DateTime, Email, HttpUrl, Metadata } from './common.js';
+import { oneOf } from '../one-of.js';
 
 export const PAYMENT_STATUSES = [
   'PENDING',
@@ -14,16 +15,12 @@ export const PAYMENT_STATUSES = [
   'REFUNDED',
   'PARTIALLY_REFUNDED',
 ] as const;
-export const PaymentStatus = z.enum(PAYMENT_STATUSES, {
-  error: `status must be one of ${PAYMENT_STATUSES.join(', ')}`,
-});
+export const PaymentStatus = oneOf(PAYMENT_STATUSES, 'status');
 export type PaymentStatus = z.infer<typeof PaymentStatus>;
 
 /** UNKNOWN until the payer picks an operator on the hosted page. */
 export const PAYMENT_METHODS = [...NETWORKS, 'UNKNOWN'] as const;
-export const PaymentMethod = z.enum(PAYMENT_METHODS, {
-  error: `paymentMethod must be one of ${PAYMENT_METHODS.join(', ')}`,
-});
+export const PaymentMethod = oneOf(PAYMENT_METHODS, 'paymentMethod');
 export type PaymentMethod = z.infer<typeof PaymentMethod>;
 
 export const PaymentCustomerInput = z

@@ -4,6 +4,7 @@ import { AMOUNT_RANGE_MESSAGE, Currency, MAX_AMOUNT } from '../money.js';
 import { NETWORKS, Network } from '../network.js';
 import { E164 } from '../phone.js';
 import { DateTime, Metadata, checkOneCursor, queryInt } from './common.js';
+import { oneOf } from '../one-of.js';
 
 /**
  * Refunds and payouts: money going back out through `payout.execute` orders. Both are an
@@ -11,9 +12,7 @@ import { DateTime, Metadata, checkOneCursor, queryInt } from './common.js';
  * says COMPLETED or FAILED (docs/decisions.md, "Refunds and payouts").
  */
 export const TRANSFER_STATUSES = ['PENDING', 'COMPLETED', 'FAILED'] as const;
-export const TransferStatus = z.enum(TRANSFER_STATUSES, {
-  error: `status must be one of ${TRANSFER_STATUSES.join(', ')}`,
-});
+export const TransferStatus = oneOf(TRANSFER_STATUSES, 'status');
 export type TransferStatus = z.infer<typeof TransferStatus>;
 
 /** A refund may be smaller than the payment minimum: what remains of a partial refund may be 1 franc. */

@@ -4,6 +4,7 @@ import { Payout, Refund } from './transfer.js';
 import { Currency } from '../money.js';
 import { DateTime } from './common.js';
 import { PaymentMethod, PaymentStatus } from './payment.js';
+import { oneOf } from '../one-of.js';
 
 export const MERCHANT_WEBHOOK_EVENT_TYPES = [
   'transaction.completed',
@@ -14,9 +15,7 @@ export const MERCHANT_WEBHOOK_EVENT_TYPES = [
   'payout.completed',
   'payout.failed',
 ] as const;
-export const MerchantWebhookEventType = z.enum(MERCHANT_WEBHOOK_EVENT_TYPES, {
-  error: `must be one of ${MERCHANT_WEBHOOK_EVENT_TYPES.join(', ')}`,
-});
+export const MerchantWebhookEventType = oneOf(MERCHANT_WEBHOOK_EVENT_TYPES);
 export type MerchantWebhookEventType = z.infer<typeof MerchantWebhookEventType>;
 
 /** The specification shows token, amount, currency and status; the rest lets a merchant reconcile without a call back. */

@@ -41,15 +41,9 @@ const endpoint = {
 
 describe('MerchantWebhookEvent', () => {
   it('has the 5 transaction event types and the 2 payout ones', () => {
-    expect(MerchantWebhookEventType.options).toEqual([
-      'transaction.completed',
-      'transaction.failed',
-      'transaction.expired',
-      'transaction.cancelled',
-      'transaction.refunded',
-      'payout.completed',
-      'payout.failed',
-    ]);
+    const types = MerchantWebhookEventType.options;
+    expect(types.filter((type) => type.startsWith('transaction.'))).toHaveLength(5);
+    expect(types.filter((type) => type.startsWith('payout.'))).toHaveLength(2);
   });
 
   it('accepts an event', () => {

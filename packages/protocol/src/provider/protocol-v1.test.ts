@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ZodError } from 'zod';
-import { fieldErrors } from '../zod-errors.js';
+import { paymentExecute } from '../test-support/orders.js';
+import { refusedFields } from '../test-support/refused-fields.js';
 import {
   ExecutionOrder,
   HealthAck,
@@ -21,30 +21,13 @@ const health = {
   nonce: '9f86d081884c7d65',
   timestamp: 1_700_000_000,
 };
-const payment = {
-  protocol_version: '1',
-  type: 'payment.execute',
-  idempotency_key: 'pexec_AbCdEfGhIjKlMnOpQrStUvWx',
-  amount: '5000',
-  currency: 'XAF',
-  network: 'ORANGE_MONEY',
-  country: 'CM',
-  payee: { msisdn: '+237690000001' },
-  transaction_ref: 'pay_AbCdEfGhIjKlMnOpQrStUvWx',
-  timestamp: 1_700_000_000,
-};
 const payout = {
-  ...payment,
+  ...paymentExecute,
   type: 'payout.execute',
   idempotency_key: 'pexo_AbCdEfGhIjKlMnOpQrStUvWx',
   payee: { ref: 'wallet-42' },
   transaction_ref: 'po_1',
 };
-
-function fieldsOf(result: { success: boolean; error?: ZodError }) {
-  expect(result.success).toBe(false);
-  return fieldErrors(result.error!).map((f) => f.field);
-}
 
 describe('HealthCheck', () => {
   it('accepts a probe', () => {
@@ -60,15 +43,15 @@ describe('HealthCheck', () => {
     ['timestamp', 1.5],
     ['timestamp', '1700000000'],
   ])('rejects a bad %s', (field, value) => {
-    expect(fieldsOf(HealthCheck.safeParse({ ...health, [field]: value }))).toContain(field);
+    expect(refusedFields(HealthCheck.safeParse({ ...health, [field]: value }))).toContain(field);
   });
 });
 
 describe('PaymentExecute and PayoutExecute', () => {
   it('accept valid orders, decimal amounts included', () => {
-    expect(PaymentExecute.parse(payment)).toEqual(payment);
+    expect(PaymentExecute.parse(paymentExecute)).toEqual(paymentExecute);
     expect(PayoutExecute.parse(payout)).toEqual(payout);
-    expect(PaymentExecute.safeParse({ ...payment, amount: '5000.00' }).success).toBe(true);
+    expect(PaymentExecute.safeParse({ ...paymentExecute, amount: '5000.00' }).success).toBe(true);
     expect(ExecutionOrder.parse(payout).type).toBe('payout.execute');
     expect(ProviderRequest.parse(health).type).toBe('health.check');
   });
@@ -90,19 +73,19 @@ describe('PaymentExecute and PayoutExecute', () => {
     ['transaction_ref', ''],
     ['timestamp', -1],
   ])('payment.execute rejects a bad %s', (field, value) => {
-    expect(fieldsOf(PaymentExecute.safeParse({ ...payment, [field]: value }))[0]).toMatch(
+    expect(refusedFields(PaymentExecute.safeParse({ ...paymentExecute, [field]: value }))[0]).toMatch(
       new RegExp(`^${field}`),
     );
   });
 
   it('payout keys start with pexo_ and unknown fields are refused', () => {
-    expect(fieldsOf(PayoutExecute.safeParse({ ...payout, idempotency_key: 'pexec_x' }))).toEqual([
+    expect(refusedFields(PayoutExecute.safeParse({ ...payout, idempotency_key: 'pexec_x' }))).toEqual([
       'idempotency_key',
     ]);
-    expect(fieldsOf(PaymentExecute.safeParse({ ...payment, callback_url: 'https://x' }))).toEqual([
-      'callback_url',
-    ]);
-    expect(ExecutionOrder.safeParse({ ...payment, type: 'refund.execute' }).success).toBe(false);
+    expect(refusedFields(PaymentExecute.safeParse({ ...paymentExecute, callback_url: 'https://x' }))).toEqual(
+      ['callback_url'],
+    );
+    expect(ExecutionOrder.safeParse({ ...paymentExecute, type: 'refund.execute' }).success).toBe(false);
   });
 });
 
@@ -110,7 +93,11 @@ describe('acks', () => {
   it('accept the handler duties shapes', () => {
     expect(HealthAck.parse({ type: 'health.ack', nonce: health.nonce })).toBeTruthy();
     expect(
-      PaymentAck.parse({ type: 'payment.ack', idempotency_key: payment.idempotency_key, status: 'ACCEPTED' }),
+      PaymentAck.parse({
+        type: 'payment.ack',
+        idempotency_key: paymentExecute.idempotency_key,
+        status: 'ACCEPTED',
+      }),
     ).toBeTruthy();
     expect(
       PayoutAck.parse({
@@ -138,7 +125,7 @@ describe('acks', () => {
       'protocol_version',
     ],
   ])('reject %j', (ack, field) => {
-    expect(fieldsOf(ProviderAck.safeParse(ack))).toContain(field);
+    expect(refusedFields(ProviderAck.safeParse(ack))).toContain(field);
   });
 
   it('ackTypeFor pairs requests and acks', () => {

@@ -45,28 +45,23 @@ const orderFields = {
   timestamp: UnixSeconds,
 };
 
-export const PaymentExecute = z
-  .object({
-    ...orderFields,
-    type: z.literal('payment.execute'),
-    idempotency_key: z
-      .string()
-      .regex(/^pexec_.+$/, 'idempotency_key of a payment order starts with pexec_')
-      .max(255),
-  })
-  .strict();
+/** An order of one kind: its type, and an idempotency key with the kind's prefix. */
+const executeOrder = <T extends string>(type: T, kind: string, keyPrefix: string) =>
+  z
+    .object({
+      ...orderFields,
+      type: z.literal(type),
+      idempotency_key: z
+        .string()
+        .regex(new RegExp(`^${keyPrefix}.+$`), `idempotency_key of a ${kind} order starts with ${keyPrefix}`)
+        .max(255),
+    })
+    .strict();
+
+export const PaymentExecute = executeOrder('payment.execute', 'payment', 'pexec_');
 export type PaymentExecute = z.infer<typeof PaymentExecute>;
 
-export const PayoutExecute = z
-  .object({
-    ...orderFields,
-    type: z.literal('payout.execute'),
-    idempotency_key: z
-      .string()
-      .regex(/^pexo_.+$/, 'idempotency_key of a payout order starts with pexo_')
-      .max(255),
-  })
-  .strict();
+export const PayoutExecute = executeOrder('payout.execute', 'payout', 'pexo_');
 export type PayoutExecute = z.infer<typeof PayoutExecute>;
 
 export const ExecutionOrder = z.discriminatedUnion('type', [PaymentExecute, PayoutExecute]);

@@ -1,21 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { paymentExecute } from '../test-support/orders.js';
 import { PullOrder, PullOrdersQuery, PullOrdersResponse } from './pull.js';
 
-const payload = {
-  protocol_version: '1',
-  type: 'payment.execute',
-  idempotency_key: 'pexec_AbCdEfGhIjKlMnOpQrStUvWx',
-  amount: '5000',
-  currency: 'XAF',
-  network: 'MTN_MOMO',
-  country: 'CM',
-  payee: { msisdn: '+237670000001' },
-  transaction_ref: 'pay_AbCdEfGhIjKlMnOpQrStUvWx',
-  timestamp: 1_700_000_000,
-};
 const order = {
-  idempotency_key: payload.idempotency_key,
-  payload,
+  idempotency_key: paymentExecute.idempotency_key,
+  payload: paymentExecute,
   status: 'pending',
   created_at: '2025-01-31T12:00:00.000Z',
   expires_at: '2025-01-31T12:15:00.000Z',
@@ -27,14 +16,14 @@ describe('pull transport', () => {
     expect(PullOrdersResponse.parse({ orders: [order] })).toEqual({ orders: [order] });
     for (const status of ['pending', 'DELIVERED', 'expired'])
       expect(PullOrder.safeParse({ ...order, status }).success).toBe(true);
-    const ack = { type: 'payment.ack', idempotency_key: payload.idempotency_key, status: 'ACCEPTED' };
+    const ack = { type: 'payment.ack', idempotency_key: paymentExecute.idempotency_key, status: 'ACCEPTED' };
     expect(PullOrder.parse({ ...order, status: 'acked', delivery_count: 2, ack })).toMatchObject({ ack });
   });
 
   it.each([
     ['status', 'PENDING'],
     ['delivery_count', -1],
-    ['payload', { ...payload, amount: 5000 }],
+    ['payload', { ...paymentExecute, amount: 5000 }],
     ['expires_at', 'later'],
     ['ack', { type: 'health.ack', nonce: 'n' }],
   ])('rejects a bad %s', (field, value) => {

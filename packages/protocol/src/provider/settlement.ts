@@ -2,11 +2,10 @@ import { z } from 'zod';
 import { MajorAmountString } from '../money.js';
 import { Network } from '../network.js';
 import { CurrencyCode, ProtocolVersion, type ExecutionOrder } from './protocol-v1.js';
+import { oneOf } from '../one-of.js';
 
 export const SETTLEMENT_STATUSES = ['PENDING', 'COMPLETED', 'FAILED', 'CANCELLED', 'REFUNDED'] as const;
-export const SettlementStatus = z.enum(SETTLEMENT_STATUSES, {
-  error: `status must be one of ${SETTLEMENT_STATUSES.join(', ')}`,
-});
+export const SettlementStatus = oneOf(SETTLEMENT_STATUSES, 'status');
 export type SettlementStatus = z.infer<typeof SettlementStatus>;
 
 /**
