@@ -1,10 +1,11 @@
 import { existsSync, mkdirSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, listenLocally } from '../support/http.js';
 import { startSystem, type ProjectKeys, type RunningSystem } from '../support/system.js';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -33,26 +34,73 @@ export function describeInBrowser(name: string, body: () => void): void {
   describe.skip(name, body);
 }
 /**
- * The system a browser suite drives, with one project and Chromium. Many payers share one IP
+ * The system a browser suite drives, with one project and Chromium: started before the file's
+ * tests (when there is a Chromium to drive), stopped after them. Many payers share one IP
  * here, each page polling every 2 s, and the sandbox provider pulls its orders every 200 ms
  * with its key: both rate limits are lifted so they are not what is tested.
  */
-export async function startBrowserSystem(
-  projectName: string,
-  env: Record<string, string> = {},
-): Promise<{ system: RunningSystem; project: ProjectKeys; browser: Browser }> {
-  const system = await startSystem({
-    env: { RATE_LIMIT_IP_MAX: '100000', RATE_LIMIT_KEY_MAX: '100000', ...env },
+export function useBrowserSystem(projectName: string, env: Record<string, string> = {}) {
+  let running: { system: RunningSystem; project: ProjectKeys; browser: Browser } | undefined;
+  const started = () => {
+    if (!running)
+      throw new Error('the system starts before the tests; call useBrowserSystem at the top of the file');
+    return running;
+  };
+  beforeAll(async () => {
+    if (!hasChromium) return;
+    const system = await startSystem({
+      env: { RATE_LIMIT_IP_MAX: '100000', RATE_LIMIT_KEY_MAX: '100000', ...env },
+    });
+    running = { system, project: await system.createProject(projectName), browser: await launchChromium() };
+  }, 90_000);
+  afterAll(async () => {
+    await running?.browser.close();
+    await running?.system.stop();
   });
-  const project = await system.createProject(projectName);
-  return { system, project, browser: await launchChromium() };
+  return {
+    get system() {
+      return started().system;
+    },
+    get project() {
+      return started().project;
+    },
+    /** A phone on the system (see `openPhone`), closed once `use` is done with it, passed or failed. */
+    async onPhone<T>(lang: Lang, options: PhoneOptions, use: (watched: Watched) => Promise<T>): Promise<T> {
+      const watched = await openPhone(started().browser, lang, started().system.baseUrl, options);
+      try {
+        return await use(watched);
+      } finally {
+        await watched.context.close();
+      }
+    },
+    /** The hosted page of a new payment of the project (or of the project whose key is `key`). */
+    async paymentUrl(body: Record<string, unknown>, key = started().project.testSecretKey): Promise<string> {
+      const created = await api(started().system.baseUrl, key)<{ paymentUrl: string }>(
+        'POST',
+        '/v1/payments',
+        body,
+      );
+      expect(created.status).toBe(201);
+      return created.body.paymentUrl;
+    },
+    /** The page of a new payment link of the project (or of the project whose key is `key`). */
+    async linkUrl(body: Record<string, unknown>, key = started().project.testSecretKey): Promise<string> {
+      const link = await api(started().system.baseUrl, key)<{ url: string }>(
+        'POST',
+        '/v1/payment-links',
+        body,
+      );
+      expect(link.status).toBe(201);
+      return link.body.url;
+    },
+  };
 }
 
 export const SCREENSHOTS = fileURLToPath(new URL('../../screenshots/', import.meta.url));
 export const AXE_PATH = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
 /** Debian's Chromium, headless, with nothing phoning home; Playwright gives each launch a fresh profile. */
-export async function launchChromium(): Promise<Browser> {
+async function launchChromium(): Promise<Browser> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   return chromium.launch({
     executablePath: CHROMIUM,
@@ -149,15 +197,17 @@ export type Watched = {
   consoleErrors: string[];
 };
 
+export type PhoneOptions = { bypassCSP?: boolean; allowed?: string[]; width?: number };
+
 /**
  * A phone-sized browser speaking `lang`, recording every request that leaves the
  * system's origin and every CSP violation the console reports.
  */
-export async function openPhone(
+async function openPhone(
   browser: Browser,
   lang: Lang,
   origin: string,
-  options: { bypassCSP?: boolean; allowed?: string[]; width?: number } = {},
+  options: PhoneOptions = {},
 ): Promise<Watched> {
   const context = await browser.newContext({
     locale: lang === 'fr' ? 'fr-FR' : 'en-US',
@@ -215,35 +265,21 @@ export async function startLogoHost(
   logo: Buffer = PNG,
 ): Promise<{ url: string; askedBy: string[]; close(): Promise<void> }> {
   const askedBy: string[] = [];
-  const server: Server = createServer((request, response) => {
+  const server = createServer((request, response) => {
     askedBy.push(request.headers['user-agent'] ?? '');
     response.writeHead(200, { 'content-type': 'image/png' });
     response.end(logo);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    askedBy,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
+  return { ...(await listenLocally(server)), askedBy };
 }
 
 /** The merchant's shop: where the page sends the payer back. Records the paths it served. */
 export async function startShop(): Promise<{ url: string; visits: string[]; close(): Promise<void> }> {
   const visits: string[] = [];
-  const server: Server = createServer((request, response) => {
+  const server = createServer((request, response) => {
     visits.push(request.url ?? '/');
     response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     response.end('<!doctype html><html lang="en"><title>Shop</title><h1>Back at the shop</h1></html>');
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    visits,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
+  return { ...(await listenLocally(server)), visits };
 }

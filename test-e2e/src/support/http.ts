@@ -51,12 +51,17 @@ export async function startWebhookReceiver(): Promise<{
       response.writeHead(200).end('ok');
     });
   });
+  const listening = await listenLocally(server);
+  return { url: `${listening.url}/webhooks`, received, close: listening.close };
+}
+
+/** Serves `server` on a free loopback port. */
+export async function listenLocally(server: Server): Promise<{ url: string; close(): Promise<void> }> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   return {
-    url: `http://127.0.0.1:${port}/webhooks`,
-    received,
+    url: `http://127.0.0.1:${port}`,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
