@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, listenLocally } from '../support/http.js';
-import { startSystem, type ProjectKeys, type RunningSystem } from '../support/system.js';
+import { useShop } from '../support/shop.js';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const hasChromium = existsSync(CHROMIUM);
@@ -34,48 +34,39 @@ export function describeInBrowser(name: string, body: () => void): void {
   describe.skip(name, body);
 }
 /**
- * The system a browser suite drives, with one project and Chromium: started before the file's
- * tests (when there is a Chromium to drive), stopped after them. Many payers share one IP
- * here, each page polling every 2 s, and the sandbox provider pulls its orders every 200 ms
- * with its key: both rate limits are lifted so they are not what is tested.
+ * The system a browser suite drives (see `useShop`), with Chromium, started only when there
+ * is a Chromium to drive. Many payers share one IP here, each page polling every 2 s, and the
+ * sandbox provider pulls its orders every 200 ms with its key: both rate limits are lifted so
+ * they are not what is tested.
  */
 export function useBrowserSystem(projectName: string, env: Record<string, string> = {}) {
-  let running: { system: RunningSystem; project: ProjectKeys; browser: Browser } | undefined;
-  const started = () => {
-    if (!running)
-      throw new Error('the system starts before the tests; call useBrowserSystem at the top of the file');
-    return running;
-  };
-  beforeAll(async () => {
-    if (!hasChromium) return;
-    const system = await startSystem({
-      env: { RATE_LIMIT_IP_MAX: '100000', RATE_LIMIT_KEY_MAX: '100000', ...env },
-    });
-    running = { system, project: await system.createProject(projectName), browser: await launchChromium() };
-  }, 90_000);
-  afterAll(async () => {
-    await running?.browser.close();
-    await running?.system.stop();
+  const shop = useShop(projectName, {
+    env: { RATE_LIMIT_IP_MAX: '100000', RATE_LIMIT_KEY_MAX: '100000', ...env },
+    skip: !hasChromium,
   });
-  return {
-    get system() {
-      return started().system;
-    },
-    get project() {
-      return started().project;
-    },
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    if (hasChromium) browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  return Object.assign(shop, {
     /** A phone on the system (see `openPhone`), closed once `use` is done with it, passed or failed. */
     async onPhone<T>(lang: Lang, options: PhoneOptions, use: (watched: Watched) => Promise<T>): Promise<T> {
-      const watched = await openPhone(started().browser, lang, started().system.baseUrl, options);
+      const watched = await openPhone(browser!, lang, shop.system.baseUrl, options);
       try {
         return await use(watched);
       } finally {
         await watched.context.close();
       }
     },
+    /** Waits for a screen's heading (see `headingVisible`). */
+    headingVisible: (page: Page, name: string, timeout?: number) =>
+      headingVisible(page, name, shop.system.baseUrl, timeout),
     /** The hosted page of a new payment of the project (or of the project whose key is `key`). */
-    async paymentUrl(body: Record<string, unknown>, key = started().project.testSecretKey): Promise<string> {
-      const created = await api(started().system.baseUrl, key)<{ paymentUrl: string }>(
+    async paymentUrl(body: Record<string, unknown>, key = shop.project.testSecretKey): Promise<string> {
+      const created = await api(shop.system.baseUrl, key)<{ paymentUrl: string }>(
         'POST',
         '/v1/payments',
         body,
@@ -84,15 +75,27 @@ export function useBrowserSystem(projectName: string, env: Record<string, string
       return created.body.paymentUrl;
     },
     /** The page of a new payment link of the project (or of the project whose key is `key`). */
-    async linkUrl(body: Record<string, unknown>, key = started().project.testSecretKey): Promise<string> {
-      const link = await api(started().system.baseUrl, key)<{ url: string }>(
-        'POST',
-        '/v1/payment-links',
-        body,
-      );
+    async linkUrl(body: Record<string, unknown>, key = shop.project.testSecretKey): Promise<string> {
+      const link = await api(shop.system.baseUrl, key)<{ url: string }>('POST', '/v1/payment-links', body);
       expect(link.status).toBe(201);
       return link.body.url;
     },
+  });
+}
+
+/** A server of the merchant's that a browser suite needs, started only when there is a Chromium to drive. */
+export function useMerchantServer<S extends { close(): Promise<void> }>(start: () => Promise<S>): () => S {
+  let server: S | undefined;
+  beforeAll(async () => {
+    if (hasChromium) server = await start();
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+  return () => {
+    if (!server)
+      throw new Error('the server starts before the tests; call useMerchantServer at the top of the file');
+    return server;
   };
 }
 
@@ -178,7 +181,7 @@ export async function payOnPage(page: Page, lang: Lang, phone: string, operator 
 }
 
 /** Waits for a screen's heading; on timeout, says where the session stood (for a readable failure). */
-export async function headingVisible(page: Page, name: string, baseUrl: string, timeout = 20_000) {
+async function headingVisible(page: Page, name: string, baseUrl: string, timeout = 20_000) {
   try {
     await page.getByRole('heading', { name }).waitFor({ state: 'visible', timeout });
   } catch (error) {

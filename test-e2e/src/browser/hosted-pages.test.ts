@@ -1,10 +1,8 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
+import { expect, it } from 'vitest';
 import {
   TEXT,
-  hasChromium,
-  headingVisible as shownHeading,
   useBrowserSystem,
+  useMerchantServer,
   payOnPage,
   seriousViolations,
   shot,
@@ -13,40 +11,29 @@ import {
 } from './browser.js';
 
 const suite = useBrowserSystem('Boutique Akwa');
-let shop: Awaited<ReturnType<typeof startShop>>;
-
-beforeAll(async () => {
-  if (hasChromium) shop = await startShop();
-});
-
-afterAll(async () => {
-  await shop?.close();
-});
+const shop = useMerchantServer(startShop);
 
 const createPayment = (amount = 5000) =>
   suite.paymentUrl({
     amount,
     currency: 'XAF',
     description: 'Panier T-shirt',
-    returnUrl: `${shop.url}/ok`,
-    cancelUrl: `${shop.url}/ko`,
+    returnUrl: `${shop().url}/ok`,
+    cancelUrl: `${shop().url}/ko`,
   });
-
-const headingVisible = (page: Page, name: string, timeout?: number) =>
-  shownHeading(page, name, suite.system.baseUrl, timeout);
 
 for (const lang of ['fr', 'en'] as const) {
   describeInBrowser(`hosted pages in ${lang === 'fr' ? 'French' : 'English'}`, () => {
     it('completes a sandbox payment with the success number and returns to the shop', async () => {
-      await suite.onPhone(lang, { allowed: [shop.url] }, async (watched) => {
+      await suite.onPhone(lang, { allowed: [shop().url] }, async (watched) => {
         const { page } = watched;
         await page.goto(await createPayment());
         await expect.poll(() => page.locator('html').getAttribute('lang')).toBe(lang);
         expect(await page.locator('.sandbox').isVisible()).toBe(true);
         await payOnPage(page, lang, '+237690000001');
-        await headingVisible(page, TEXT[lang].success);
+        await suite.headingVisible(page, TEXT[lang].success);
         await shot(page, `checkout-success-${lang}`);
-        await page.waitForURL(`${shop.url}/ok`, { timeout: 10_000 });
+        await page.waitForURL(`${shop().url}/ok`, { timeout: 10_000 });
         expect(watched.foreignRequests).toEqual([]);
         expect(watched.cspViolations).toEqual([]);
       });
@@ -57,7 +44,7 @@ for (const lang of ['fr', 'en'] as const) {
         const { page } = watched;
         await page.goto(await createPayment());
         await payOnPage(page, lang, '+237690000002');
-        await headingVisible(page, TEXT[lang].failed);
+        await suite.headingVisible(page, TEXT[lang].failed);
         expect(await page.locator('#failure-reason').textContent()).toContain(TEXT[lang].insufficient);
         await shot(page, `checkout-insufficient-balance-${lang}`);
         expect(watched.cspViolations).toEqual([]);
@@ -65,14 +52,14 @@ for (const lang of ['fr', 'en'] as const) {
     });
 
     it('cancels and lands on the cancelUrl', async () => {
-      await suite.onPhone(lang, { allowed: [shop.url] }, async (watched) => {
+      await suite.onPhone(lang, { allowed: [shop().url] }, async (watched) => {
         const { page } = watched;
         await page.goto(await createPayment());
         await page.getByRole('button', { name: TEXT[lang].cancel }).click();
-        await headingVisible(page, TEXT[lang].cancelled, 5_000);
+        await suite.headingVisible(page, TEXT[lang].cancelled, 5_000);
         await shot(page, `checkout-cancelled-${lang}`);
-        await page.waitForURL(`${shop.url}/ko`, { timeout: 10_000 });
-        expect(shop.visits).toContain('/ko');
+        await page.waitForURL(`${shop().url}/ko`, { timeout: 10_000 });
+        expect(shop().visits).toContain('/ko');
       });
     });
 
@@ -92,7 +79,7 @@ for (const lang of ['fr', 'en'] as const) {
         await page.waitForURL(/\/checkout\/cs_/);
         expect(await page.locator('h1.amount').textContent()).toMatch(/2[\s,.\u202f\u00a0]?500/u);
         await payOnPage(page, lang, '+237690000001');
-        await headingVisible(page, TEXT[lang].success);
+        await suite.headingVisible(page, TEXT[lang].success);
         await shot(page, `link-variable-success-${lang}`);
         expect(watched.cspViolations).toEqual([]);
       });

@@ -1,13 +1,12 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { MAX_LOGO_BYTES } from '@mmp/links-checkout';
 import {
   PNG,
   TEXT,
   describeInBrowser,
-  hasChromium,
-  headingVisible,
   useBrowserSystem,
+  useMerchantServer,
   payOnPage,
   seriousViolations,
   shot,
@@ -25,22 +24,10 @@ const suite = useBrowserSystem('Boutique Bonamoussadi', {
   PAYMENT_TTL_SECONDS: '8',
   EXPIRY_INTERVAL_MS: '300',
 });
-let shop: Awaited<ReturnType<typeof startShop>>;
-let logoHost: Awaited<ReturnType<typeof startLogoHost>>;
-
 /** A PNG of exactly the largest size a logo may have: its signature, then filler. */
 const LARGEST_LOGO = Buffer.concat([PNG, Buffer.alloc(MAX_LOGO_BYTES - PNG.length, 7)]);
-
-beforeAll(async () => {
-  if (!hasChromium) return;
-  shop = await startShop();
-  logoHost = await startLogoHost(LARGEST_LOGO);
-});
-
-afterAll(async () => {
-  await logoHost?.close();
-  await shop?.close();
-});
+const shop = useMerchantServer(startShop);
+const logoHost = useMerchantServer(() => startLogoHost(LARGEST_LOGO));
 
 const paymentUrl = (body: Record<string, unknown> = {}, key?: string) =>
   suite.paymentUrl({ amount: 5000, description: 'Panier', ...body }, key);
@@ -104,16 +91,16 @@ describeInBrowser('the hosted page is never a dead end', () => {
 
   it('after a failure, leads back to the merchant (its return URL when it gave no cancel URL)', async () => {
     await suite.onPhone('fr', {}, async (watched) => {
-      await watched.page.goto(await paymentUrl({ returnUrl: `${shop.url}/merci` }));
+      await watched.page.goto(await paymentUrl({ returnUrl: `${shop().url}/merci` }));
       await payOnPage(watched.page, 'fr', '690000004');
-      await headingVisible(watched.page, TEXT.fr.failed, suite.system.baseUrl);
+      await suite.headingVisible(watched.page, TEXT.fr.failed);
       expect(await watched.page.locator('#failure-reason').textContent()).toBe(
         'Le code PIN saisi est incorrect.',
       );
       const back = watched.page.getByRole('link', { name: 'Retour chez le marchand' });
-      expect(await back.getAttribute('href')).toBe(`${shop.url}/merci`);
+      expect(await back.getAttribute('href')).toBe(`${shop().url}/merci`);
       await back.click();
-      await expect.poll(() => shop.visits.includes('/merci')).toBe(true);
+      await expect.poll(() => shop().visits.includes('/merci')).toBe(true);
     });
   });
 
@@ -124,11 +111,11 @@ describeInBrowser('the hosted page is never a dead end', () => {
       await watched.page.getByRole('button', { name: TEXT.en.continue }).click();
       // Never confirmed: the payment expires while the payer waits.
       await payOnPage(watched.page, 'en', '+237690000003');
-      await headingVisible(watched.page, 'Payment expired', suite.system.baseUrl, 30_000);
+      await suite.headingVisible(watched.page, 'Payment expired', 30_000);
       await watched.page.getByRole('link', { name: TEXT.en.retry }).click();
       await watched.page.getByRole('button', { name: TEXT.en.continue }).click();
       await payOnPage(watched.page, 'en', '+237670000001', 'MTN Mobile Money');
-      await headingVisible(watched.page, TEXT.en.success, suite.system.baseUrl);
+      await suite.headingVisible(watched.page, TEXT.en.success);
     });
   }, 60_000);
 });
@@ -240,7 +227,7 @@ describeInBrowser('operators and small screens', () => {
 
 describeInBrowser('size budget', () => {
   it('keeps each page under 50 KB with its script, styles and the largest logo allowed', async () => {
-    const branded = await suite.system.createProject('Logo Lourd', { logoUrl: `${logoHost.url}/logo.png` });
+    const branded = await suite.system.createProject('Logo Lourd', { logoUrl: `${logoHost().url}/logo.png` });
     const link = await suite.linkUrl(
       { name: 'Budget', minAmount: 100, maxAmount: 5000, collectName: true },
       branded.testSecretKey,

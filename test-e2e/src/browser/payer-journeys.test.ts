@@ -1,11 +1,10 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import {
   PNG,
   TEXT,
-  hasChromium,
-  headingVisible as shownHeading,
   useBrowserSystem,
+  useMerchantServer,
   payOnPage,
   seriousViolations,
   shot,
@@ -14,18 +13,7 @@ import {
 } from './browser.js';
 
 const suite = useBrowserSystem('Boutique Akwa');
-let logoHost: Awaited<ReturnType<typeof startLogoHost>>;
-
-beforeAll(async () => {
-  if (hasChromium) logoHost = await startLogoHost();
-});
-
-afterAll(async () => {
-  await logoHost?.close();
-});
-
-const headingVisible = (page: Page, name: string, timeout?: number) =>
-  shownHeading(page, name, suite.system.baseUrl, timeout);
+const logoHost = useMerchantServer(startLogoHost);
 
 const createPayment = (secretKey?: string) =>
   suite.paymentUrl({ amount: 5000, currency: 'XAF', description: 'Panier T-shirt' }, secretKey);
@@ -62,7 +50,7 @@ for (const lang of ['fr', 'en'] as const) {
         await shot(page, `checkout-waiting-${lang}`);
         expect(await seriousViolations(page)).toEqual([]);
         await page.getByRole('button', { name: TEXT[lang].cancel }).click();
-        await headingVisible(page, TEXT[lang].cancelled, 5_000);
+        await suite.headingVisible(page, TEXT[lang].cancelled, 5_000);
       });
     });
 
@@ -76,7 +64,7 @@ for (const lang of ['fr', 'en'] as const) {
         const firstSession = page.url();
         // A national number: the page reads it in the link's country, as the API does.
         await payOnPage(page, lang, '690 00 00 02');
-        await headingVisible(page, TEXT[lang].failed);
+        await suite.headingVisible(page, TEXT[lang].failed);
         expect(await page.locator('#failure-reason').textContent()).toContain(TEXT[lang].insufficient);
         await shot(page, `link-failed-${lang}`);
         expect(await seriousViolations(page)).toEqual([]);
@@ -87,7 +75,7 @@ for (const lang of ['fr', 'en'] as const) {
         await page.waitForURL(/\/checkout\/cs_/);
         expect(page.url()).not.toBe(firstSession);
         await payOnPage(page, lang, '690000001');
-        await headingVisible(page, TEXT[lang].success);
+        await suite.headingVisible(page, TEXT[lang].success);
         await shot(page, `link-retry-success-${lang}`);
         expect(await seriousViolations(page)).toEqual([]);
       });
@@ -115,7 +103,7 @@ for (const lang of ['fr', 'en'] as const) {
 
         await page.getByLabel('Orange Money').check();
         await page.getByRole('button', { name: TEXT[lang].pay }).click();
-        await headingVisible(page, TEXT[lang].success);
+        await suite.headingVisible(page, TEXT[lang].success);
         expect(pays).toHaveLength(1);
         expect(watched.cspViolations).toEqual([]);
       });
@@ -138,7 +126,7 @@ for (const lang of ['fr', 'en'] as const) {
         expect(await focused(page)).toBe('input:phone');
         await page.keyboard.type('+237 690 00 00 01');
         await page.keyboard.press('Enter');
-        await headingVisible(page, TEXT[lang].success);
+        await suite.headingVisible(page, TEXT[lang].success);
         // The outcome's heading takes the focus, so a screen reader reads it at once.
         expect(await focused(page)).toBe('h2:');
         await shot(page, `checkout-keyboard-success-${lang}`);
@@ -149,7 +137,7 @@ for (const lang of ['fr', 'en'] as const) {
 
 describeInBrowser("the merchant's logo", () => {
   it('is shown from our own origin: the browser never asks the merchant’s image host', async () => {
-    const secret = (await suite.system.createProject('Logo Shop', { logoUrl: `${logoHost.url}/logo.png` }))
+    const secret = (await suite.system.createProject('Logo Shop', { logoUrl: `${logoHost().url}/logo.png` }))
       .testSecretKey;
     const link = await suite.linkUrl(
       {
@@ -172,6 +160,6 @@ describeInBrowser("the merchant's logo", () => {
       });
     }
     // Only the service asked, once for both pages (it keeps the logo).
-    expect(logoHost.askedBy).toEqual([expect.stringMatching(/^mmp-links-checkout\//)]);
+    expect(logoHost().askedBy).toEqual([expect.stringMatching(/^mmp-links-checkout\//)]);
   });
 });
