@@ -1,5 +1,36 @@
 import { expect } from 'vitest';
-import type { api } from './http.js';
+import { freePort } from '@mmp/platform/testing';
+import { api } from './http.js';
+import type { RunningSystem } from './system.js';
+
+/** A new provider, made by the admin, with `portal`: calls as the provider (its API key). */
+export async function newProvider(system: RunningSystem, name: string) {
+  const provider = await system.admin<{ id: string; apiKey: string; signingSecret: string }>(
+    'POST',
+    '/v1/admin/providers',
+    { name },
+  );
+  return { ...provider, portal: api(system.baseUrl, provider.apiKey) };
+}
+
+/**
+ * A sandbox webhook rail of the provider `portal` calls as, pointed at a free loopback port on
+ * which nothing listens yet: the test starts the provider's adapter there.
+ */
+export async function webhookRailOnFreePort(
+  portal: ReturnType<typeof api>,
+  coverage: { networks: string[]; countries: string[]; currencies: string[]; supportsPayout?: boolean },
+) {
+  const port = await freePort();
+  const rail = await portal<{ id: string; secret: string }>('POST', '/v1/provider/rails', {
+    transport: 'webhook',
+    endpoint: `http://127.0.0.1:${port}/`,
+    environment: 'sandbox',
+    ...coverage,
+  });
+  expect(rail.status).toBe(201);
+  return { ...rail.body, port };
+}
 
 /**
  * A sandbox rail of the provider `portal` calls as, for MTN MoMo in Cameroon (XAF), tested and
