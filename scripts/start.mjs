@@ -8,22 +8,16 @@ import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
 import { prettyFactory } from 'pino-pretty';
+// Built output: `pnpm start` builds every package before it runs this script.
+import { SERVICE_NAMES } from '../packages/protocol/dist/index.js';
 
 const root = resolve(import.meta.dirname, '..');
 const dataDir = resolve(root, process.env.DATA_DIR ?? '.data');
 const natsUrl = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const gatewayPort = Number(process.env.GATEWAY_PORT ?? 3000);
 const publicUrl = process.env.PUBLIC_URL ?? `http://127.0.0.1:${gatewayPort}`;
-const SERVICES = [
-  'payments',
-  'links-checkout',
-  'customers',
-  'provider-router',
-  'provider-delivery',
-  'certification-runner',
-  'sandbox-provider',
-  'gateway',
-];
+// The gateway last, so that the ops ports (OPS_PORT_BASE + a service's index) keep their order.
+const SERVICES = [...SERVICE_NAMES.filter((name) => name !== 'gateway'), 'gateway'];
 const colors = [31, 32, 33, 34, 35, 36, 91, 92, 93];
 const children = new Map();
 let stopping = false;

@@ -3,11 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, freePort } from '@mmp/platform/testing';
-import { api } from './support/http.js';
+import { eventually } from '@mmp/platform/testing';
+import type { api } from './support/http.js';
 import { startFaultyAdapter, type Fault } from './support/faulty-adapter.js';
 import { mmpAgainst } from './support/mmp.js';
 import { startPullAdapter } from './support/pull-adapter.js';
+import { newProvider, webhookRailOnFreePort } from './support/rails.js';
 import { startSystem, type RunningSystem } from './support/system.js';
 
 /**
@@ -48,39 +49,30 @@ type RunView = {
 
 /** A provider with a tested sandbox webhook rail served by an adapter with `fault`. */
 async function providerWith(fault: Fault | 'none') {
-  const provider = await system.admin<{ id: string; apiKey: string; signingSecret: string }>(
-    'POST',
-    '/v1/admin/providers',
-    { name: `Faulty ${fault}` },
-  );
-  const portal = api(system.baseUrl, provider.apiKey);
-  const port = await freePort();
-  const rail = await portal<{ id: string; secret: string }>('POST', '/v1/provider/rails', {
-    transport: 'webhook',
-    endpoint: `http://127.0.0.1:${port}/`,
-    environment: 'sandbox',
+  const provider = await newProvider(system, `Faulty ${fault}`);
+  const { portal } = provider;
+  const rail = await webhookRailOnFreePort(portal, {
     networks: ['MTN_MOMO'],
     countries: ['CM'],
     currencies: ['XAF'],
   });
-  expect(rail.status).toBe(201);
   const serve = async (serving: Fault | 'none') => {
     const adapter = await startFaultyAdapter({
       fault: serving,
-      railSecret: rail.body.secret,
+      railSecret: rail.secret,
       providerId: provider.id,
       signingSecret: provider.signingSecret,
       serviceUrl: system.baseUrl,
-      port,
+      port: rail.port,
     });
     closers.push(adapter.close);
     return adapter;
   };
   const adapter = await serve(fault);
-  expect((await portal('POST', `/v1/provider/rails/${rail.body.id}/test`)).body).toMatchObject({
+  expect((await portal('POST', `/v1/provider/rails/${rail.id}/test`)).body).toMatchObject({
     status: 'TESTED',
   });
-  return { provider, portal, rail: rail.body, adapter, serve };
+  return { provider, portal, rail, adapter, serve };
 }
 
 async function certify(portal: ReturnType<typeof api>, railId: string): Promise<RunView> {
@@ -283,12 +275,8 @@ describe('certification refusals', () => {
 
 describe('a pull adapter built with the kit, on a rail that executes payouts', () => {
   it('passes 17 of 17', async () => {
-    const provider = await system.admin<{ id: string; apiKey: string; signingSecret: string }>(
-      'POST',
-      '/v1/admin/providers',
-      { name: 'Pull Payouts Co' },
-    );
-    const portal = api(system.baseUrl, provider.apiKey);
+    const provider = await newProvider(system, 'Pull Payouts Co');
+    const { portal } = provider;
     const rail = await portal<{ id: string }>('POST', '/v1/provider/rails', {
       transport: 'pull',
       environment: 'sandbox',

@@ -8,6 +8,7 @@ import { startExampleAdapter } from '../../packages/provider-kit/examples/webhoo
 import { api } from './support/http.js';
 import { providerBus, type ProviderBus } from './support/provider-bus.js';
 import { payOnHostedPage } from './support/shopper.js';
+import { newProvider, webhookRailOnFreePort } from './support/rails.js';
 import { startSystem, type ProjectKeys, type RunningSystem } from './support/system.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
@@ -144,12 +145,8 @@ describe('certification of the sandbox provider (pull rail)', () => {
 
 describe("certification of the kit's example adapter (webhook rail), then live traffic", () => {
   it('passes 17 of 17 (payouts included) followed live, reports as JUnit and JSON, certifies, and a live rail then carries a live payment', async () => {
-    const provider = await system.admin<{ id: string; apiKey: string; signingSecret: string }>(
-      'POST',
-      '/v1/admin/providers',
-      { name: 'Certified Co' },
-    );
-    const portal = api(system.baseUrl, provider.apiKey);
+    const provider = await newProvider(system, 'Certified Co');
+    const { portal } = provider;
     const adapterFor = async (
       rail: { secret: string },
       port: number,
@@ -192,25 +189,18 @@ describe("certification of the kit's example adapter (webhook rail), then live t
     expect(refused.body.error.message).toContain('Not certified: ORANGE_MONEY CM XAF');
 
     // The sandbox rail the certification runs on; it executes payouts too, so 17 cases.
-    const sandboxPort = await freePort();
-    const rail = await portal<{ id: string; secret: string }>('POST', '/v1/provider/rails', {
-      transport: 'webhook',
-      endpoint: `http://127.0.0.1:${sandboxPort}/`,
-      environment: 'sandbox',
-      supportsPayout: true,
-      ...CHANNEL,
-    });
-    await adapterFor(rail.body, sandboxPort);
-    expect((await portal('POST', `/v1/provider/rails/${rail.body.id}/test`)).body).toMatchObject({
+    const rail = await webhookRailOnFreePort(portal, { supportsPayout: true, ...CHANNEL });
+    await adapterFor(rail, rail.port);
+    expect((await portal('POST', `/v1/provider/rails/${rail.id}/test`)).body).toMatchObject({
       status: 'TESTED',
     });
 
-    const started = await portal<RunView>('POST', `/v1/provider/rails/${rail.body.id}/certification-runs`);
+    const started = await portal<RunView>('POST', `/v1/provider/rails/${rail.id}/certification-runs`);
     expect(started.status).toBe(202);
     expect(started.body).toMatchObject({ status: 'RUNNING', summary: { total: 17 } });
     const again = await portal<{ error: { code: string } }>(
       'POST',
-      `/v1/provider/rails/${rail.body.id}/certification-runs`,
+      `/v1/provider/rails/${rail.id}/certification-runs`,
     );
     expect(again.status).toBe(409);
 
@@ -228,7 +218,7 @@ describe("certification of the kit's example adapter (webhook rail), then live t
     expect(failures(run)).toEqual([]);
     expect(run).toMatchObject({ status: 'PASSED', badge: 'CERTIFIED', summary: { passed: 17 } });
     const runText = JSON.stringify(run);
-    expect(runText).not.toContain(rail.body.secret);
+    expect(runText).not.toContain(rail.secret);
     expect(runText).not.toContain(provider.signingSecret);
     expect(runText).not.toContain(provider.apiKey);
 
@@ -277,7 +267,7 @@ describe("certification of the kit's example adapter (webhook rail), then live t
     expect(single).toMatchObject({ kind: 'single', status: 'PASSED', badge: null, summary: { total: 1 } });
     const listed = await portal<{ data: RunView[] }>(
       'GET',
-      `/v1/provider/rails/${rail.body.id}/certification-runs`,
+      `/v1/provider/rails/${rail.id}/certification-runs`,
     );
     expect(listed.body.data.map((entry) => entry.id)).toEqual([rerun.body.id, started.body.id]);
 

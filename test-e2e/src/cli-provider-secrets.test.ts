@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answerHealthCheck, pushSettlement, verifyServiceCall } from '@mmp/provider-kit';
 import { startSystem, type RunningSystem } from './support/system.js';
 import { SAMPLE_MAPPING } from './support/fixtures.js';
-import { mmpAgainst } from './support/mmp.js';
+import { PULL_RAIL_ARGS, mmpAgainst } from './support/mmp.js';
 
 /**
  * `mmp provider mapping get`, `mmp provider roll-signing-secret` and `mmp rails roll-secret`
@@ -159,19 +159,7 @@ describe('mmp rails roll-secret', () => {
   it('refuses a pull rail, which has no secret, with invalid_state and a non-zero exit', async () => {
     const provider = await mmpJson(['provider', 'create', '--name', 'Pulling Rails']);
     const key = ['--provider-key', provider.apiKey];
-    const rail = await mmpJson([
-      'rails',
-      'create',
-      ...key,
-      '--transport',
-      'pull',
-      '--networks',
-      'MTN_MOMO',
-      '--countries',
-      'CM',
-      '--currencies',
-      'XAF',
-    ]);
+    const rail = await mmpJson(['rails', 'create', ...key, ...PULL_RAIL_ARGS]);
     const refused = await mmp(['rails', 'roll-secret', rail.id, ...key, '--json']);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('invalid_state');

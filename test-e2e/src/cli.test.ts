@@ -7,8 +7,9 @@ import { createPullClient, paymentAck, pushSettlement, type SettlementEvent } fr
 import { startSystem, type ProjectKeys, type RunningSystem } from './support/system.js';
 import { api, startWebhookReceiver } from './support/http.js';
 import { SAMPLE_MAPPING } from './support/fixtures.js';
-import { mmpAgainst } from './support/mmp.js';
+import { PULL_RAIL_ARGS, mmpAgainst } from './support/mmp.js';
 import { payOnHostedPage } from './support/shopper.js';
+import { activeMtnCameroonRail } from './support/rails.js';
 
 /** The `mmp` commands the CLI package's own test does not reach, against the whole system. */
 const scratch = mkdtempSync(join(tmpdir(), 'mmp-cli-e2e-'));
@@ -132,20 +133,10 @@ describe('mmp provider and rails', () => {
     expect(JSON.stringify(providers)).not.toContain(provider.signingSecret);
 
     const key = ['--provider-key', provider.apiKey];
-    const railArgs = [
-      '--transport',
-      'pull',
-      '--networks',
-      'MTN_MOMO',
-      '--countries',
-      'CM',
-      '--currencies',
-      'XAF',
-    ];
-    await expect(mmpJson(['rails', 'create', ...key, ...railArgs, '--priority', 'soon'])).rejects.toThrow(
-      /--priority <n>.*must be an integer/,
-    );
-    const rail = await mmpJson(['rails', 'create', ...key, ...railArgs, '--priority', '2']);
+    await expect(
+      mmpJson(['rails', 'create', ...key, ...PULL_RAIL_ARGS, '--priority', 'soon']),
+    ).rejects.toThrow(/--priority <n>.*must be an integer/);
+    const rail = await mmpJson(['rails', 'create', ...key, ...PULL_RAIL_ARGS, '--priority', '2']);
     expect(rail).toMatchObject({ id: expect.any(String), status: 'PENDING', transport: 'pull', priority: 2 });
     const rails = await mmpJson(['rails', 'list'], { MMP_PROVIDER_KEY: provider.apiKey });
     expect(rails.data.map((r: { id: string }) => r.id)).toEqual([rail.id]);
@@ -189,20 +180,7 @@ describe('mmp reconcile', () => {
   /** A provider with an ACTIVE pull rail for MTN MoMo in Cameroon, ahead of the sandbox's. */
   async function pullProvider(name: string): Promise<Provider> {
     const provider = await system.admin<Provider>('POST', '/v1/admin/providers', { name });
-    const portal = api(system.baseUrl, provider.apiKey);
-    const rail = await portal<{ id: string }>('POST', '/v1/provider/rails', {
-      transport: 'pull',
-      networks: ['MTN_MOMO'],
-      countries: ['CM'],
-      currencies: ['XAF'],
-      environment: 'sandbox',
-      priority: 0,
-    });
-    expect(rail.status).toBe(201);
-    expect((await portal('POST', `/v1/provider/rails/${rail.body.id}/test`)).status).toBe(200);
-    expect((await portal('POST', `/v1/provider/rails/${rail.body.id}/activate`)).body).toMatchObject({
-      status: 'ACTIVE',
-    });
+    await activeMtnCameroonRail(api(system.baseUrl, provider.apiKey), { transport: 'pull' });
     return provider;
   }
 

@@ -9,7 +9,7 @@ import {
   type CustomerTransactions,
 } from '@mmp/protocol';
 import { startSystem, type ProjectKeys, type RunningSystem } from './support/system.js';
-import { api } from './support/http.js';
+import { api, createPayment } from './support/http.js';
 import { payOnHostedPage } from './support/shopper.js';
 
 let system: RunningSystem;
@@ -95,18 +95,12 @@ const merchant = () => api(system.baseUrl, shop.testSecretKey);
 
 /** A real payment through the public API, paid with a sandbox number and waited for. */
 async function pay(customerId: string, amount: number, phone: string | null, customer = {}) {
-  const created = await merchant()<{ token: string; paymentUrl: string }>('POST', '/v1/payments', {
-    amount,
-    description: 'Order',
-    customerId,
-    customer,
-  });
-  expect(created.status).toBe(201);
-  const { token } = created.body;
+  const created = await createPayment(merchant(), { amount, description: 'Order', customerId, customer });
+  const { token } = created;
   if (phone === null) {
     expect((await merchant()('POST', `/v1/payments/${token}/cancel`)).status).toBe(200);
   } else {
-    await payOnHostedPage(system.baseUrl, created.body, phone);
+    await payOnHostedPage(system.baseUrl, created, phone);
   }
   await eventually(async () => {
     const { status } = (await merchant()<{ status: string }>('GET', `/v1/payments/${token}`)).body;

@@ -8,7 +8,7 @@ import {
   type PaymentListItem,
 } from '@mmp/protocol';
 import { startSystem, type ProjectKeys, type RunningSystem } from './support/system.js';
-import { api } from './support/http.js';
+import { api, createPayment } from './support/http.js';
 import { payOnHostedPage } from './support/shopper.js';
 
 type Contact = { email: string; name: string; phone: string };
@@ -31,16 +31,10 @@ const merchant = () => api(system.baseUrl, shop.testSecretKey);
  * until it is COMPLETED or FAILED, so that payments settle in the order they are made.
  */
 async function pay(customerId: string, customer: Contact, amount: number, phone: string) {
-  const created = await merchant()<{ token: string; paymentUrl: string }>('POST', '/v1/payments', {
-    amount,
-    description: 'Order',
-    customerId,
-    customer,
-  });
-  expect(created.status).toBe(201);
-  await payOnHostedPage(system.baseUrl, created.body, phone);
+  const created = await createPayment(merchant(), { amount, description: 'Order', customerId, customer });
+  await payOnHostedPage(system.baseUrl, created, phone);
   return eventually(async () => {
-    const payment = (await merchant()<SettledPayment>('GET', `/v1/payments/${created.body.token}`)).body;
+    const payment = (await merchant()<SettledPayment>('GET', `/v1/payments/${created.token}`)).body;
     return ['COMPLETED', 'FAILED'].includes(payment.status) && payment;
   }, 30_000);
 }

@@ -3,11 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, startService, type RunningService } from '@mmp/platform';
-import { createTestBus, createTestSystem, eventually, freePort, startTcpProxy } from '@mmp/platform/testing';
+import { createTestBus, createTestSystem, eventually, startTcpProxy } from '@mmp/platform/testing';
 import { sandboxOperations } from '@mmp/protocol';
 import { createPullClient, paymentAck } from '@mmp/provider-kit';
 import { sandboxProviderService } from '@mmp/sandbox-provider';
 import { startExampleAdapter } from '@mmp/provider-kit/example';
+import { newProvider, webhookRailOnFreePort } from './support/rails.js';
 import { startSystem, type RunningSystem } from './support/system.js';
 import { api } from './support/http.js';
 import { providerBus, type ProviderBus } from './support/provider-bus.js';
@@ -42,15 +43,9 @@ async function registered(sandbox: RunningService) {
   return status.registered ? status : undefined;
 }
 
-async function newProvider(name: string) {
-  return system.admin<{ id: string; apiKey: string; signingSecret: string }>('POST', '/v1/admin/providers', {
-    name,
-  });
-}
-
 describe('pull routes over HTTP with the provider kit', () => {
   it('walks the order state table', async () => {
-    const provider = await newProvider('puller');
+    const provider = await newProvider(system, 'puller');
     const client = createPullClient({ baseUrl: `${system.baseUrl}/v1`, apiKey: provider.apiKey });
     const order = await bus.announceOrder(provider.id);
     const pending = await eventually(
@@ -113,14 +108,14 @@ describe('pull routes over HTTP with the provider kit', () => {
     });
     const stranger = createPullClient({
       baseUrl: `${system.baseUrl}/v1`,
-      apiKey: (await newProvider('stranger')).apiKey,
+      apiKey: (await newProvider(system, 'stranger')).apiKey,
     });
     expect(await failure(stranger.get(order.orderKey))).toMatchObject({ status: 404 });
     expect(await stranger.pending()).toEqual([]);
   });
 
   it('expired orders answer 410; bad queries 400; a missing key 401', async () => {
-    const provider = await newProvider('late');
+    const provider = await newProvider(system, 'late');
     const client = createPullClient({ baseUrl: `${system.baseUrl}/v1`, apiKey: provider.apiKey });
     const order = await bus.announceOrder(provider.id, { ttlMs: 300 });
     await eventually(
@@ -220,37 +215,32 @@ describe('the sandbox provider before the gateway is up', () => {
 
 describe('a webhook rail served by the provider kit example adapter', () => {
   it('passes its rail test through provider-delivery only once the adapter answers, then takes an order by signed webhook', async () => {
-    const provider = await newProvider('webhooker');
-    const portal = api(system.baseUrl, provider.apiKey);
-    const port = await freePort();
-    const rail = await portal<{ id: string; secret: string }>('POST', '/v1/provider/rails', {
-      transport: 'webhook',
-      endpoint: `http://127.0.0.1:${port}/`,
-      environment: 'sandbox',
+    const provider = await newProvider(system, 'webhooker');
+    const { portal } = provider;
+    const rail = await webhookRailOnFreePort(portal, {
       networks: ['WAVE'],
       countries: ['SN'],
       currencies: ['XOF'],
     });
-    expect(rail.status).toBe(201);
-    const unanswered = await portal('POST', `/v1/provider/rails/${rail.body.id}/test`);
+    const unanswered = await portal('POST', `/v1/provider/rails/${rail.id}/test`);
     expect(unanswered.body).toMatchObject({ status: 'PENDING', lastTest: { ok: false } });
 
     const adapter = await startExampleAdapter({
-      railSecret: rail.body.secret,
+      railSecret: rail.secret,
       providerId: provider.id,
       signingSecret: provider.signingSecret,
       serviceUrl: `${system.baseUrl}/v1`,
-      port,
+      port: rail.port,
       executionDelayMs: 50,
     });
     try {
-      const tested = await portal('POST', `/v1/provider/rails/${rail.body.id}/test`);
+      const tested = await portal('POST', `/v1/provider/rails/${rail.id}/test`);
       expect(tested.body).toMatchObject({ status: 'TESTED', lastTest: { ok: true, httpStatus: 200 } });
-      const order = await bus.announceOrder(provider.id, { railId: rail.body.id, transport: 'webhook' });
+      const order = await bus.announceOrder(provider.id, { railId: rail.id, transport: 'webhook' });
       await eventually(async () => bus.outcomesOf(order.orderKey).length === 1);
       expect(bus.outcomesOf(order.orderKey)[0]).toMatchObject({
         type: 'delivery.accepted',
-        railId: rail.body.id,
+        railId: rail.id,
         attempts: 1,
       });
       // Let the adapter push its settlement (50 ms later) before the system stops.

@@ -2,7 +2,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '@mmp/platform/testing';
 import { startSystem, type ProjectKeys, type RunningSystem } from './support/system.js';
-import { api, startWebhookReceiver } from './support/http.js';
+import { api, startWebhookEndpoint } from './support/http.js';
 import { outcomeOf, paySandbox } from './support/sandbox-payments.js';
 
 /**
@@ -18,19 +18,16 @@ const PAYOUT_FAILS = '+237690000008';
 
 let system: RunningSystem;
 let project: ProjectKeys;
-let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
-let webhookSecret: string;
+let receiver: Awaited<ReturnType<typeof startWebhookEndpoint>>;
 
 beforeAll(async () => {
   system = await startSystem();
   project = await system.createProject('Refunds Shop');
-  receiver = await startWebhookReceiver();
-  const endpoint = await merchant()<{ secret: string }>('POST', '/v1/webhook-endpoints', {
-    url: receiver.url,
-    enabledEvents: ['transaction.refunded', 'payout.completed', 'payout.failed'],
-  });
-  expect(endpoint.status).toBe(201);
-  webhookSecret = endpoint.body.secret;
+  receiver = await startWebhookEndpoint(merchant(), [
+    'transaction.refunded',
+    'payout.completed',
+    'payout.failed',
+  ]);
 }, 60_000);
 
 afterAll(async () => {
@@ -90,7 +87,7 @@ async function webhook(type: string, match: (data: Record<string, unknown>) => b
       if (body.type !== type || !match(body.data)) continue;
       const header = String(received.headers['x-service-signature']);
       const [t, v1] = header.split(',').map((part) => part.split('=')[1]);
-      const expected = createHmac('sha256', webhookSecret).update(`${t}.${received.rawBody}`).digest('hex');
+      const expected = createHmac('sha256', receiver.secret).update(`${t}.${received.rawBody}`).digest('hex');
       expect(v1).toBe(expected);
       return body.data;
     }

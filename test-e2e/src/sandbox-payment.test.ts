@@ -2,15 +2,14 @@ import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '@mmp/platform/testing';
 import { startSystem, type ProjectKeys, type RunningSystem } from './support/system.js';
-import { api, startWebhookReceiver } from './support/http.js';
+import { api, startWebhookEndpoint } from './support/http.js';
 import { payOnHostedPage, sessionOf } from './support/shopper.js';
 
 /** How long the sandbox takes to settle "any other number"; the test numbers settle at once. */
 const OTHER_NUMBER_DELAY_MS = 1500;
 let system: RunningSystem;
 let project: ProjectKeys;
-let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
-let webhookSecret: string;
+let receiver: Awaited<ReturnType<typeof startWebhookEndpoint>>;
 
 beforeAll(async () => {
   system = await startSystem({
@@ -21,17 +20,7 @@ beforeAll(async () => {
     },
   });
   project = await system.createProject('E2E Shop');
-  receiver = await startWebhookReceiver();
-  const endpoint = await api(system.baseUrl, project.testSecretKey)<{ secret: string }>(
-    'POST',
-    '/v1/webhook-endpoints',
-    {
-      url: receiver.url,
-      enabledEvents: ['*'],
-    },
-  );
-  expect(endpoint.status).toBe(201);
-  webhookSecret = endpoint.body.secret;
+  receiver = await startWebhookEndpoint(api(system.baseUrl, project.testSecretKey), ['*']);
 }, 60_000);
 
 afterAll(async () => {
@@ -126,7 +115,7 @@ describe('a sandbox payment through the real provider path', () => {
     const header = String(webhook.headers['x-service-signature']);
     const timestamp = header.match(/t=(\d+)/)![1]!;
     const signatures = [...header.matchAll(/v1=([0-9a-f]+)/g)].map((m) => m[1]);
-    expect(signatures).toContain(opensslSignature(webhookSecret, `${timestamp}.${webhook.rawBody}`));
+    expect(signatures).toContain(opensslSignature(receiver.secret, `${timestamp}.${webhook.rawBody}`));
     const event = JSON.parse(webhook.rawBody);
     expect(event).toMatchObject({
       type: 'transaction.completed',

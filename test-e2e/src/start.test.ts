@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestSystem, freePort } from '@mmp/platform/testing';
+import { SERVICE_NAMES } from '@mmp/protocol';
 import { api } from './support/http.js';
 
 /**
@@ -70,17 +71,6 @@ async function stop(started: Started, signal: NodeJS.Signals): Promise<number | 
   if (started.child.exitCode === null) process.kill(-started.child.pid!, signal);
   return started.exited;
 }
-
-const SERVICES = [
-  'payments',
-  'links-checkout',
-  'customers',
-  'provider-router',
-  'provider-delivery',
-  'certification-runner',
-  'sandbox-provider',
-  'gateway',
-];
 
 /** The pid `pnpm start` last printed for a service (its label is coloured). */
 function latestPid(output: string, name: string): number | undefined {
@@ -160,7 +150,7 @@ describe('pnpm start', () => {
   }, 90_000);
 
   it('restarts a service stopped on its own (SIGTERM to it alone) and leaves the others be', async () => {
-    const pids = Object.fromEntries(SERVICES.map((name) => [name, latestPid(first!.output(), name)]));
+    const pids = Object.fromEntries(SERVICE_NAMES.map((name) => [name, latestPid(first!.output(), name)]));
     for (const pid of Object.values(pids)) expect(pid).toBeGreaterThan(0);
     process.kill(pids['provider-router']!, 'SIGTERM');
     await waitFor(first!, `provider-router (pid ${pids['provider-router']}) exited (0); restarting in`);
@@ -171,7 +161,7 @@ describe('pnpm start', () => {
     await waitHealthy();
     expect(first!.child.exitCode).toBeNull();
     // Every other service is the same process as before: nothing else stopped or restarted.
-    for (const name of SERVICES.filter((service) => service !== 'provider-router')) {
+    for (const name of SERVICE_NAMES.filter((service) => service !== 'provider-router')) {
       expect(latestPid(first!.output(), name), name).toBe(pids[name]);
       expect(() => process.kill(pids[name]!, 0), name).not.toThrow();
     }

@@ -1,95 +1,38 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  connectNats,
-  createLogger,
-  operation,
-  serveOperations,
-  startService,
-  type RunningService,
-} from '@mmp/platform';
+import { operation } from '@mmp/platform';
 import { createTestSystem } from '@mmp/platform/testing';
 import { paymentsApi, type Actor } from '@mmp/protocol';
-import { createGatewayService, forwardedRoutes } from '@mmp/gateway';
+import { forwardedRoutes } from '@mmp/gateway';
+import { runMmp, startGatewayOnStandIn } from './harness.js';
 
-const run = promisify(execFile);
-const root = resolve(import.meta.dirname, '../../..');
 const ADMIN_TOKEN = 'adm_cli_test_token_0123456789abcdef';
 const system = createTestSystem('cli');
 const dataDir = mkdtempSync(join(tmpdir(), 'mmp-cli-data-'));
-let gateway: RunningService;
+let gateway: Awaited<ReturnType<typeof startGatewayOnStandIn>> | undefined;
 let url: string;
-let stopResponder: () => Promise<unknown>;
 /** Who the gateway said last called the payments list: proves a printed key works. */
 let lastActor: Actor | undefined;
 
 /** Runs the CLI as a user would; the admin token comes from the data folder, as after `pnpm start`. */
-async function mmp(
-  args: string[],
-  env: Record<string, string> = {},
-  via: 'node' | 'script' | 'bin' = 'node',
-) {
-  // `pnpm -s mmp` (the root script) and `pnpm exec mmp` (the installed bin) run this node
-  // command; going through each once proves them, the rest save pnpm's start-up.
-  const [command, prefix] = {
-    node: [process.execPath, ['--conditions=source', '--import', 'tsx', 'packages/cli/src/main.ts']],
-    script: ['pnpm', ['--silent', 'mmp']],
-    bin: ['pnpm', ['exec', 'mmp']],
-  }[via] as [string, string[]];
-  try {
-    const { stdout, stderr } = await run(command, [...prefix, ...args], {
-      cwd: root,
-      env: { ...process.env, ADMIN_TOKEN: '', MMP_URL: url, DATA_DIR: dataDir, ...env },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
+const mmp = (args: string[], env: Record<string, string> = {}, via?: Parameters<typeof runMmp>[2]) =>
+  runMmp(args, { ADMIN_TOKEN: '', MMP_URL: url, DATA_DIR: dataDir, ...env }, via);
 
 beforeAll(async () => {
   writeFileSync(join(dataDir, 'admin-token'), `${ADMIN_TOKEN}\n`);
-  // The real gateway (admin routes, keys, guard) with one merchant route, listening on a free port.
   const listPayments = forwardedRoutes.filter((r) => r.method === 'GET' && r.url === '/v1/payments');
-  gateway = await startService(
-    createGatewayService({
-      routes: listPayments,
-      expose: async (app) => {
-        await app.listen({ host: '127.0.0.1', port: 0 });
-        url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-      },
+  gateway = await startGatewayOnStandIn(system, ADMIN_TOKEN, listPayments, [
+    operation(paymentsApi.list, async (_request, { actor }) => {
+      lastActor = actor;
+      return { status: 200, body: { data: [], has_more: false, meta: { limit: 20, total: 0, page: 1 } } };
     }),
-    { ...system.env, ADMIN_TOKEN, LOG_LEVEL: 'silent' },
-  );
-  const log = createLogger({ service: 'fake-payments', level: 'silent' });
-  const nc = await connectNats({ url: system.env.NATS_URL!, name: 'fake-payments', log });
-  const responder = await serveOperations({
-    nc,
-    naming: system.naming,
-    service: 'payments',
-    version: '0.0.1',
-    log,
-    operations: [
-      operation(paymentsApi.list, async (_request, { actor }) => {
-        lastActor = actor;
-        return { status: 200, body: { data: [], has_more: false, meta: { limit: 20, total: 0, page: 1 } } };
-      }),
-    ],
-  });
-  stopResponder = async () => {
-    await responder.stop();
-    await nc.drain();
-  };
+  ]);
+  url = gateway.url;
 });
 
 afterAll(async () => {
-  await stopResponder?.();
   await gateway?.stop();
   await system.cleanup();
   rmSync(dataDir, { recursive: true, force: true });

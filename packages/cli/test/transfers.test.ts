@@ -1,36 +1,32 @@
-import { execFile } from 'node:child_process';
-import type { AddressInfo } from 'node:net';
-import { resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  connectNats,
-  createLogger,
-  operation,
-  serveOperations,
-  startService,
-  type RunningService,
-} from '@mmp/platform';
+import { operation } from '@mmp/platform';
 import { createTestSystem } from '@mmp/platform/testing';
 import { appError, balanceApi, payoutsApi, refundsApi, type Payout, type Refund } from '@mmp/protocol';
-import { createGatewayService, forwardedRoutes } from '@mmp/gateway';
+import { forwardedRoutes } from '@mmp/gateway';
+import { runMmp, startGatewayOnStandIn } from './harness.js';
 
 /**
  * The refund, payout and balance commands against the real gateway (keys, guard, routes),
  * with payments answering from a stub: what the CLI sends (path, body, Idempotency-Key) and
  * what it prints.
  */
-const run = promisify(execFile);
-const root = resolve(import.meta.dirname, '../../..');
 const ADMIN_TOKEN = 'adm_cli_transfers_token_0123456789ab';
 const system = createTestSystem('clitransfers');
-let gateway: RunningService;
-let url: string;
+let gateway: Awaited<ReturnType<typeof startGatewayOnStandIn>> | undefined;
+let projectId: string;
 let secretKey: string;
-let stopResponder: () => Promise<unknown>;
 const received: { operation: string; body: unknown; idempotencyKey: string | undefined }[] = [];
 
 const NOW = '2026-11-25T10:00:00.000Z';
+/** A transfer the provider has not settled yet, in test mode. */
+const UNSETTLED = {
+  livemode: false,
+  failureCode: null,
+  failureMessage: null,
+  createdAt: NOW,
+  updatedAt: NOW,
+  completedAt: null,
+} as const;
 const refund: Refund = {
   id: 'rf_CliTransfersRefund000001',
   object: 'refund',
@@ -39,14 +35,9 @@ const refund: Refund = {
   currency: 'XAF',
   status: 'PENDING',
   reason: 'damaged',
-  livemode: false,
-  failureCode: null,
-  failureMessage: null,
-  createdAt: NOW,
-  updatedAt: NOW,
-  completedAt: null,
+  ...UNSETTLED,
 };
-const payout = (projectId: string): Payout => ({
+const payout = (): Payout => ({
   id: 'po_CliTransfersPayout000001',
   object: 'payout',
   projectId,
@@ -58,43 +49,49 @@ const payout = (projectId: string): Payout => ({
   reference: 'supplier-42',
   description: null,
   metadata: {},
-  livemode: false,
-  failureCode: null,
-  failureMessage: null,
-  createdAt: NOW,
-  updatedAt: NOW,
-  completedAt: null,
+  ...UNSETTLED,
 });
 
-async function mmp(args: string[], env: Record<string, string> = {}) {
-  try {
-    const { stdout, stderr } = await run(
-      process.execPath,
-      ['--conditions=source', '--import', 'tsx', 'packages/cli/src/main.ts', ...args],
-      { cwd: root, env: { ...process.env, MMP_URL: url, MMP_SECRET_KEY: secretKey, ...env } },
-    );
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
+const mmp = (args: string[], env: Record<string, string> = {}) =>
+  runMmp(args, { MMP_URL: gateway!.url, MMP_SECRET_KEY: secretKey, ...env });
+
+const record = (operationName: string, request: { body?: unknown; headers?: Record<string, string> }) =>
+  received.push({
+    operation: operationName,
+    body: request.body,
+    idempotencyKey: request.headers?.['idempotency-key'],
+  });
 
 beforeAll(async () => {
   const routes = forwardedRoutes.filter((r) =>
     /^\/v1\/(payouts|balance|payments\/:token\/refunds)/.test(r.url),
   );
-  gateway = await startService(
-    createGatewayService({
-      routes,
-      expose: async (app) => {
-        await app.listen({ host: '127.0.0.1', port: 0 });
-        url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-      },
+  gateway = await startGatewayOnStandIn(system, ADMIN_TOKEN, routes, [
+    operation(refundsApi.create, async (request) => {
+      record('refunds.create', request);
+      return { status: 201, body: refund };
     }),
-    { ...system.env, ADMIN_TOKEN, LOG_LEVEL: 'silent' },
-  );
-  const created = await fetch(`${url}/v1/admin/projects`, {
+    operation(refundsApi.list, async () => ({ status: 200, body: { data: [refund], has_more: false } })),
+    operation(payoutsApi.create, async (request) => {
+      record('payouts.create', request);
+      if ((request.body as { amount: number }).amount > 1_000_000)
+        throw appError('insufficient_available_balance', 'The available balance does not cover 2000000 XAF.');
+      return { status: 201, body: payout() };
+    }),
+    operation(payoutsApi.list, async () => ({
+      status: 200,
+      body: { data: [payout()], has_more: false, meta: { limit: 20, total: 1, page: 1 } },
+    })),
+    operation(balanceApi.retrieve, async () => ({
+      status: 200,
+      body: {
+        object: 'balance',
+        livemode: false,
+        balances: [{ currency: 'XAF', available: 12000, pending: 3000 }],
+      },
+    })),
+  ]);
+  const created = await fetch(`${gateway.url}/v1/admin/projects`, {
     method: 'POST',
     headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
     body: JSON.stringify({ name: 'Transfers Shop' }),
@@ -103,58 +100,11 @@ beforeAll(async () => {
     id: string;
     keys: { kind: string; livemode: boolean; key: string }[];
   };
+  projectId = project.id;
   secretKey = project.keys.find((k) => k.kind === 'secret' && !k.livemode)!.key;
-  const log = createLogger({ service: 'fake-payments', level: 'silent' });
-  const nc = await connectNats({ url: system.env.NATS_URL!, name: 'fake-payments', log });
-  const record = (operationName: string, request: { body?: unknown; headers?: Record<string, string> }) =>
-    received.push({
-      operation: operationName,
-      body: request.body,
-      idempotencyKey: request.headers?.['idempotency-key'],
-    });
-  const responder = await serveOperations({
-    nc,
-    naming: system.naming,
-    service: 'payments',
-    version: '0.0.1',
-    log,
-    operations: [
-      operation(refundsApi.create, async (request) => {
-        record('refunds.create', request);
-        return { status: 201, body: refund };
-      }),
-      operation(refundsApi.list, async () => ({ status: 200, body: { data: [refund], has_more: false } })),
-      operation(payoutsApi.create, async (request) => {
-        record('payouts.create', request);
-        if ((request.body as { amount: number }).amount > 1_000_000)
-          throw appError(
-            'insufficient_available_balance',
-            'The available balance does not cover 2000000 XAF.',
-          );
-        return { status: 201, body: payout(project.id) };
-      }),
-      operation(payoutsApi.list, async () => ({
-        status: 200,
-        body: { data: [payout(project.id)], has_more: false, meta: { limit: 20, total: 1, page: 1 } },
-      })),
-      operation(balanceApi.retrieve, async () => ({
-        status: 200,
-        body: {
-          object: 'balance',
-          livemode: false,
-          balances: [{ currency: 'XAF', available: 12000, pending: 3000 }],
-        },
-      })),
-    ],
-  });
-  stopResponder = async () => {
-    await responder.stop();
-    await nc.drain();
-  };
 });
 
 afterAll(async () => {
-  await stopResponder?.();
   await gateway?.stop();
   await system.cleanup();
 });

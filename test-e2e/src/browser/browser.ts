@@ -1,11 +1,12 @@
 import { existsSync, mkdirSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { describe, expect, it } from 'vitest';
-import { startSystem, type ProjectKeys, type RunningSystem } from '../support/system.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, listenLocally } from '../support/http.js';
+import { useShop } from '../support/shop.js';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const hasChromium = existsSync(CHROMIUM);
@@ -33,26 +34,76 @@ export function describeInBrowser(name: string, body: () => void): void {
   describe.skip(name, body);
 }
 /**
- * The system a browser suite drives, with one project and Chromium. Many payers share one IP
- * here, each page polling every 2 s, and the sandbox provider pulls its orders every 200 ms
- * with its key: both rate limits are lifted so they are not what is tested.
+ * The system a browser suite drives (see `useShop`), with Chromium, started only when there
+ * is a Chromium to drive. Many payers share one IP here, each page polling every 2 s, and the
+ * sandbox provider pulls its orders every 200 ms with its key: both rate limits are lifted so
+ * they are not what is tested.
  */
-export async function startBrowserSystem(
-  projectName: string,
-  env: Record<string, string> = {},
-): Promise<{ system: RunningSystem; project: ProjectKeys; browser: Browser }> {
-  const system = await startSystem({
+export function useBrowserSystem(projectName: string, env: Record<string, string> = {}) {
+  const shop = useShop(projectName, {
     env: { RATE_LIMIT_IP_MAX: '100000', RATE_LIMIT_KEY_MAX: '100000', ...env },
+    skip: !hasChromium,
   });
-  const project = await system.createProject(projectName);
-  return { system, project, browser: await launchChromium() };
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    if (hasChromium) browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  return Object.assign(shop, {
+    /** A phone on the system (see `openPhone`), closed once `use` is done with it, passed or failed. */
+    async onPhone<T>(lang: Lang, options: PhoneOptions, use: (watched: Watched) => Promise<T>): Promise<T> {
+      const watched = await openPhone(browser!, lang, shop.system.baseUrl, options);
+      try {
+        return await use(watched);
+      } finally {
+        await watched.context.close();
+      }
+    },
+    /** Waits for a screen's heading (see `headingVisible`). */
+    headingVisible: (page: Page, name: string, timeout?: number) =>
+      headingVisible(page, name, shop.system.baseUrl, timeout),
+    /** The hosted page of a new payment of the project (or of the project whose key is `key`). */
+    async paymentUrl(body: Record<string, unknown>, key = shop.project.testSecretKey): Promise<string> {
+      const created = await api(shop.system.baseUrl, key)<{ paymentUrl: string }>(
+        'POST',
+        '/v1/payments',
+        body,
+      );
+      expect(created.status).toBe(201);
+      return created.body.paymentUrl;
+    },
+    /** The page of a new payment link of the project (or of the project whose key is `key`). */
+    async linkUrl(body: Record<string, unknown>, key = shop.project.testSecretKey): Promise<string> {
+      const link = await api(shop.system.baseUrl, key)<{ url: string }>('POST', '/v1/payment-links', body);
+      expect(link.status).toBe(201);
+      return link.body.url;
+    },
+  });
+}
+
+/** A server of the merchant's that a browser suite needs, started only when there is a Chromium to drive. */
+export function useMerchantServer<S extends { close(): Promise<void> }>(start: () => Promise<S>): () => S {
+  let server: S | undefined;
+  beforeAll(async () => {
+    if (hasChromium) server = await start();
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+  return () => {
+    if (!server)
+      throw new Error('the server starts before the tests; call useMerchantServer at the top of the file');
+    return server;
+  };
 }
 
 export const SCREENSHOTS = fileURLToPath(new URL('../../screenshots/', import.meta.url));
 export const AXE_PATH = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
 /** Debian's Chromium, headless, with nothing phoning home; Playwright gives each launch a fresh profile. */
-export async function launchChromium(): Promise<Browser> {
+async function launchChromium(): Promise<Browser> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   return chromium.launch({
     executablePath: CHROMIUM,
@@ -130,7 +181,7 @@ export async function payOnPage(page: Page, lang: Lang, phone: string, operator 
 }
 
 /** Waits for a screen's heading; on timeout, says where the session stood (for a readable failure). */
-export async function headingVisible(page: Page, name: string, baseUrl: string, timeout = 20_000) {
+async function headingVisible(page: Page, name: string, baseUrl: string, timeout = 20_000) {
   try {
     await page.getByRole('heading', { name }).waitFor({ state: 'visible', timeout });
   } catch (error) {
@@ -149,15 +200,17 @@ export type Watched = {
   consoleErrors: string[];
 };
 
+export type PhoneOptions = { bypassCSP?: boolean; allowed?: string[]; width?: number };
+
 /**
  * A phone-sized browser speaking `lang`, recording every request that leaves the
  * system's origin and every CSP violation the console reports.
  */
-export async function openPhone(
+async function openPhone(
   browser: Browser,
   lang: Lang,
   origin: string,
-  options: { bypassCSP?: boolean; allowed?: string[]; width?: number } = {},
+  options: PhoneOptions = {},
 ): Promise<Watched> {
   const context = await browser.newContext({
     locale: lang === 'fr' ? 'fr-FR' : 'en-US',
@@ -215,35 +268,21 @@ export async function startLogoHost(
   logo: Buffer = PNG,
 ): Promise<{ url: string; askedBy: string[]; close(): Promise<void> }> {
   const askedBy: string[] = [];
-  const server: Server = createServer((request, response) => {
+  const server = createServer((request, response) => {
     askedBy.push(request.headers['user-agent'] ?? '');
     response.writeHead(200, { 'content-type': 'image/png' });
     response.end(logo);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    askedBy,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
+  return { ...(await listenLocally(server)), askedBy };
 }
 
 /** The merchant's shop: where the page sends the payer back. Records the paths it served. */
 export async function startShop(): Promise<{ url: string; visits: string[]; close(): Promise<void> }> {
   const visits: string[] = [];
-  const server: Server = createServer((request, response) => {
+  const server = createServer((request, response) => {
     visits.push(request.url ?? '/');
     response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     response.end('<!doctype html><html lang="en"><title>Shop</title><h1>Back at the shop</h1></html>');
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    visits,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
+  return { ...(await listenLocally(server)), visits };
 }

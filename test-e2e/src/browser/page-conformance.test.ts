@@ -1,16 +1,12 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import { expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import { MAX_LOGO_BYTES } from '@mmp/links-checkout';
-import type { ProjectKeys, RunningSystem } from '../support/system.js';
-import { api } from '../support/http.js';
 import {
   PNG,
   TEXT,
   describeInBrowser,
-  hasChromium,
-  headingVisible,
-  startBrowserSystem,
-  openPhone,
+  useBrowserSystem,
+  useMerchantServer,
   payOnPage,
   seriousViolations,
   shot,
@@ -24,41 +20,17 @@ import {
  * under 50 KB with the largest logo allowed, and the API reference working under the
  * gateway's Content-Security-Policy.
  */
-let system: RunningSystem;
-let project: ProjectKeys;
-let browser: Browser;
-let shop: Awaited<ReturnType<typeof startShop>>;
-let logoHost: Awaited<ReturnType<typeof startLogoHost>>;
-
+const suite = useBrowserSystem('Boutique Bonamoussadi', {
+  PAYMENT_TTL_SECONDS: '8',
+  EXPIRY_INTERVAL_MS: '300',
+});
 /** A PNG of exactly the largest size a logo may have: its signature, then filler. */
 const LARGEST_LOGO = Buffer.concat([PNG, Buffer.alloc(MAX_LOGO_BYTES - PNG.length, 7)]);
+const shop = useMerchantServer(startShop);
+const logoHost = useMerchantServer(() => startLogoHost(LARGEST_LOGO));
 
-beforeAll(async () => {
-  if (!hasChromium) return;
-  ({ system, project, browser } = await startBrowserSystem('Boutique Bonamoussadi', {
-    PAYMENT_TTL_SECONDS: '8',
-    EXPIRY_INTERVAL_MS: '300',
-  }));
-  shop = await startShop();
-  logoHost = await startLogoHost(LARGEST_LOGO);
-}, 90_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await logoHost?.close();
-  await shop?.close();
-  await system?.stop();
-});
-
-async function paymentUrl(body: Record<string, unknown> = {}, key = project.testSecretKey) {
-  const created = await api(system.baseUrl, key)<{ paymentUrl: string }>('POST', '/v1/payments', {
-    amount: 5000,
-    description: 'Panier',
-    ...body,
-  });
-  expect(created.status).toBe(201);
-  return created.body.paymentUrl;
-}
+const paymentUrl = (body: Record<string, unknown> = {}, key?: string) =>
+  suite.paymentUrl({ amount: 5000, description: 'Panier', ...body }, key);
 
 const shown = (page: Page, selector: string) =>
   page
@@ -68,8 +40,7 @@ const shown = (page: Page, selector: string) =>
 
 describeInBrowser('the hosted page is never a dead end', () => {
   it('reports every missing field of an empty form at once', async () => {
-    const watched = await openPhone(browser, 'en', system.baseUrl);
-    try {
+    await suite.onPhone('en', {}, async (watched) => {
       await watched.page.goto(await paymentUrl());
       await watched.page.getByRole('button', { name: TEXT.en.pay }).click();
       await expect.poll(() => shown(watched.page, '#operator-error')).toBe(true);
@@ -82,29 +53,21 @@ describeInBrowser('the hosted page is never a dead end', () => {
       );
       // Nothing was sent: the session is still waiting for the payer.
       expect(watched.page.url()).toContain('/checkout/');
-    } finally {
-      await watched.context.close();
-    }
+    });
   });
 
   it('reports every missing field of an empty payment-link form at once', async () => {
-    const link = await api(system.baseUrl, project.testSecretKey)<{ url: string }>(
-      'POST',
-      '/v1/payment-links',
-      {
-        name: 'Inscription',
-        minAmount: 500,
-        maxAmount: 20_000,
-        collectName: true,
-        collectEmail: true,
-        collectPhone: true,
-        customFields: [{ key: 'classe', label: 'Classe', type: 'text', required: true }],
-      },
-    );
-    expect(link.status).toBe(201);
-    const watched = await openPhone(browser, 'en', system.baseUrl);
-    try {
-      await watched.page.goto(link.body.url);
+    const link = await suite.linkUrl({
+      name: 'Inscription',
+      minAmount: 500,
+      maxAmount: 20_000,
+      collectName: true,
+      collectEmail: true,
+      collectPhone: true,
+      customFields: [{ key: 'classe', label: 'Classe', type: 'text', required: true }],
+    });
+    await suite.onPhone('en', {}, async (watched) => {
+      await watched.page.goto(link);
       await watched.page.getByRole('button', { name: TEXT.en.continue }).click();
       const errors = [
         '#amount-error',
@@ -121,51 +84,39 @@ describeInBrowser('the hosted page is never a dead end', () => {
       expect(await watched.page.locator('[aria-invalid="true"]').count()).toBe(errors.length);
       expect(await watched.page.locator('#amount:focus').count()).toBe(1);
       // Nothing was sent: the payer is still on the link's page.
-      expect(new URL(watched.page.url()).pathname).toBe(new URL(link.body.url).pathname);
+      expect(new URL(watched.page.url()).pathname).toBe(new URL(link).pathname);
       expect(watched.consoleErrors).toEqual([]);
-    } finally {
-      await watched.context.close();
-    }
+    });
   });
 
   it('after a failure, leads back to the merchant (its return URL when it gave no cancel URL)', async () => {
-    const watched = await openPhone(browser, 'fr', system.baseUrl);
-    try {
-      await watched.page.goto(await paymentUrl({ returnUrl: `${shop.url}/merci` }));
+    await suite.onPhone('fr', {}, async (watched) => {
+      await watched.page.goto(await paymentUrl({ returnUrl: `${shop().url}/merci` }));
       await payOnPage(watched.page, 'fr', '690000004');
-      await headingVisible(watched.page, TEXT.fr.failed, system.baseUrl);
+      await suite.headingVisible(watched.page, TEXT.fr.failed);
       expect(await watched.page.locator('#failure-reason').textContent()).toBe(
         'Le code PIN saisi est incorrect.',
       );
       const back = watched.page.getByRole('link', { name: 'Retour chez le marchand' });
-      expect(await back.getAttribute('href')).toBe(`${shop.url}/merci`);
+      expect(await back.getAttribute('href')).toBe(`${shop().url}/merci`);
       await back.click();
-      await expect.poll(() => shop.visits.includes('/merci')).toBe(true);
-    } finally {
-      await watched.context.close();
-    }
+      await expect.poll(() => shop().visits.includes('/merci')).toBe(true);
+    });
   });
 
   it('after an expiry on a link, offers to start again with another number and another operator', async () => {
-    const link = await api(system.baseUrl, project.testSecretKey)<{ url: string }>(
-      'POST',
-      '/v1/payment-links',
-      { name: 'Cotisation', amount: 2000 },
-    );
-    const watched = await openPhone(browser, 'en', system.baseUrl);
-    try {
-      await watched.page.goto(link.body.url);
+    const link = await suite.linkUrl({ name: 'Cotisation', amount: 2000 });
+    await suite.onPhone('en', {}, async (watched) => {
+      await watched.page.goto(link);
       await watched.page.getByRole('button', { name: TEXT.en.continue }).click();
       // Never confirmed: the payment expires while the payer waits.
       await payOnPage(watched.page, 'en', '+237690000003');
-      await headingVisible(watched.page, 'Payment expired', system.baseUrl, 30_000);
+      await suite.headingVisible(watched.page, 'Payment expired', 30_000);
       await watched.page.getByRole('link', { name: TEXT.en.retry }).click();
       await watched.page.getByRole('button', { name: TEXT.en.continue }).click();
       await payOnPage(watched.page, 'en', '+237670000001', 'MTN Mobile Money');
-      await headingVisible(watched.page, TEXT.en.success, system.baseUrl);
-    } finally {
-      await watched.context.close();
-    }
+      await suite.headingVisible(watched.page, TEXT.en.success);
+    });
   }, 60_000);
 });
 
@@ -209,41 +160,40 @@ const badgesOf = (page: Page) =>
 
 describeInBrowser('operators and small screens', () => {
   it('holds at 320 px: no sideways scroll, every control in view, nothing axe finds serious', async () => {
-    const long = await system.createProject('Établissements Commerciaux Réunis de Douala-Bonabéri');
-    const link = await api(system.baseUrl, long.testSecretKey)<{ url: string }>('POST', '/v1/payment-links', {
-      name: 'Abonnement mensuel au service de livraison à domicile',
-      minAmount: 100,
-      maxAmount: 5_000_000,
-      collectName: true,
-      collectEmail: true,
-      collectPhone: true,
-    });
+    const long = await suite.system.createProject('Établissements Commerciaux Réunis de Douala-Bonabéri');
+    const link = await suite.linkUrl(
+      {
+        name: 'Abonnement mensuel au service de livraison à domicile',
+        minAmount: 100,
+        maxAmount: 5_000_000,
+        collectName: true,
+        collectEmail: true,
+        collectPhone: true,
+      },
+      long.testSecretKey,
+    );
     const checkout = await paymentUrl(
       { amount: 4_999_999, description: 'Commande numéro 2026-11-0042 : trois articles, livraison express' },
       long.testSecretKey,
     );
     const pages = [
       { url: checkout, name: 'checkout', controls: '.operator, #phone, #pay-form button' },
-      { url: link.body.url, name: 'link', controls: '#link-form input, #link-form button' },
+      { url: link, name: 'link', controls: '#link-form input, #link-form button' },
     ];
     for (const { url, name, controls } of pages) {
-      const watched = await openPhone(browser, 'fr', system.baseUrl, { width: 320, bypassCSP: true });
-      try {
+      await suite.onPhone('fr', { width: 320, bypassCSP: true }, async (watched) => {
         await watched.page.goto(url);
         const measured = await widths(watched.page);
         expect(measured.page, name).toBeLessThanOrEqual(measured.viewport);
         await controlsInView(watched.page, controls);
         expect(await seriousViolations(watched.page)).toEqual([]);
         await shot(watched.page, `320px-${name}`);
-      } finally {
-        await watched.context.close();
-      }
+      });
     }
   });
 
   it('draws Orange Money and MTN MoMo (XAF) as badges in their colours, named by the operator alone', async () => {
-    const watched = await openPhone(browser, 'fr', system.baseUrl, { width: 320 });
-    try {
+    await suite.onPhone('fr', { width: 320 }, async (watched) => {
       await watched.page.goto(await paymentUrl());
       expect(await badgesOf(watched.page)).toEqual([
         { text: 'OM', background: 'rgb(255, 121, 0)', color: 'rgb(0, 0, 0)', label: 'OMOrange Money' },
@@ -251,14 +201,11 @@ describeInBrowser('operators and small screens', () => {
       ]);
       // The badge is decoration: the choice is named by the operator's name alone.
       expect(await watched.page.getByRole('radio', { name: 'Orange Money', exact: true }).count()).toBe(1);
-    } finally {
-      await watched.context.close();
-    }
+    });
   });
 
   it('draws Wave and Moov Money (XOF) too, readable (axe) at 320 px', async () => {
-    const watched = await openPhone(browser, 'en', system.baseUrl, { width: 320, bypassCSP: true });
-    try {
+    await suite.onPhone('en', { width: 320, bypassCSP: true }, async (watched) => {
       await watched.page.goto(await paymentUrl({ currency: 'XOF', amount: 2500 }));
       const badges = await badgesOf(watched.page);
       expect(badges).toEqual(
@@ -274,21 +221,18 @@ describeInBrowser('operators and small screens', () => {
       await controlsInView(watched.page, '.operator, #phone, #pay-form button');
       expect(await seriousViolations(watched.page)).toEqual([]);
       await shot(watched.page, '320px-checkout-xof');
-    } finally {
-      await watched.context.close();
-    }
+    });
   });
 });
 
 describeInBrowser('size budget', () => {
   it('keeps each page under 50 KB with its script, styles and the largest logo allowed', async () => {
-    const branded = await system.createProject('Logo Lourd', { logoUrl: `${logoHost.url}/logo.png` });
-    const link = await api(system.baseUrl, branded.testSecretKey)<{ url: string }>(
-      'POST',
-      '/v1/payment-links',
+    const branded = await suite.system.createProject('Logo Lourd', { logoUrl: `${logoHost().url}/logo.png` });
+    const link = await suite.linkUrl(
       { name: 'Budget', minAmount: 100, maxAmount: 5000, collectName: true },
+      branded.testSecretKey,
     );
-    for (const url of [await paymentUrl({}, branded.testSecretKey), link.body.url]) {
+    for (const url of [await paymentUrl({}, branded.testSecretKey), link]) {
       const html = await (await fetch(url)).text();
       // The logo is inlined, at its full size.
       expect(html).toContain(`data:image/png;base64,${LARGEST_LOGO.toString('base64')}`);
@@ -296,7 +240,7 @@ describeInBrowser('size budget', () => {
       expect(assets.length).toBeGreaterThanOrEqual(2);
       const sizes = await Promise.all(
         assets.map(
-          async (path) => (await (await fetch(`${system.baseUrl}${path}`)).arrayBuffer()).byteLength,
+          async (path) => (await (await fetch(`${suite.system.baseUrl}${path}`)).arrayBuffer()).byteLength,
         ),
       );
       const total = Buffer.byteLength(html) + sizes.reduce((a, b) => a + b, 0);
@@ -307,16 +251,13 @@ describeInBrowser('size budget', () => {
 
 describeInBrowser('the API reference page', () => {
   it('works under the gateway’s Content-Security-Policy, without a console error', async () => {
-    const watched = await openPhone(browser, 'en', system.baseUrl);
-    try {
-      await watched.page.goto(`${system.baseUrl}/docs`);
+    await suite.onPhone('en', {}, async (watched) => {
+      await watched.page.goto(`${suite.system.baseUrl}/docs`);
       await watched.page.locator('.opblock-tag').first().waitFor({ state: 'visible', timeout: 20_000 });
       expect(await watched.page.locator('.opblock-tag', { hasText: 'Payments' }).count()).toBeGreaterThan(0);
       expect(watched.cspViolations).toEqual([]);
       expect(watched.consoleErrors).toEqual([]);
       expect(watched.foreignRequests).toEqual([]);
-    } finally {
-      await watched.context.close();
-    }
+    });
   });
 });

@@ -1,14 +1,10 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import type { ProjectKeys, RunningSystem } from '../support/system.js';
-import { api } from '../support/http.js';
+import { expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import {
   PNG,
   TEXT,
-  hasChromium,
-  headingVisible as shownHeading,
-  startBrowserSystem,
-  openPhone,
+  useBrowserSystem,
+  useMerchantServer,
   payOnPage,
   seriousViolations,
   shot,
@@ -16,35 +12,11 @@ import {
   describeInBrowser,
 } from './browser.js';
 
-let system: RunningSystem;
-let project: ProjectKeys;
-let browser: Browser;
-let logoHost: Awaited<ReturnType<typeof startLogoHost>>;
+const suite = useBrowserSystem('Boutique Akwa');
+const logoHost = useMerchantServer(startLogoHost);
 
-beforeAll(async () => {
-  if (!hasChromium) return;
-  ({ system, project, browser } = await startBrowserSystem('Boutique Akwa'));
-  logoHost = await startLogoHost();
-}, 90_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await logoHost?.close();
-  await system?.stop();
-});
-
-const headingVisible = (page: Page, name: string, timeout?: number) =>
-  shownHeading(page, name, system.baseUrl, timeout);
-
-async function createPayment(secretKey = project.testSecretKey) {
-  const created = await api(system.baseUrl, secretKey)<{ paymentUrl: string }>('POST', '/v1/payments', {
-    amount: 5000,
-    currency: 'XAF',
-    description: 'Panier T-shirt',
-  });
-  expect(created.status).toBe(201);
-  return created.body.paymentUrl;
-}
+const createPayment = (secretKey?: string) =>
+  suite.paymentUrl({ amount: 5000, currency: 'XAF', description: 'Panier T-shirt' }, secretKey);
 
 /** The focused element as `tag:id` (or `tag:value` for a radio without id). */
 function focused(page: Page): Promise<string> {
@@ -65,9 +37,8 @@ async function secondsLeft(page: Page): Promise<number> {
 for (const lang of ['fr', 'en'] as const) {
   describeInBrowser(`payer journeys in ${lang === 'fr' ? 'French' : 'English'}`, () => {
     it('counts down on the waiting screen while the payer has not confirmed', async () => {
-      const watched = await openPhone(browser, lang, system.baseUrl, { bypassCSP: true });
-      const { page } = watched;
-      try {
+      await suite.onPhone(lang, { bypassCSP: true }, async (watched) => {
+        const { page } = watched;
         await page.goto(await createPayment());
         // The sandbox never settles this number: the payer "never confirms".
         await payOnPage(page, lang, '+237690000003');
@@ -79,29 +50,21 @@ for (const lang of ['fr', 'en'] as const) {
         await shot(page, `checkout-waiting-${lang}`);
         expect(await seriousViolations(page)).toEqual([]);
         await page.getByRole('button', { name: TEXT[lang].cancel }).click();
-        await headingVisible(page, TEXT[lang].cancelled, 5_000);
-      } finally {
-        await watched.context.close();
-      }
+        await suite.headingVisible(page, TEXT[lang].cancelled, 5_000);
+      });
     });
 
     it('offers "Try again" after a failed payment on a link, and the second try succeeds', async () => {
-      const link = await api(system.baseUrl, project.testSecretKey)<{ url: string }>(
-        'POST',
-        '/v1/payment-links',
-        { name: 'Abonnement', amount: 3000 },
-      );
-      expect(link.status).toBe(201);
-      const watched = await openPhone(browser, lang, system.baseUrl, { bypassCSP: true });
-      const { page } = watched;
-      try {
-        await page.goto(link.body.url);
+      const link = await suite.linkUrl({ name: 'Abonnement', amount: 3000 });
+      await suite.onPhone(lang, { bypassCSP: true }, async (watched) => {
+        const { page } = watched;
+        await page.goto(link);
         await page.getByRole('button', { name: TEXT[lang].continue }).click();
         await page.waitForURL(/\/checkout\/cs_/);
         const firstSession = page.url();
         // A national number: the page reads it in the link's country, as the API does.
         await payOnPage(page, lang, '690 00 00 02');
-        await headingVisible(page, TEXT[lang].failed);
+        await suite.headingVisible(page, TEXT[lang].failed);
         expect(await page.locator('#failure-reason').textContent()).toContain(TEXT[lang].insufficient);
         await shot(page, `link-failed-${lang}`);
         expect(await seriousViolations(page)).toEqual([]);
@@ -112,22 +75,19 @@ for (const lang of ['fr', 'en'] as const) {
         await page.waitForURL(/\/checkout\/cs_/);
         expect(page.url()).not.toBe(firstSession);
         await payOnPage(page, lang, '690000001');
-        await headingVisible(page, TEXT[lang].success);
+        await suite.headingVisible(page, TEXT[lang].success);
         await shot(page, `link-retry-success-${lang}`);
         expect(await seriousViolations(page)).toEqual([]);
-      } finally {
-        await watched.context.close();
-      }
+      });
     });
 
     it('says when a number does not belong to the chosen operator, before asking the API', async () => {
-      const watched = await openPhone(browser, lang, system.baseUrl);
-      const { page } = watched;
-      const pays: string[] = [];
-      page.on('request', (request) => {
-        if (request.url().endsWith('/pay')) pays.push(request.url());
-      });
-      try {
+      await suite.onPhone(lang, {}, async (watched) => {
+        const { page } = watched;
+        const pays: string[] = [];
+        page.on('request', (request) => {
+          if (request.url().endsWith('/pay')) pays.push(request.url());
+        });
         await page.goto(await createPayment());
         await page.getByLabel('MTN Mobile Money').check();
         await page.getByLabel(TEXT[lang].phone).fill('690000001');
@@ -143,18 +103,15 @@ for (const lang of ['fr', 'en'] as const) {
 
         await page.getByLabel('Orange Money').check();
         await page.getByRole('button', { name: TEXT[lang].pay }).click();
-        await headingVisible(page, TEXT[lang].success);
+        await suite.headingVisible(page, TEXT[lang].success);
         expect(pays).toHaveLength(1);
         expect(watched.cspViolations).toEqual([]);
-      } finally {
-        await watched.context.close();
-      }
+      });
     });
 
     it('can be completed with the keyboard alone', async () => {
-      const watched = await openPhone(browser, lang, system.baseUrl);
-      const { page } = watched;
-      try {
+      await suite.onPhone(lang, {}, async (watched) => {
+        const { page } = watched;
         await page.goto(await createPayment());
         await page.keyboard.press('Tab');
         // In test mode the sandbox banner's list of test numbers comes first, as it is shown.
@@ -169,29 +126,29 @@ for (const lang of ['fr', 'en'] as const) {
         expect(await focused(page)).toBe('input:phone');
         await page.keyboard.type('+237 690 00 00 01');
         await page.keyboard.press('Enter');
-        await headingVisible(page, TEXT[lang].success);
+        await suite.headingVisible(page, TEXT[lang].success);
         // The outcome's heading takes the focus, so a screen reader reads it at once.
         expect(await focused(page)).toBe('h2:');
         await shot(page, `checkout-keyboard-success-${lang}`);
-      } finally {
-        await watched.context.close();
-      }
+      });
     });
   });
 }
 
 describeInBrowser("the merchant's logo", () => {
   it('is shown from our own origin: the browser never asks the merchant’s image host', async () => {
-    const secret = (await system.createProject('Logo Shop', { logoUrl: `${logoHost.url}/logo.png` }))
+    const secret = (await suite.system.createProject('Logo Shop', { logoUrl: `${logoHost().url}/logo.png` }))
       .testSecretKey;
-    const link = await api(system.baseUrl, secret)<{ url: string }>('POST', '/v1/payment-links', {
-      name: 'Panier',
-      amount: 1000,
-    });
-    for (const url of [await createPayment(secret), link.body.url]) {
-      const watched = await openPhone(browser, 'fr', system.baseUrl);
-      const { page } = watched;
-      try {
+    const link = await suite.linkUrl(
+      {
+        name: 'Panier',
+        amount: 1000,
+      },
+      secret,
+    );
+    for (const url of [await createPayment(secret), link]) {
+      await suite.onPhone('fr', {}, async (watched) => {
+        const { page } = watched;
         await page.goto(url);
         const logo = page.locator('img.logo');
         expect(await logo.isVisible()).toBe(true);
@@ -200,11 +157,9 @@ describeInBrowser("the merchant's logo", () => {
         expect(await logo.evaluate(size)).toBe(1);
         expect(watched.foreignRequests).toEqual([]);
         expect(watched.cspViolations).toEqual([]);
-      } finally {
-        await watched.context.close();
-      }
+      });
     }
     // Only the service asked, once for both pages (it keeps the logo).
-    expect(logoHost.askedBy).toEqual([expect.stringMatching(/^mmp-links-checkout\//)]);
+    expect(logoHost().askedBy).toEqual([expect.stringMatching(/^mmp-links-checkout\//)]);
   });
 });

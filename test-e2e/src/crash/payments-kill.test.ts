@@ -1,19 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  connectNats,
-  consumeEvents,
-  createLogger,
-  type EventConsumer,
-  type NatsConnection,
-  type ReceivedEvent,
-} from '@mmp/platform';
+import type { ReceivedEvent } from '@mmp/platform';
 import { eventually } from '@mmp/platform/testing';
 import { paymentEvents } from '@mmp/protocol';
 import { startSystem, type ChildService, type ProjectKeys, type RunningSystem } from '../support/system.js';
 import { api } from '../support/http.js';
 import { startMerchantReceiver } from './merchant-receiver.js';
 import { payOnHostedPage } from '../support/shopper.js';
+import { observeEvents, type Observer } from '../support/observer.js';
 
 /**
  * Issue 4: payments runs as its own process and is killed with SIGKILL, once in the middle
@@ -36,10 +30,8 @@ let payments: ChildService;
 let project: ProjectKeys;
 let merchant: ReturnType<typeof api>;
 let receiver: Awaited<ReturnType<typeof startMerchantReceiver>>;
-let nc: NatsConnection;
-let observer: EventConsumer;
 const OBSERVED = [paymentEvents.created, paymentEvents.completed] as const;
-const events: ReceivedEvent<(typeof OBSERVED)[number]>[] = [];
+let observer: Observer<typeof OBSERVED>;
 const endpointIds: string[] = [];
 
 beforeAll(async () => {
@@ -57,22 +49,11 @@ beforeAll(async () => {
     expect(endpoint.status).toBe(201);
     endpointIds.push(endpoint.body.id);
   }
-  const log = createLogger({ service: 'test', level: 'silent' });
-  nc = await connectNats({ url: system.system.env.NATS_URL!, name: 'crash-observer', log });
-  observer = await consumeEvents({
-    nc,
-    naming: system.system.naming,
-    service: 'customers',
-    durable: 'crash-observer',
-    events: OBSERVED,
-    log,
-    handle: async (event) => void events.push(event),
-  });
+  observer = await observeEvents(system, 'customers', 'crash-observer', OBSERVED);
 }, 60_000);
 
 afterAll(async () => {
   await observer?.stop();
-  await nc?.drain();
   await receiver?.close();
   await system?.stop();
 });
@@ -100,7 +81,7 @@ async function create(request: Create) {
   return reply;
 }
 
-const tokenOfEvent = (event: (typeof events)[number]) => event.data.payment.token;
+const tokenOfEvent = (event: ReceivedEvent<(typeof OBSERVED)[number]>) => event.data.payment.token;
 
 describe('payments killed with SIGKILL', () => {
   const creates: Create[] = Array.from({ length: BURST }, (_, i) => ({
@@ -158,10 +139,12 @@ describe('payments killed with SIGKILL', () => {
 
     // Every payment has exactly one payment.created event (the outbox relay publishes what the kill interrupted).
     await eventually(async () => {
-      const published = new Set(events.filter((e) => e.type === 'payment.created').map(tokenOfEvent));
+      const published = new Set(
+        observer.received.filter((e) => e.type === 'payment.created').map(tokenOfEvent),
+      );
       return tokens.every((token) => published.has(token));
     }, 15_000);
-    const created = events.filter((e) => e.type === 'payment.created');
+    const created = observer.received.filter((e) => e.type === 'payment.created');
     for (const token of tokens) {
       expect(new Set(created.filter((e) => tokenOfEvent(e) === token).map((e) => e.id)).size).toBe(1);
     }
@@ -249,7 +232,7 @@ describe('payments killed with SIGKILL', () => {
     }
     for (const delivery of receiver.deliveries) expect(delivery.headerEventId).toBe(delivery.eventId);
     // One payment.completed event per payment, whatever was redelivered.
-    const completedEvents = events.filter((e) => e.type === 'payment.completed');
+    const completedEvents = observer.received.filter((e) => e.type === 'payment.completed');
     for (const token of [...before, ...during]) {
       expect(new Set(completedEvents.filter((e) => tokenOfEvent(e) === token).map((e) => e.id)).size).toBe(1);
     }

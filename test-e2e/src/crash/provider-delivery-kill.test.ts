@@ -11,6 +11,7 @@ import { startSystem, type ChildService, type RunningSystem } from '../support/s
 import { api } from '../support/http.js';
 import { providerBus, type ProviderBus } from '../support/provider-bus.js';
 import { payOnHostedPage } from '../support/shopper.js';
+import { activeMtnCameroonRail } from '../support/rails.js';
 
 /**
  * Issue 6: provider-delivery runs as its own process and is killed with SIGKILL while an
@@ -63,22 +64,9 @@ describe('provider-delivery killed with SIGKILL', () => {
     const provider = await system.admin<{ id: string; apiKey: string }>('POST', '/v1/admin/providers', {
       name: 'Crashy Pay',
     });
-    const asProvider = api(system.baseUrl, provider.apiKey);
-    const rail = await asProvider<{ id: string }>('POST', '/v1/provider/rails', {
+    await activeMtnCameroonRail(api(system.baseUrl, provider.apiKey), {
       transport: 'webhook',
       endpoint: endpoint.url('/orders'),
-      networks: ['MTN_MOMO'],
-      countries: ['CM'],
-      currencies: ['XAF'],
-      environment: 'sandbox',
-      priority: 0,
-    });
-    expect(rail.status).toBe(201);
-    expect((await asProvider('POST', `/v1/provider/rails/${rail.body.id}/test`)).body).toMatchObject({
-      status: 'TESTED',
-    });
-    expect((await asProvider('POST', `/v1/provider/rails/${rail.body.id}/activate`)).body).toMatchObject({
-      status: 'ACTIVE',
     });
 
     const project = await system.createProject('Delivery Crash Shop');

@@ -1,17 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  connectNats,
-  consumeEvents,
-  createLogger,
-  type EventConsumer,
-  type NatsConnection,
-  type ReceivedEvent,
-} from '@mmp/platform';
 import { eventually } from '@mmp/platform/testing';
 import { transferEvents } from '@mmp/protocol';
 import { startSystem, type ChildService, type ProjectKeys, type RunningSystem } from '../support/system.js';
 import { api } from '../support/http.js';
 import { outcomeOf, paySandbox } from '../support/sandbox-payments.js';
+import { observeEvents, type Observer } from '../support/observer.js';
 
 /**
  * Issue 14: payments, which owns refunds, is killed with SIGKILL in the middle of a burst of
@@ -31,9 +24,7 @@ let system: RunningSystem;
 let payments: ChildService;
 let project: ProjectKeys;
 let merchant: ReturnType<typeof api>;
-let nc: NatsConnection;
-let observer: EventConsumer;
-const requested: ReceivedEvent<typeof transferEvents.requested>[] = [];
+let observer: Observer<[typeof transferEvents.requested]>;
 
 beforeAll(async () => {
   system = await startSystem({ external: ['payments'] });
@@ -41,23 +32,14 @@ beforeAll(async () => {
   await payments.waitReady();
   project = await system.createProject('Refund Crash Shop');
   merchant = api(system.baseUrl, project.testSecretKey);
-  const log = createLogger({ service: 'test', level: 'silent' });
-  nc = await connectNats({ url: system.system.env.NATS_URL!, name: 'refund-crash-observer', log });
   // Watches the orders payments asks for, as provider-router receives them.
-  observer = await consumeEvents({
-    nc,
-    naming: system.system.naming,
-    service: 'provider-router',
-    durable: 'refund-crash-observer',
-    events: [transferEvents.requested],
-    log,
-    handle: async (event) => void requested.push(event),
-  });
+  observer = await observeEvents(system, 'provider-router', 'refund-crash-observer', [
+    transferEvents.requested,
+  ]);
 }, 60_000);
 
 afterAll(async () => {
   await observer?.stop();
-  await nc?.drain();
   await system?.stop();
 });
 
@@ -121,9 +103,14 @@ describe('payments killed with SIGKILL during a burst of refunds', () => {
     const ids = requests.map((r) => r.id!);
     expect(new Set(ids).size).toBe(requests.length);
     // One order request per refund: none lost, none doubled.
-    await eventually(async () => ids.every((id) => requested.some((e) => e.data.transferId === id)), 20_000);
+    await eventually(
+      async () => ids.every((id) => observer.received.some((e) => e.data.transferId === id)),
+      20_000,
+    );
     for (const id of ids) {
-      expect(new Set(requested.filter((e) => e.data.transferId === id).map((e) => e.id)).size).toBe(1);
+      expect(new Set(observer.received.filter((e) => e.data.transferId === id).map((e) => e.id)).size).toBe(
+        1,
+      );
     }
     for (const token of tokens) {
       await eventually(

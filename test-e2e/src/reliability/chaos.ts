@@ -1,20 +1,17 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ServiceName } from '@mmp/protocol';
+import { SERVICE_NAMES, type ServiceName } from '@mmp/protocol';
 import { eventually, startNatsServer, type PrivateNatsServer } from '@mmp/platform/testing';
 import { startSystem, type ChildService, type ProjectKeys, type RunningSystem } from '../support/system.js';
 import { startMerchantReceiver } from '../crash/merchant-receiver.js';
 import { sendWithRetries, type Attempt } from './merchant-client.js';
 
-/** Every service, in start order: the sandbox provider registers its rail through the gateway. */
+/** Started one after the other once the rest is up: the sandbox provider registers its rail through the gateway. */
+const STARTED_LAST: ServiceName[] = ['gateway', 'sandbox-provider'];
+
+/** Every service, in start order. */
 export const CHAOS_SERVICES: ServiceName[] = [
-  'payments',
-  'links-checkout',
-  'customers',
-  'provider-router',
-  'provider-delivery',
-  'certification-runner',
-  'gateway',
-  'sandbox-provider',
+  ...SERVICE_NAMES.filter((name) => !STARTED_LAST.includes(name)),
+  ...STARTED_LAST,
 ];
 
 export type Fault =
@@ -109,10 +106,8 @@ export async function startChaosSystem(env: Record<string, string> = {}) {
     children.set(name, child);
     await child.waitReady(90_000);
   };
-  const core = CHAOS_SERVICES.filter((name) => name !== 'gateway' && name !== 'sandbox-provider');
-  await Promise.all(core.map(spawn));
-  await spawn('gateway');
-  await spawn('sandbox-provider');
+  await Promise.all(CHAOS_SERVICES.filter((name) => !STARTED_LAST.includes(name)).map(spawn));
+  for (const name of STARTED_LAST) await spawn(name);
   await eventually(async () => (await fetch(`${running.baseUrl}/v1/health`)).ok, 60_000, 250);
   const project = await running.createProject('Chaos Shop');
   const receiver = await startMerchantReceiver();

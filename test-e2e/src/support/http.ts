@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { expect } from 'vitest';
 
 /** A value, or how to read it when it is needed (a system a test file starts later). */
 type Later<T> = T | (() => T);
@@ -33,6 +34,13 @@ export function api(baseUrl: Later<string>, key?: Later<string | undefined>) {
   };
 }
 
+/** A payment the merchant creates, which must be created (201): its token and hosted page. */
+export async function createPayment(merchant: ReturnType<typeof api>, body: Record<string, unknown>) {
+  const created = await merchant<{ token: string; paymentUrl: string }>('POST', '/v1/payments', body);
+  expect(created.status).toBe(201);
+  return created.body;
+}
+
 export type ReceivedWebhook = { headers: IncomingMessage['headers']; rawBody: string };
 
 /** A merchant's webhook receiver: a real HTTP server that records what it is sent. */
@@ -51,12 +59,29 @@ export async function startWebhookReceiver(): Promise<{
       response.writeHead(200).end('ok');
     });
   });
+  const listening = await listenLocally(server);
+  return { url: `${listening.url}/webhooks`, received, close: listening.close };
+}
+
+/** A webhook receiver the merchant has made an endpoint of, for `enabledEvents`; `secret` signs what it is sent. */
+export async function startWebhookEndpoint(merchant: ReturnType<typeof api>, enabledEvents: string[]) {
+  const receiver = await startWebhookReceiver();
+  const endpoint = await merchant<{ secret: string }>('POST', '/v1/webhook-endpoints', {
+    url: receiver.url,
+    enabledEvents,
+  });
+  if (endpoint.status !== 201) await receiver.close();
+  expect(endpoint.status).toBe(201);
+  return { ...receiver, secret: endpoint.body.secret };
+}
+
+/** Serves `server` on a free loopback port. */
+export async function listenLocally(server: Server): Promise<{ url: string; close(): Promise<void> }> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   return {
-    url: `http://127.0.0.1:${port}/webhooks`,
-    received,
+    url: `http://127.0.0.1:${port}`,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

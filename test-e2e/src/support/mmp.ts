@@ -69,3 +69,9 @@ export function webhookRailArgs(endpoint: string, providerKey: string): string[]
     ...['--currencies', 'XAF', '--priority', '0'],
   ];
 }
+
+/** `mmp rails create` options of a pull rail serving MTN MoMo in CM (XAF). */
+export const PULL_RAIL_ARGS = [
+  ...['--transport', 'pull', '--networks', 'MTN_MOMO'],
+  ...['--countries', 'CM', '--currencies', 'XAF'],
+];
