@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { certificationApi } from '@mmp/protocol';
-import { BaseEnv, createOutboundHttp, operation, type ServiceDefinition } from '@mmp/platform';
+import { BaseEnv, createOutboundHttp, operations, type ServiceDefinition } from '@mmp/platform';
 import { portalHandlers } from './handlers/portal.js';
 import { startFaultRelay } from './relay/fault-relay.js';
 import { openRunsStore } from './store/runs.js';
@@ -90,14 +90,6 @@ export const certificationRunnerService: ServiceDefinition<Env> = {
         if (count > 0) kit.log.warn({ count }, 'certification runs ended as interrupted');
       },
     });
-    const portal = portalHandlers(deps);
-    kit.serve(
-      operation(certificationApi.start, portal.start),
-      operation(certificationApi.list, portal.list),
-      operation(certificationApi.get, portal.get),
-      operation(certificationApi.rerunCase, portal.rerunCase),
-      operation(certificationApi.report, portal.report),
-      operation(certificationApi.junit, portal.junit),
-    );
+    kit.serve(...operations(certificationApi, portalHandlers(deps)));
   },
 };

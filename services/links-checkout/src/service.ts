@@ -3,7 +3,7 @@ import {
   BaseEnv,
   createOutboundHttp,
   followProjects,
-  operation,
+  operations,
   type Resolve,
   type ServiceDefinition,
 } from '@mmp/platform';
@@ -92,21 +92,10 @@ export function createLinksCheckoutService(options: LinksCheckoutOptions = {}): 
       const sessions = sessionHandlers(deps);
       const pages = pageHandlers(deps, logos);
       kit.serve(
-        operation(linksApi.create, links.create),
-        operation(linksApi.list, links.list),
-        operation(linksApi.retrieve, links.retrieve),
-        operation(linksApi.update, links.update),
-        operation(linksApi.delete, links.delete),
-        operation(linksApi.public, publicLinks.public),
-        operation(linksApi.start, publicLinks.start),
-        operation(checkoutApi.create, sessions.create),
-        operation(checkoutApi.retrieve, sessions.retrieve),
-        operation(checkoutApi.pay, sessions.pay),
-        operation(checkoutApi.status, sessions.status),
-        operation(checkoutApi.cancel, sessions.cancel),
-        operation(pagesApi.checkout, pages.checkout),
-        operation(pagesApi.link, pages.link),
-        operation(pagesApi.asset, pages.asset),
+        ...operations(linksApi, links),
+        ...operations(linksApi, publicLinks),
+        ...operations(checkoutApi, sessions),
+        ...operations(pagesApi, pages),
       );
     },
   };

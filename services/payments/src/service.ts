@@ -5,6 +5,7 @@ import {
   createSecretBox,
   followProjects,
   operation,
+  operations,
   type Resolve,
   type ServiceDefinition,
 } from '@mmp/platform';
@@ -173,31 +174,13 @@ export function createPaymentsService(options: PaymentsServiceOptions = {}): Ser
         },
       });
 
-      const merchant = merchantPaymentHandlers(deps);
-      const checkout = checkoutHandlers(deps);
-      const endpoints = webhookEndpointHandlers(deps);
       const transfers = transferHandlers(deps, (handle) =>
         kit.replay([paymentEvents.completed, transferEvents.requested, transferEvents.settled], handle),
       );
       kit.serve(
-        operation(paymentsApi.create, merchant.create, { keepsItsOutcomes: true }),
-        operation(paymentsApi.list, merchant.list),
-        operation(paymentsApi.listByUser, merchant.listByUser),
-        operation(paymentsApi.retrieve, merchant.retrieve),
-        operation(paymentsApi.verify, merchant.verify),
-        operation(paymentsApi.cancel, merchant.cancel, { keepsItsOutcomes: true }),
-        operation(paymentsForCheckout.createForSession, checkout.createForSession),
-        operation(paymentsForCheckout.initiate, checkout.initiate),
-        operation(paymentsForCheckout.retrieve, checkout.retrieve),
-        operation(paymentsForCheckout.cancelForSession, checkout.cancelForSession),
-        operation(webhookEndpointsApi.create, endpoints.create),
-        operation(webhookEndpointsApi.list, endpoints.list),
-        operation(webhookEndpointsApi.get, endpoints.get),
-        operation(webhookEndpointsApi.update, endpoints.update),
-        operation(webhookEndpointsApi.delete, endpoints.delete),
-        operation(webhookEndpointsApi.rollSecret, endpoints.rollSecret),
-        operation(webhookEndpointsApi.deliveries, endpoints.deliveries),
-        operation(webhookEndpointsApi.redeliver, endpoints.redeliver),
+        ...operations(paymentsApi, merchantPaymentHandlers(deps), { keepsItsOutcomes: ['create', 'cancel'] }),
+        ...operations(paymentsForCheckout, checkoutHandlers(deps)),
+        ...operations(webhookEndpointsApi, webhookEndpointHandlers(deps)),
         operation(refundsApi.create, transfers.createRefund),
         operation(refundsApi.list, transfers.listRefunds),
         operation(refundsApi.retrieve, transfers.retrieveRefund),
