@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { certificationApi } from '@mmp/protocol';
-import { BaseEnv, createOutboundHttp, operations, type ServiceDefinition } from '@mmp/platform';
+import { BaseEnv, operations, type ServiceDefinition } from '@mmp/platform';
 import { portalHandlers } from './handlers/portal.js';
 import { startFaultRelay } from './relay/fault-relay.js';
 import { openRunsStore } from './store/runs.js';
@@ -53,7 +53,7 @@ export const certificationRunnerService: ServiceDefinition<Env> = {
   async setup(kit) {
     const { env } = kit;
     const db = await openRunsStore(kit.store);
-    const http = createOutboundHttp({ allowLoopback: env.ALLOW_HTTP_LOOPBACK_ENDPOINTS });
+    const http = kit.outboundHttp();
     const relay = await startFaultRelay({
       routes: db.relayRoutes,
       http,
@@ -62,10 +62,7 @@ export const certificationRunnerService: ServiceDefinition<Env> = {
       publicUrl: env.CERTIFICATION_RELAY_URL,
       timeoutMs: env.CERTIFICATION_CALL_TIMEOUT_MS,
     });
-    kit.onStop(async () => {
-      await relay.stop();
-      await http.close();
-    });
+    kit.onStop(() => relay.stop());
     const deps: RunnerDeps = {
       db,
       outbox: kit.outbox([db.runs, db.cases]),

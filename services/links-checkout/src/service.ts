@@ -1,12 +1,5 @@
 import { z } from 'zod';
-import {
-  BaseEnv,
-  createOutboundHttp,
-  followProjects,
-  operations,
-  type Resolve,
-  type ServiceDefinition,
-} from '@mmp/platform';
+import { BaseEnv, followProjects, operations, type Resolve, type ServiceDefinition } from '@mmp/platform';
 import { PublicUrlEnv, checkoutApi, linksApi, pagesApi, shortCode } from '@mmp/protocol';
 import { ensureIndexes, openLinksCheckoutDb } from './store/db.js';
 import type { Deps } from './deps.js';
@@ -65,11 +58,7 @@ export function createLinksCheckoutService(options: LinksCheckoutOptions = {}): 
         now: () => new Date(),
         newShortCode: shortCode,
       };
-      const http = createOutboundHttp({
-        allowLoopback: env.ALLOW_HTTP_LOOPBACK_ENDPOINTS,
-        resolve: options.resolve,
-      });
-      kit.onStop(() => http.close());
+      const http = kit.outboundHttp({ resolve: options.resolve });
       const logos = createMerchantLogos({
         db,
         fetch: (url) => fetchLogo(http, url, env.LOGO_TIMEOUT_MS),

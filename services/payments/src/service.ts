@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import {
   BaseEnv,
-  createOutboundHttp,
   createSecretBox,
   followProjects,
   operation,
@@ -95,11 +94,7 @@ export function createPaymentsService(options: PaymentsServiceOptions = {}): Ser
       await ensureIndexes(db);
       const backfilled = await backfillOpenUntil(db);
       if (backfilled > 0) log.info({ backfilled }, 'open payments given their expiry index field');
-      const http = createOutboundHttp({
-        allowLoopback: env.ALLOW_HTTP_LOOPBACK_ENDPOINTS,
-        resolve: options.resolve,
-      });
-      kit.onStop(() => http.close());
+      const http = kit.outboundHttp({ resolve: options.resolve });
       const deps: Deps = {
         db,
         outbox: kit.outbox([db.payments, db.accounts]),

@@ -1,13 +1,6 @@
 import { z } from 'zod';
 import { deliveryOperations, pullApi, routerEvents } from '@mmp/protocol';
-import {
-  BaseEnv,
-  createOutboundHttp,
-  operation,
-  operations,
-  type Resolve,
-  type ServiceDefinition,
-} from '@mmp/platform';
+import { BaseEnv, operation, operations, type Resolve, type ServiceDefinition } from '@mmp/platform';
 import { deliveriesHandler } from './handlers/deliveries.js';
 import { orderCreatedHandler } from './handlers/order-created.js';
 import { certificationAckHandler, pullHandlers } from './handlers/pull-api.js';
@@ -39,11 +32,7 @@ export function providerDelivery(options: { resolve?: Resolve } = {}): ServiceDe
     async setup(kit) {
       const { env } = kit;
       const orders = await openOrders(kit.store);
-      const http = createOutboundHttp({
-        allowLoopback: env.ALLOW_HTTP_LOOPBACK_ENDPOINTS,
-        resolve: options.resolve,
-      });
-      kit.onStop(() => http.close());
+      const http = kit.outboundHttp({ resolve: options.resolve });
       const deps: DeliveryDeps = {
         orders,
         outbox: kit.outbox([orders]),

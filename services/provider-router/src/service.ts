@@ -9,7 +9,6 @@ import {
 } from '@mmp/protocol';
 import {
   BaseEnv,
-  createOutboundHttp,
   createSecretBox,
   operation,
   operations,
@@ -62,9 +61,7 @@ export function providerRouter(options: { resolve?: Resolve } = {}): ServiceDefi
       const { env } = kit;
       const db = openRouterDb(kit.store);
       await ensureIndexes(db);
-      const allowLoopback = env.ALLOW_HTTP_LOOPBACK_ENDPOINTS;
-      const http = createOutboundHttp({ allowLoopback, resolve: options.resolve });
-      kit.onStop(() => http.close());
+      const http = kit.outboundHttp({ resolve: options.resolve });
       const deps: RouterDeps = {
         db,
         outbox: kit.outbox([db.orders, db.settlements]),
@@ -74,7 +71,7 @@ export function providerRouter(options: { resolve?: Resolve } = {}): ServiceDefi
         now: () => Date.now(),
         config: {
           orderTtlSeconds: env.ORDER_TTL_SECONDS,
-          allowLoopback,
+          allowLoopback: env.ALLOW_HTTP_LOOPBACK_ENDPOINTS,
           railTestTimeoutMs: env.RAIL_TEST_TIMEOUT_MS,
           settlementSkewMs: env.SETTLEMENT_CLOCK_SKEW_SECONDS * 1000,
           breaker: {
