@@ -271,12 +271,7 @@ describe('reconciliation', () => {
       const payment = paymentSnapshot();
       await h.initiate(payment, { network: 'MTN_MOMO', phone: '+237670000001', country: 'CM' });
       const o = await h.orderOf(payment.id);
-      await h.deliver('delivery.accepted', {
-        orderKey: o.orderKey,
-        paymentId: payment.id,
-        railId: o.railId,
-        classification: 'ACCEPTED',
-      });
+      await h.outcome('delivery.accepted', o, 'ACCEPTED');
       await h.waitFor('execution.accepted', payment.id);
       return o;
     };
