@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { z } from 'zod';
 import { Registry } from 'prom-client';
-import { appError, defineHttpOperation, defineOperation, isAppError } from '@mmp/protocol';
+import { appError, defineHttpOperation, defineOperation, isAppError, type ErrorCode } from '@mmp/protocol';
 import { captureLogs, createTestSystem, TEST_NATS_URL } from './testing/index.js';
 import { createLogger } from './logger.js';
-import { createBusClient, operation, serveOperations } from './rpc.js';
+import { createBusClient, operation, operations, serveOperations } from './rpc.js';
 
 const system = createTestSystem('rpc');
 const logs = captureLogs();
@@ -38,60 +38,39 @@ const writeOnly = defineHttpOperation({
   responses: { 200: z.object({}) },
   summary: 'Needs payments:write',
 });
-const note = defineOperation({
-  service: 'payments',
-  name: 'note',
-  actors: ['service'],
-  callers: ['gateway'],
-  request: z.object({}),
-  reply: z.object({}),
-  summary: 'Writes a log line',
-});
-const add = defineOperation({
-  service: 'payments',
-  name: 'add',
-  actors: ['service'],
-  callers: ['gateway'],
-  request: z.object({ a: z.number(), b: z.number() }),
-  reply: z.object({ sum: z.number() }),
-  summary: 'Adds',
-});
-const lie = defineOperation({
-  service: 'payments',
-  name: 'lie',
-  actors: ['service'],
-  callers: ['gateway'],
-  request: z.object({}),
-  reply: z.object({ sum: z.number() }),
-  summary: 'Answers outside its contract',
-});
-const refuse = defineOperation({
-  service: 'payments',
-  name: 'refuse',
-  actors: ['service'],
-  callers: ['gateway'],
-  request: z.object({}),
-  reply: z.object({}),
+/** An operation the gateway may call as a service, of payments unless `spec` names another. */
+function gatewayCalled<Req extends z.ZodType, Rep extends z.ZodType>(
+  name: string,
+  request: Req,
+  reply: Rep,
+  summary: string,
+  spec: { service?: 'customers'; errors?: readonly ErrorCode[] } = {},
+) {
+  return defineOperation({
+    service: spec.service ?? 'payments',
+    name,
+    actors: ['service'],
+    callers: ['gateway'],
+    request,
+    reply,
+    ...(spec.errors ? { errors: spec.errors } : {}),
+    summary,
+  });
+}
+const note = gatewayCalled('note', z.object({}), z.object({}), 'Writes a log line');
+const add = gatewayCalled(
+  'add',
+  z.object({ a: z.number(), b: z.number() }),
+  z.object({ sum: z.number() }),
+  'Adds',
+);
+const lie = gatewayCalled('lie', z.object({}), z.object({ sum: z.number() }), 'Answers outside its contract');
+const refuse = gatewayCalled('refuse', z.object({}), z.object({}), 'Always refuses', {
   errors: ['validation_error'],
-  summary: 'Always refuses',
 });
-const crash = defineOperation({
-  service: 'payments',
-  name: 'crash',
-  actors: ['service'],
-  callers: ['gateway'],
-  request: z.object({}),
-  reply: z.object({}),
-  summary: 'Always crashes',
-});
-const unserved = defineOperation({
+const crash = gatewayCalled('crash', z.object({}), z.object({}), 'Always crashes');
+const unserved = gatewayCalled('nobody', z.object({}), z.object({}), 'Nobody serves it', {
   service: 'customers',
-  name: 'nobody',
-  actors: ['service'],
-  callers: ['gateway'],
-  request: z.object({}),
-  reply: z.object({}),
-  summary: 'Nobody serves it',
 });
 
 beforeAll(async () => {
@@ -282,5 +261,21 @@ describe('the service checks who calls, whatever the caller claims', () => {
     hdrs.set('x-actor', '{"kind":"merchant","projectId":"p1"}');
     const msg = await nc.request(system.naming.subject(echo.subject), '{}', { headers: hdrs, timeout: 1000 });
     expect(msg.headers?.get('Nats-Service-Error-Code')).toBe('403');
+  });
+});
+
+describe('operations(), a handlers module served under its API', () => {
+  const api = { note, add };
+  const handlers = { note: async () => ({}), add: async () => ({ sum: 0 }) };
+
+  it('pairs each handler with the contract of its name, and marks those that keep their outcomes', () => {
+    expect(operations(api, handlers, { keepsItsOutcomes: ['add'] })).toEqual([
+      { contract: note, handler: handlers.note },
+      { contract: add, handler: handlers.add, keepsItsOutcomes: true },
+    ]);
+  });
+
+  it('refuses a handler no contract of the API is named after', () => {
+    expect(() => operations({ note } as typeof api, handlers)).toThrow('no contract named add');
   });
 });

@@ -59,6 +59,28 @@ export function operation<C extends OperationContract>(
   return { contract, handler: handler as unknown as OperationHandler<OperationContract>, ...options };
 }
 
+/**
+ * Each handler served under the contract of its own name in `contracts`: a handlers module
+ * names its functions after the operations of one API, so none can be wired to another's
+ * contract. `keepsItsOutcomes` names the handlers that keep their Idempotency-Key outcomes.
+ */
+export function operations<A extends Record<string, OperationContract>>(
+  contracts: A,
+  handlers: { [K in keyof A]?: OperationHandler<A[K]> },
+  options: { keepsItsOutcomes?: readonly (keyof A & string)[] } = {},
+): ServedOperation[] {
+  return Object.entries(handlers).map(([name, handler]) => {
+    const contract = contracts[name];
+    if (!contract || !handler) throw new Error(`no contract named ${name} for its handler`);
+    const keepsItsOutcomes = options.keepsItsOutcomes?.includes(name);
+    return operation(
+      contract,
+      handler as OperationHandler<OperationContract>,
+      keepsItsOutcomes ? { keepsItsOutcomes } : {},
+    );
+  });
+}
+
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 

@@ -21,6 +21,7 @@ import { createOutbox, ensureOutboxIndexes, type Outbox, type OutboxCollection }
 import { startLoop, type Loop, type LoopSpec } from './loops.js';
 import { createMetricsRegistry } from './metrics.js';
 import { startOpsServer } from './ops-server.js';
+import { createOutboundHttp, type OutboundHttp, type Resolve } from './outbound.js';
 import { createOperationOutcomes, type OutcomeRecord } from './outcomes.js';
 import { createSecretBox } from './secrets.js';
 import { openStore } from './store/open.js';
@@ -59,6 +60,11 @@ export type ServiceKit<E extends BaseEnv = BaseEnv> = {
   ): Promise<number>;
   /** A resource to release at stop (an HTTP agent, a listener), after the work using it. */
   onStop(stop: () => Promise<void>): void;
+  /**
+   * Calls out under the outbound rules (loopback only with ALLOW_HTTP_LOOPBACK_ENDPOINTS),
+   * closed at stop. `resolve` is a test's own name resolution, never the outside DNS.
+   */
+  outboundHttp(options?: { resolve?: Resolve }): OutboundHttp;
   /** An extra readiness check, e.g. an HTTP listener of the service's own. */
   readiness(name: string, check: () => Promise<boolean>): void;
 };
@@ -237,6 +243,11 @@ export async function startService<S extends z.ZodType<BaseEnv>>(
     },
     replay: (events, handle) => replayEvents({ nc, naming, service: name, log, events, handle }),
     onStop: (stop) => void parts.push({ phase: 0, start: async () => ({ stop }) }),
+    outboundHttp({ resolve } = {}) {
+      const http = createOutboundHttp({ allowLoopback: env.ALLOW_HTTP_LOOPBACK_ENDPOINTS, resolve });
+      kit.onStop(() => http.close());
+      return http;
+    },
     readiness: (check, run) => void (readiness[check] = run),
   };
   const started: Started[] = [];

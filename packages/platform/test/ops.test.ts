@@ -15,6 +15,7 @@ import {
   startTcpProxy,
   TEST_NATS_URL,
 } from '../src/testing/index.js';
+import { testOperation } from './test-contracts.js';
 
 /**
  * What a platform team relies on when each service runs as its own Deployment: liveness
@@ -71,30 +72,14 @@ const thingMade = defineEvent({
   summary: 'A thing was made',
 });
 const operations = {
-  slow: testOperation('slow', z.object({ finished: z.boolean() })),
+  slow: testOperation('slow', z.object({}).optional(), z.object({ finished: z.boolean() })),
   write: testOperation(
     'write',
-    z.object({ id: z.string() }),
     z.object({ id: z.string(), unpublishable: z.boolean().optional() }),
+    z.object({ id: z.string() }),
   ),
-  relay: testOperation('relay', z.object({})),
+  relay: testOperation('relay', z.object({}).optional(), z.object({})),
 };
-
-function testOperation<Rep extends z.ZodType, Req extends z.ZodType = z.ZodOptional<z.ZodObject>>(
-  name: string,
-  reply: Rep,
-  request: Req = z.object({}).optional() as unknown as Req,
-) {
-  return defineOperation({
-    service: 'certification-runner',
-    name,
-    actors: ['service'],
-    callers: ['gateway'],
-    request,
-    reply,
-    summary: name,
-  });
-}
 
 const definition: ServiceDefinition<typeof BaseEnv> = {
   name: 'certification-runner',

@@ -56,6 +56,23 @@ afterAll(async () => {
   await new Promise<void>((resolve) => gateway.close(() => resolve()));
 });
 
+/** A payment.execute as provider-delivery sends it, its key and reference drawn from `name`. */
+function paymentOrder(
+  name: string,
+  order: { amount: string; currency: string; network: string; country: string; msisdn: string },
+) {
+  const { msisdn, ...money } = order;
+  return {
+    protocol_version: '1',
+    type: 'payment.execute',
+    idempotency_key: `pexec_${name}`,
+    ...money,
+    payee: { msisdn },
+    transaction_ref: `pay_${name}`,
+    timestamp: Math.floor(Date.now() / 1000),
+  };
+}
+
 describe('the example webhook adapter', () => {
   it('answers a health check, acks an order once, and pushes one signed settlement', async () => {
     expect(
@@ -69,18 +86,13 @@ describe('the example webhook adapter', () => {
       status: 200,
       body: { type: 'health.ack', nonce: '00112233445566778899aabbccddeeff' },
     });
-    const order = {
-      protocol_version: '1',
-      type: 'payment.execute',
-      idempotency_key: 'pexec_example1',
+    const order = paymentOrder('example1', {
       amount: '2500',
       currency: 'XOF',
       network: 'WAVE',
       country: 'SN',
-      payee: { msisdn: '+221771234567' },
-      transaction_ref: 'pay_example1',
-      timestamp: Math.floor(Date.now() / 1000),
-    };
+      msisdn: '+221771234567',
+    });
     const ack = {
       status: 200,
       body: { type: 'payment.ack', idempotency_key: 'pexec_example1', status: 'ACCEPTED' },
@@ -113,18 +125,13 @@ describe('the example webhook adapter', () => {
       body: JSON.stringify({ error: { code: 'signature_invalid', message: 'Invalid signature.' } }),
     };
     logged.length = 0;
-    const order = {
-      protocol_version: '1',
-      type: 'payment.execute',
-      idempotency_key: 'pexec_example2',
+    const order = paymentOrder('example2', {
       amount: '100',
       currency: 'XAF',
       network: 'MTN_MOMO',
       country: 'CM',
-      payee: { msisdn: '+237670000001' },
-      transaction_ref: 'pay_example2',
-      timestamp: Math.floor(Date.now() / 1000),
-    };
+      msisdn: '+237670000001',
+    });
     expect((await call(order)).status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(logged.at(-1)).toBe('settlement pexec_example2: HTTP 403: signature_invalid Invalid signature.');

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { certificationApi } from '@mmp/protocol';
-import { BaseEnv, createOutboundHttp, operation, type ServiceDefinition } from '@mmp/platform';
+import { BaseEnv, operations, type ServiceDefinition } from '@mmp/platform';
 import { portalHandlers } from './handlers/portal.js';
 import { startFaultRelay } from './relay/fault-relay.js';
 import { openRunsStore } from './store/runs.js';
@@ -53,7 +53,7 @@ export const certificationRunnerService: ServiceDefinition<Env> = {
   async setup(kit) {
     const { env } = kit;
     const db = await openRunsStore(kit.store);
-    const http = createOutboundHttp({ allowLoopback: env.ALLOW_HTTP_LOOPBACK_ENDPOINTS });
+    const http = kit.outboundHttp();
     const relay = await startFaultRelay({
       routes: db.relayRoutes,
       http,
@@ -62,10 +62,7 @@ export const certificationRunnerService: ServiceDefinition<Env> = {
       publicUrl: env.CERTIFICATION_RELAY_URL,
       timeoutMs: env.CERTIFICATION_CALL_TIMEOUT_MS,
     });
-    kit.onStop(async () => {
-      await relay.stop();
-      await http.close();
-    });
+    kit.onStop(() => relay.stop());
     const deps: RunnerDeps = {
       db,
       outbox: kit.outbox([db.runs, db.cases]),
@@ -90,14 +87,6 @@ export const certificationRunnerService: ServiceDefinition<Env> = {
         if (count > 0) kit.log.warn({ count }, 'certification runs ended as interrupted');
       },
     });
-    const portal = portalHandlers(deps);
-    kit.serve(
-      operation(certificationApi.start, portal.start),
-      operation(certificationApi.list, portal.list),
-      operation(certificationApi.get, portal.get),
-      operation(certificationApi.rerunCase, portal.rerunCase),
-      operation(certificationApi.report, portal.report),
-      operation(certificationApi.junit, portal.junit),
-    );
+    kit.serve(...operations(certificationApi, portalHandlers(deps)));
   },
 };

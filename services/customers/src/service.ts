@@ -1,4 +1,4 @@
-import { BaseEnv, operation, type ServiceDefinition } from '@mmp/platform';
+import { BaseEnv, operation, operations, type ServiceDefinition } from '@mmp/platform';
 import { PAYMENT_EVENTS, customersApi } from '@mmp/protocol';
 import { createPaymentProjector } from './handlers/project-payment.js';
 import { createQueryHandlers } from './handlers/queries.js';
@@ -23,7 +23,6 @@ export const customersService: ServiceDefinition<Env> = {
       events: PAYMENT_EVENTS,
       handle: (event) => projector.apply(event, { mustRefresh: event.redeliveries > 0 }),
     });
-    const queries = createQueryHandlers(customers);
     const rebuild = createRebuild({
       store: customers,
       projector,
@@ -31,10 +30,7 @@ export const customersService: ServiceDefinition<Env> = {
       replay: (apply) => kit.replay(PAYMENT_EVENTS, apply),
     });
     kit.serve(
-      operation(customersApi.list, queries.list),
-      operation(customersApi.stats, queries.stats),
-      operation(customersApi.retrieve, queries.retrieve),
-      operation(customersApi.transactions, queries.transactions),
+      ...operations(customersApi, createQueryHandlers(customers)),
       operation(customersApi.rebuild, rebuild),
     );
   },

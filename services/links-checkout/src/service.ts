@@ -1,12 +1,5 @@
 import { z } from 'zod';
-import {
-  BaseEnv,
-  createOutboundHttp,
-  followProjects,
-  operation,
-  type Resolve,
-  type ServiceDefinition,
-} from '@mmp/platform';
+import { BaseEnv, followProjects, operations, type Resolve, type ServiceDefinition } from '@mmp/platform';
 import { PublicUrlEnv, checkoutApi, linksApi, pagesApi, shortCode } from '@mmp/protocol';
 import { ensureIndexes, openLinksCheckoutDb } from './store/db.js';
 import type { Deps } from './deps.js';
@@ -65,11 +58,7 @@ export function createLinksCheckoutService(options: LinksCheckoutOptions = {}): 
         now: () => new Date(),
         newShortCode: shortCode,
       };
-      const http = createOutboundHttp({
-        allowLoopback: env.ALLOW_HTTP_LOOPBACK_ENDPOINTS,
-        resolve: options.resolve,
-      });
-      kit.onStop(() => http.close());
+      const http = kit.outboundHttp({ resolve: options.resolve });
       const logos = createMerchantLogos({
         db,
         fetch: (url) => fetchLogo(http, url, env.LOGO_TIMEOUT_MS),
@@ -92,21 +81,10 @@ export function createLinksCheckoutService(options: LinksCheckoutOptions = {}): 
       const sessions = sessionHandlers(deps);
       const pages = pageHandlers(deps, logos);
       kit.serve(
-        operation(linksApi.create, links.create),
-        operation(linksApi.list, links.list),
-        operation(linksApi.retrieve, links.retrieve),
-        operation(linksApi.update, links.update),
-        operation(linksApi.delete, links.delete),
-        operation(linksApi.public, publicLinks.public),
-        operation(linksApi.start, publicLinks.start),
-        operation(checkoutApi.create, sessions.create),
-        operation(checkoutApi.retrieve, sessions.retrieve),
-        operation(checkoutApi.pay, sessions.pay),
-        operation(checkoutApi.status, sessions.status),
-        operation(checkoutApi.cancel, sessions.cancel),
-        operation(pagesApi.checkout, pages.checkout),
-        operation(pagesApi.link, pages.link),
-        operation(pagesApi.asset, pages.asset),
+        ...operations(linksApi, links),
+        ...operations(linksApi, publicLinks),
+        ...operations(checkoutApi, sessions),
+        ...operations(pagesApi, pages),
       );
     },
   };

@@ -17,6 +17,8 @@ const h = useHarness();
 const create = (body: unknown) => h.ok<Link>('links.create', { body }, merchant(), 201);
 const start = (link: Link, body: unknown = {}) =>
   h.ok<Session>('links.start', { params: { shortCode: link.shortCode }, body }, undefined, 201);
+const startFails = (shortCode: string, body: unknown, code: string, status: number) =>
+  h.fails('links.start', { params: { shortCode }, body }, code, status);
 
 describe('starting to pay a link', () => {
   it('creates a checkout session for a fixed link', async () => {
@@ -34,25 +36,10 @@ describe('starting to pay a link', () => {
   it('takes the amount of a variable link within its bounds', async () => {
     const link = await create({ name: 'Var', minAmount: 1000, maxAmount: 5000 });
     expect((await start(link, { amount: 2500 })).amount).toBe(2500);
-    await h.fails('links.start', { params: { shortCode: link.shortCode }, body: {} }, 'invalid_amount', 400);
-    await h.fails(
-      'links.start',
-      { params: { shortCode: link.shortCode }, body: { amount: 999 } },
-      'invalid_amount',
-      400,
-    );
-    await h.fails(
-      'links.start',
-      { params: { shortCode: link.shortCode }, body: { amount: 5001 } },
-      'invalid_amount',
-      400,
-    );
-    await h.fails(
-      'links.start',
-      { params: { shortCode: link.shortCode }, body: { amount: 1500.5 } },
-      'invalid_amount',
-      400,
-    );
+    await startFails(link.shortCode, {}, 'invalid_amount', 400);
+    await startFails(link.shortCode, { amount: 999 }, 'invalid_amount', 400);
+    await startFails(link.shortCode, { amount: 5001 }, 'invalid_amount', 400);
+    await startFails(link.shortCode, { amount: 1500.5 }, 'invalid_amount', 400);
   });
 
   it('requires what the link collects and checks it', async () => {
@@ -78,8 +65,7 @@ describe('starting to pay a link', () => {
       [{ ...full, customFields: { size: 'XL' } }, 'validation_error', 422],
       [{ ...full, customFields: { size: 'M', other: 'x' } }, 'validation_error', 422],
     ] as const;
-    for (const [body, code, httpStatus] of refusals)
-      await h.fails('links.start', { params: { shortCode: link.shortCode }, body }, code, httpStatus);
+    for (const [body, code, httpStatus] of refusals) await startFails(link.shortCode, body, code, httpStatus);
     const session = await start(link, full);
     expect(session.customer).toEqual({ email: 'awa@example.com', phone: '+237690000001' });
   });
@@ -87,12 +73,7 @@ describe('starting to pay a link', () => {
   it('refuses inactive, expired and used-up links with a clear reason', async () => {
     const off = await create({ name: 'Off', amount: 1000 });
     await h.ok('links.update', { params: { id: off.id }, body: { status: 'INACTIVE' } }, merchant());
-    const inactive = await h.fails(
-      'links.start',
-      { params: { shortCode: off.shortCode }, body: {} },
-      'invalid_request',
-      400,
-    );
+    const inactive = await startFails(off.shortCode, {}, 'invalid_request', 400);
     expect(inactive.fields).toEqual([{ field: 'link', message: 'link_inactive' }]);
 
     const soon = await create({
@@ -101,14 +82,9 @@ describe('starting to pay a link', () => {
       expiresAt: new Date(Date.now() + 300).toISOString(),
     });
     await new Promise((resolve) => setTimeout(resolve, 400));
-    const expired = await h.fails(
-      'links.start',
-      { params: { shortCode: soon.shortCode }, body: {} },
-      'invalid_request',
-      400,
-    );
+    const expired = await startFails(soon.shortCode, {}, 'invalid_request', 400);
     expect(expired.message).toMatch(/expired/);
-    await h.fails('links.start', { params: { shortCode: 'NOPE1234' }, body: {} }, 'resource_not_found', 404);
+    await startFails('NOPE1234', {}, 'resource_not_found', 404);
   });
 
   it('counts one use per successful payment, once per event, and stops at maxUses', async () => {
@@ -129,12 +105,7 @@ describe('starting to pay a link', () => {
     );
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect((await h.ok<Link>('links.retrieve', { params: { id: link.id } }, merchant())).usageCount).toBe(1);
-    const used = await h.fails(
-      'links.start',
-      { params: { shortCode: link.shortCode }, body: {} },
-      'invalid_request',
-      400,
-    );
+    const used = await startFails(link.shortCode, {}, 'invalid_request', 400);
     expect(used.fields).toEqual([{ field: 'link', message: 'link_exhausted' }]);
   });
 });

@@ -136,22 +136,14 @@ describe('creating sessions', () => {
   });
 
   it('refuses bad merchant input and unknown sessions', async () => {
-    await h.fails('sessions.create', { body: { amount: 10 } }, 'invalid_amount', 400, merchant());
-    await h.fails('sessions.create', { body: {} }, 'missing_required_field', 400, merchant());
-    await h.fails(
-      'sessions.create',
-      { body: { amount: 1000, currency: 'EUR' } },
-      'invalid_currency',
-      400,
-      merchant(),
-    );
-    await h.fails(
-      'sessions.create',
-      { body: { amount: 1000, successUrl: 'javascript:alert(1)' } },
-      'validation_error',
-      422,
-      merchant(),
-    );
+    const refusals: [unknown, string, number][] = [
+      [{ amount: 10 }, 'invalid_amount', 400],
+      [{}, 'missing_required_field', 400],
+      [{ amount: 1000, currency: 'EUR' }, 'invalid_currency', 400],
+      [{ amount: 1000, successUrl: 'javascript:alert(1)' }, 'validation_error', 422],
+    ];
+    for (const [body, code, httpStatus] of refusals)
+      await h.fails('sessions.create', { body }, code, httpStatus, merchant());
     await h.fails('sessions.create', { body: { amount: 1000 } }, 'insufficient_permissions', 403);
     await h.fails(
       'sessions.retrieve',

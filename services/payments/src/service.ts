@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import {
   BaseEnv,
-  createOutboundHttp,
   createSecretBox,
   followProjects,
   operation,
+  operations,
   type Resolve,
   type ServiceDefinition,
 } from '@mmp/platform';
@@ -97,11 +97,7 @@ export function createPaymentsService(options: PaymentsServiceOptions = {}): Ser
       if (backfilled > 0) log.info({ backfilled }, 'open payments given their expiry index field');
       const moved = await moveEmbeddedEntries(db);
       if (moved > 0) log.info({ accounts: moved }, 'ledger entries moved out of their accounts');
-      const http = createOutboundHttp({
-        allowLoopback: env.ALLOW_HTTP_LOOPBACK_ENDPOINTS,
-        resolve: options.resolve,
-      });
-      kit.onStop(() => http.close());
+      const http = kit.outboundHttp({ resolve: options.resolve });
       const deps: Deps = {
         db,
         outbox: kit.outbox([db.payments, db.accounts]),
@@ -176,31 +172,13 @@ export function createPaymentsService(options: PaymentsServiceOptions = {}): Ser
         },
       });
 
-      const merchant = merchantPaymentHandlers(deps);
-      const checkout = checkoutHandlers(deps);
-      const endpoints = webhookEndpointHandlers(deps);
       const transfers = transferHandlers(deps, (handle) =>
         kit.replay([paymentEvents.completed, transferEvents.requested, transferEvents.settled], handle),
       );
       kit.serve(
-        operation(paymentsApi.create, merchant.create, { keepsItsOutcomes: true }),
-        operation(paymentsApi.list, merchant.list),
-        operation(paymentsApi.listByUser, merchant.listByUser),
-        operation(paymentsApi.retrieve, merchant.retrieve),
-        operation(paymentsApi.verify, merchant.verify),
-        operation(paymentsApi.cancel, merchant.cancel, { keepsItsOutcomes: true }),
-        operation(paymentsForCheckout.createForSession, checkout.createForSession),
-        operation(paymentsForCheckout.initiate, checkout.initiate),
-        operation(paymentsForCheckout.retrieve, checkout.retrieve),
-        operation(paymentsForCheckout.cancelForSession, checkout.cancelForSession),
-        operation(webhookEndpointsApi.create, endpoints.create),
-        operation(webhookEndpointsApi.list, endpoints.list),
-        operation(webhookEndpointsApi.get, endpoints.get),
-        operation(webhookEndpointsApi.update, endpoints.update),
-        operation(webhookEndpointsApi.delete, endpoints.delete),
-        operation(webhookEndpointsApi.rollSecret, endpoints.rollSecret),
-        operation(webhookEndpointsApi.deliveries, endpoints.deliveries),
-        operation(webhookEndpointsApi.redeliver, endpoints.redeliver),
+        ...operations(paymentsApi, merchantPaymentHandlers(deps), { keepsItsOutcomes: ['create', 'cancel'] }),
+        ...operations(paymentsForCheckout, checkoutHandlers(deps)),
+        ...operations(webhookEndpointsApi, webhookEndpointHandlers(deps)),
         operation(refundsApi.create, transfers.createRefund),
         operation(refundsApi.list, transfers.listRefunds),
         operation(refundsApi.retrieve, transfers.retrieveRefund),

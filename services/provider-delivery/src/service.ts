@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { deliveryOperations, pullApi, routerEvents } from '@mmp/protocol';
-import { BaseEnv, createOutboundHttp, operation, type Resolve, type ServiceDefinition } from '@mmp/platform';
+import { BaseEnv, operation, operations, type Resolve, type ServiceDefinition } from '@mmp/platform';
 import { deliveriesHandler } from './handlers/deliveries.js';
 import { orderCreatedHandler } from './handlers/order-created.js';
 import { certificationAckHandler, pullHandlers } from './handlers/pull-api.js';
@@ -32,11 +32,7 @@ export function providerDelivery(options: { resolve?: Resolve } = {}): ServiceDe
     async setup(kit) {
       const { env } = kit;
       const orders = await openOrders(kit.store);
-      const http = createOutboundHttp({
-        allowLoopback: env.ALLOW_HTTP_LOOPBACK_ENDPOINTS,
-        resolve: options.resolve,
-      });
-      kit.onStop(() => http.close());
+      const http = kit.outboundHttp({ resolve: options.resolve });
       const deps: DeliveryDeps = {
         orders,
         outbox: kit.outbox([orders]),
@@ -67,11 +63,8 @@ export function providerDelivery(options: { resolve?: Resolve } = {}): ServiceDe
         // Orders need no ordering, and a silent provider must not delay every other provider's orders.
         concurrency: 16,
       });
-      const pull = pullHandlers(deps);
       kit.serve(
-        operation(pullApi.pull, pull.pull),
-        operation(pullApi.get, pull.get),
-        operation(pullApi.ack, pull.ack),
+        ...operations(pullApi, pullHandlers(deps)),
         operation(deliveryOperations.deliveries, deliveriesHandler(orders)),
         operation(deliveryOperations.certificationAck, certificationAckHandler(deps)),
       );

@@ -9,9 +9,9 @@ import {
 } from '@mmp/protocol';
 import {
   BaseEnv,
-  createOutboundHttp,
   createSecretBox,
   operation,
+  operations,
   type Resolve,
   type ServiceDefinition,
 } from '@mmp/platform';
@@ -61,9 +61,7 @@ export function providerRouter(options: { resolve?: Resolve } = {}): ServiceDefi
       const { env } = kit;
       const db = openRouterDb(kit.store);
       await ensureIndexes(db);
-      const allowLoopback = env.ALLOW_HTTP_LOOPBACK_ENDPOINTS;
-      const http = createOutboundHttp({ allowLoopback, resolve: options.resolve });
-      kit.onStop(() => http.close());
+      const http = kit.outboundHttp({ resolve: options.resolve });
       const deps: RouterDeps = {
         db,
         outbox: kit.outbox([db.orders, db.settlements]),
@@ -73,7 +71,7 @@ export function providerRouter(options: { resolve?: Resolve } = {}): ServiceDefi
         now: () => Date.now(),
         config: {
           orderTtlSeconds: env.ORDER_TTL_SECONDS,
-          allowLoopback,
+          allowLoopback: env.ALLOW_HTTP_LOOPBACK_ENDPOINTS,
           railTestTimeoutMs: env.RAIL_TEST_TIMEOUT_MS,
           settlementSkewMs: env.SETTLEMENT_CLOCK_SKEW_SECONDS * 1000,
           breaker: {
@@ -91,36 +89,13 @@ export function providerRouter(options: { resolve?: Resolve } = {}): ServiceDefi
         dedupe: true,
       });
 
-      const portal = portalHandlers(deps);
-      const admin = adminHandlers(deps);
-      const internal = internalHandlers(deps);
-      const certification = certificationHandlers(deps);
       kit.serve(
-        operation(providerPortalApi.profile, portal.profile),
-        operation(providerPortalApi.createRail, portal.createRail),
-        operation(providerPortalApi.listRails, portal.listRails),
-        operation(providerPortalApi.getRail, portal.getRail),
-        operation(providerPortalApi.testRail, portal.testRail),
-        operation(providerPortalApi.activateRail, portal.activateRail),
-        operation(providerPortalApi.updateRail, portal.updateRail),
-        operation(providerPortalApi.disableRail, portal.disableRail),
-        operation(providerPortalApi.enableRail, portal.enableRail),
-        operation(providerPortalApi.deleteRail, portal.deleteRail),
-        operation(providerPortalApi.rollRailSecret, portal.rollRailSecret),
-        operation(providerPortalApi.protocolSchema, portal.protocolSchema),
+        ...operations(providerPortalApi, portalHandlers(deps)),
         operation(settlementsApi.ingest, settlementHandler(deps)),
-        operation(providersAdminApi.list, admin.list),
-        operation(providersAdminApi.getMapping, admin.getMapping),
-        operation(providersAdminApi.setMapping, admin.setMapping),
-        operation(providersAdminApi.rollSigningSecret, admin.rollSigningSecret),
-        operation(providersAdminApi.reconciliation, admin.reconciliation),
+        ...operations(providersAdminApi, adminHandlers(deps)),
         operation(routerQueries.createProvider, createProviderHandler(deps)),
-        operation(routerQueries.orderStatus, internal.orderStatus),
-        operation(routerQueries.payoutRoute, internal.payoutRoute),
-        operation(routerQueries.railCredentials, internal.railCredentials),
-        operation(routerForCertification.target, certification.target),
-        operation(routerForCertification.createOrder, certification.createOrder),
-        operation(routerForCertification.orderStatus, certification.orderStatus),
+        ...operations(routerQueries, internalHandlers(deps)),
+        ...operations(routerForCertification, certificationHandlers(deps)),
       );
     },
   };

@@ -192,6 +192,21 @@ export async function startRouter(
         newEvent(contract, { reason: null, attempts: 1, ...data }, { occurredAt: new Date().toISOString() }),
       );
     },
+    /** A delivery outcome of the order's current rail. */
+    async outcome(
+      type: (typeof DELIVERY_EVENTS)[number]['type'],
+      order: Pick<OrderCreatedData, 'orderKey' | 'paymentId' | 'railId'>,
+      classification: DeliveryOutcomeData['classification'],
+      reason: string | null = null,
+    ) {
+      await harness.deliver(type, {
+        orderKey: order.orderKey,
+        paymentId: order.paymentId,
+        railId: order.railId,
+        classification,
+        reason,
+      });
+    },
     /** Events of a payment, or of a transfer by its `rf_…`/`po_…` id (its orders carry it as paymentId). */
     events(type: string, paymentId: string) {
       return seen.filter((event) => {

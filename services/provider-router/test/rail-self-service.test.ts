@@ -41,13 +41,7 @@ function settlement(order: OrderCreatedData, status = 'COMPLETED') {
   };
 }
 
-const accept = (order: OrderCreatedData) =>
-  h.deliver('delivery.accepted', {
-    orderKey: order.orderKey,
-    paymentId: order.paymentId,
-    railId: order.railId,
-    classification: 'ACCEPTED',
-  });
+const accept = (order: OrderCreatedData) => h.outcome('delivery.accepted', order, 'ACCEPTED');
 
 describe('updating a rail', () => {
   it('changes priority and payout support and keeps the rail ACTIVE and tested', async () => {
@@ -116,12 +110,7 @@ describe('out of service and back', () => {
     expect((await h.orderOf(during.id)).railId).toBe(fallback.id);
     // The fallback fails: the failover passes over the rail out of service and the payment fails.
     const order = await h.orderOf(during.id);
-    await h.deliver('delivery.failed', {
-      orderKey: order.orderKey,
-      paymentId: order.paymentId,
-      railId: order.railId,
-      classification: 'HTTP_ERROR',
-    });
+    await h.outcome('delivery.failed', order, 'HTTP_ERROR');
     await h.waitFor('execution.failed', during.id);
     expect(h.events('order.created', during.id)).toHaveLength(1);
 

@@ -33,22 +33,6 @@ async function routingDecisions(paymentId: string, count = 1) {
   return events.map((event) => RoutingDecisionData.parse(event.data));
 }
 
-/** A delivery outcome of the order's current rail. */
-function outcome(
-  type: Parameters<typeof h.deliver>[0],
-  order: OrderCreatedData,
-  classification: Parameters<typeof h.deliver>[1]['classification'],
-  reason: string | null = null,
-) {
-  return h.deliver(type, {
-    orderKey: order.orderKey,
-    paymentId: order.paymentId,
-    railId: order.railId,
-    classification,
-    reason,
-  });
-}
-
 describe('routing a payment', () => {
   it('picks the ACTIVE rail with the lowest priority number and sends the exact payment.execute body', async () => {
     const { provider, rails } = await railsIn('GA', [20, 5]);
@@ -137,7 +121,7 @@ describe('delivery outcomes', () => {
     await railsIn('ML', [1]);
     const payment = await routed('ML');
     const order = await orderOf(payment.id);
-    await outcome('delivery.accepted', order, 'ACCEPTED');
+    await h.outcome('delivery.accepted', order, 'ACCEPTED');
     const [accepted] = await h.waitFor('execution.accepted', payment.id);
     expect(accepted!.data).toMatchObject({
       paymentId: payment.id,
@@ -152,7 +136,7 @@ describe('delivery outcomes', () => {
     await railsIn('BF', [1, 2]);
     const payment = await routed('BF');
     const order = await orderOf(payment.id);
-    await outcome('delivery.rejected', order, 'REJECTED', 'insufficient_balance');
+    await h.outcome('delivery.rejected', order, 'REJECTED', 'insufficient_balance');
     const [failed] = await h.waitFor('execution.failed', payment.id);
     expect(failed!.data).toMatchObject({ code: 'insufficient_balance', orderKey: order.orderKey });
     expect(h.events('order.created', payment.id)).toHaveLength(1);
@@ -165,12 +149,12 @@ describe('delivery outcomes', () => {
     const payment = await routed('NE');
     const first = await orderOf(payment.id);
     expect(first.railId).toBe(rails[0]!.id);
-    await outcome('delivery.failed', first, 'HTTP_ERROR', 'HTTP 500');
+    await h.outcome('delivery.failed', first, 'HTTP_ERROR', 'HTTP 500');
     const second = await orderOf(payment.id, 2);
     expect(second).toMatchObject({ orderKey: first.orderKey, railId: rails[1]!.id, payload: first.payload });
     // A late outcome of the first rail changes nothing.
-    await outcome('delivery.accepted', first, 'ACCEPTED');
-    await outcome('delivery.failed', second, 'TIMEOUT', 'no answer in 10 s');
+    await h.outcome('delivery.accepted', first, 'ACCEPTED');
+    await h.outcome('delivery.failed', second, 'TIMEOUT', 'no answer in 10 s');
     const [failed] = await h.waitFor('execution.failed', payment.id);
     expect(failed!.data).toMatchObject({ code: 'provider_timeout', railId: rails[1]!.id });
     expect(h.events('execution.accepted', payment.id)).toHaveLength(0);
@@ -196,7 +180,7 @@ describe('delivery outcomes', () => {
     await railsIn('GN', [1]);
     const payment = await routed('GN');
     const order = await orderOf(payment.id);
-    await outcome('delivery.rejected', order, 'REJECTED', 'maintenance window');
+    await h.outcome('delivery.rejected', order, 'REJECTED', 'maintenance window');
     const [failed] = await h.waitFor('execution.failed', payment.id);
     expect(failed!.data).toMatchObject({ code: 'provider_unavailable' });
   });
@@ -205,7 +189,7 @@ describe('delivery outcomes', () => {
     await railsIn('CG', [1, 2]);
     const payment = await routed('CG');
     const order = await orderOf(payment.id);
-    await outcome('delivery.expired', order, 'EXPIRED');
+    await h.outcome('delivery.expired', order, 'EXPIRED');
     const [failed] = await h.waitFor('execution.failed', payment.id);
     expect(failed!.data).toMatchObject({ code: 'provider_timeout' });
     expect(h.events('order.created', payment.id)).toHaveLength(1);
@@ -217,8 +201,8 @@ describe('circuit breaker', () => {
     const { rails } = await railsIn('CF', [1, 2]);
     const [a, b] = [rails[0]!.id, rails[1]!.id];
     const fail = (order: OrderCreatedData) =>
-      outcome('delivery.failed', order, 'UNREACHABLE', 'ECONNREFUSED');
-    const accept = (order: OrderCreatedData) => outcome('delivery.accepted', order, 'ACCEPTED');
+      h.outcome('delivery.failed', order, 'UNREACHABLE', 'ECONNREFUSED');
+    const accept = (order: OrderCreatedData) => h.outcome('delivery.accepted', order, 'ACCEPTED');
     const route = async () => orderOf((await routed('CF')).id);
 
     for (let i = 0; i < 2; i += 1) {

@@ -2,23 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { ReconciliationReport } from '@mmp/protocol';
 import { startSettling } from './settling.js';
 
-const { h, db, provider, order, event, reconcile } = await startSettling();
+const { h, db, provider, order, event, settle, settleFailure, reconcile } = await startSettling();
 
 describe('one outcome per order', () => {
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
   it('keeps a second final settlement with a new key for reconciliation and never applies it', async () => {
     const { payment, order: o } = await order();
-    const first = await h.settle(
-      provider.id,
-      provider.signingSecret,
-      event(o.orderKey, { status: 'FAILED' }),
-    );
+    const first = await settle(event(o.orderKey, { status: 'FAILED' }));
     const [applied] = await h.waitFor('settlement.received', payment.id);
     // The provider changes its mind under its own key, correlated by our transaction_ref.
-    const second = await h.settle(
-      provider.id,
-      provider.signingSecret,
+    const second = await settle(
       event('prov-second-1', { transaction_ref: payment.token, status: 'COMPLETED' }),
     );
     expect(second.body).toMatchObject({
@@ -58,12 +52,8 @@ describe('one outcome per order', () => {
   it('applies exactly one of two different settlements racing for the same order', async () => {
     const { payment, order: o } = await order();
     const replies = await Promise.all([
-      h.settle(provider.id, provider.signingSecret, event(o.orderKey, { status: 'COMPLETED' })),
-      h.settle(
-        provider.id,
-        provider.signingSecret,
-        event('prov-race-1', { transaction_ref: payment.token, status: 'FAILED' }),
-      ),
+      settle(event(o.orderKey, { status: 'COMPLETED' })),
+      settle(event('prov-race-1', { transaction_ref: payment.token, status: 'FAILED' })),
     ]);
     expect(replies.map((reply) => reply.status)).toEqual([200, 200]);
     await h.waitFor('settlement.received', payment.id);
@@ -76,12 +66,8 @@ describe('one outcome per order', () => {
 
   it('lets a PENDING settlement precede the outcome', async () => {
     const { payment, order: o } = await order();
-    await h.settle(
-      provider.id,
-      provider.signingSecret,
-      event('prov-pending-1', { transaction_ref: payment.token, status: 'PENDING' }),
-    );
-    await h.settle(provider.id, provider.signingSecret, event(o.orderKey));
+    await settle(event('prov-pending-1', { transaction_ref: payment.token, status: 'PENDING' }));
+    await settle(event(o.orderKey));
     const [received] = await h.waitFor('settlement.received', payment.id);
     expect(received!.data).toMatchObject({ status: 'COMPLETED' });
   });
@@ -94,19 +80,13 @@ describe('settled_at', () => {
     const { payment, order: o } = await order();
     const created = await db.orders.findOne({ _id: o.orderKey });
     const before = new Date(Date.parse(created!.createdAt) - minutes(5)).toISOString();
-    const error = await h.settleFailure(
-      provider.id,
-      provider.signingSecret,
-      event(o.orderKey, { settled_at: before }),
-    );
+    const error = await settleFailure(event(o.orderKey, { settled_at: before }));
     expect(error).toMatchObject({ status: 422, code: 'validation_error', fields: [{ field: 'settled_at' }] });
     expect(error.fields![0]!.message).toContain('before the order was created');
     expect(await db.settlements.findOne({ idempotencyKey: o.orderKey })).toBeNull();
     // Within the skew (60 s here) it is taken: the provider's clock may lag ours a little.
     const lagging = new Date(Date.parse(created!.createdAt) - 30_000).toISOString();
-    expect(
-      await h.settle(provider.id, provider.signingSecret, event(o.orderKey, { settled_at: lagging })),
-    ).toMatchObject({
+    expect(await settle(event(o.orderKey, { settled_at: lagging }))).toMatchObject({
       status: 200,
     });
     await h.waitFor('settlement.received', payment.id);
@@ -116,26 +96,18 @@ describe('settled_at', () => {
     const { order: o } = await order();
     const future = new Date(Date.now() + minutes(10)).toISOString();
     for (const key of [o.orderKey, 'pexec_nothing00000000000000000']) {
-      const error = await h.settleFailure(
-        provider.id,
-        provider.signingSecret,
-        event(key, { settled_at: future, transaction_ref: `future-${key}` }),
-      );
+      const error = await settleFailure(event(key, { settled_at: future, transaction_ref: `future-${key}` }));
       expect(error).toMatchObject({ status: 422, fields: [{ field: 'settled_at' }] });
       expect(error.fields![0]!.message).toContain('in the future');
     }
     const soon = new Date(Date.now() + 30_000).toISOString();
-    expect(
-      await h.settle(provider.id, provider.signingSecret, event(o.orderKey, { settled_at: soon })),
-    ).toMatchObject({
+    expect(await settle(event(o.orderKey, { settled_at: soon }))).toMatchObject({
       status: 200,
     });
   });
 
   it('takes an old settled_at for a settlement that matches no order (nothing to compare it with)', async () => {
-    const reply = await h.settle(
-      provider.id,
-      provider.signingSecret,
+    const reply = await settle(
       event('pexec_oldstray000000000000000', {
         transaction_ref: 'old-stray',
         settled_at: '2025-01-31T12:00:00Z',

@@ -3,7 +3,7 @@ import { ReconciliationReport, hexHmac, providersAdminApi } from '@mmp/protocol'
 import { ADMIN, paymentSnapshot } from './harness.js';
 import { startSettling } from './settling.js';
 
-const { h, db, provider, order, event, reconcile } = await startSettling();
+const { h, db, provider, order, event, settle, settleFailure, reconcile } = await startSettling();
 
 describe('settlement responses', () => {
   it('200: a valid COMPLETED event is stored with its raw body and emitted as settlement.received', async () => {
@@ -37,9 +37,7 @@ describe('settlement responses', () => {
 
   it('accepts "5000.00" and correlates by transaction_ref when the key is the provider\'s own', async () => {
     const { payment } = await order();
-    const reply = await h.settle(
-      provider.id,
-      provider.signingSecret,
+    const reply = await settle(
       event('prov-key-1', { transaction_ref: payment.token, amount: '5000.00', status: 'FAILED' }),
     );
     expect(reply.body).toMatchObject({ matched: true, status: 'FAILED' });
@@ -48,22 +46,14 @@ describe('settlement responses', () => {
 
   it('PENDING is stored but emits nothing: the payment stays PROCESSING', async () => {
     const { payment, order: o } = await order();
-    const reply = await h.settle(
-      provider.id,
-      provider.signingSecret,
-      event(o.orderKey, { status: 'PENDING' }),
-    );
+    const reply = await settle(event(o.orderKey, { status: 'PENDING' }));
     expect(reply.body).toMatchObject({ received: true, matched: true, status: 'PENDING' });
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(h.events('settlement.received', payment.id)).toHaveLength(0);
   });
 
   it('200 and stored as unmatched when no order matches, with no event', async () => {
-    const reply = await h.settle(
-      provider.id,
-      provider.signingSecret,
-      event('pexec_unknownkey000000000000', { transaction_ref: 'nothing-here' }),
-    );
+    const reply = await settle(event('pexec_unknownkey000000000000', { transaction_ref: 'nothing-here' }));
     expect(reply.body).toMatchObject({ received: true, matched: false, orderKey: null });
     const stored = await db.settlements.findOne({ idempotencyKey: 'pexec_unknownkey000000000000' });
     expect(stored).toMatchObject({ orderKey: null, livemode: null });
@@ -115,7 +105,7 @@ describe('settlement responses', () => {
   });
 
   it('422 lists every invalid field at once, unknown fields included', async () => {
-    const error = await h.settleFailure(provider.id, provider.signingSecret, {
+    const error = await settleFailure({
       protocol_version: 1,
       idempotency_key: '',
       transaction_ref: 'x',
@@ -142,12 +132,8 @@ describe('settlement responses', () => {
 
   it('409 for a repeated idempotency_key, ignored', async () => {
     const { payment, order: o } = await order();
-    await h.settle(provider.id, provider.signingSecret, event(o.orderKey));
-    const error = await h.settleFailure(
-      provider.id,
-      provider.signingSecret,
-      event(o.orderKey, { status: 'FAILED' }),
-    );
+    await settle(event(o.orderKey));
+    const error = await settleFailure(event(o.orderKey, { status: 'FAILED' }));
     expect(error).toMatchObject({ status: 409, code: 'duplicate_event' });
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(h.events('settlement.received', payment.id)).toHaveLength(1);
@@ -155,19 +141,11 @@ describe('settlement responses', () => {
 
   it('422 naming amount for cents, and currency for another currency; a corrected event is then accepted', async () => {
     const { payment, order: o } = await order();
-    const cents = await h.settleFailure(
-      provider.id,
-      provider.signingSecret,
-      event(o.orderKey, { amount: '500000' }),
-    );
+    const cents = await settleFailure(event(o.orderKey, { amount: '500000' }));
     expect(cents).toMatchObject({ status: 422, code: 'validation_error', fields: [{ field: 'amount' }] });
-    const currency = await h.settleFailure(
-      provider.id,
-      provider.signingSecret,
-      event(o.orderKey, { currency: 'XOF' }),
-    );
+    const currency = await settleFailure(event(o.orderKey, { currency: 'XOF' }));
     expect(currency).toMatchObject({ status: 422, fields: [{ field: 'currency' }] });
-    expect(await h.settle(provider.id, provider.signingSecret, event(o.orderKey))).toMatchObject({
+    expect(await settle(event(o.orderKey))).toMatchObject({
       status: 200,
     });
     await h.waitFor('settlement.received', payment.id);
@@ -271,12 +249,7 @@ describe('reconciliation', () => {
       const payment = paymentSnapshot();
       await h.initiate(payment, { network: 'MTN_MOMO', phone: '+237670000001', country: 'CM' });
       const o = await h.orderOf(payment.id);
-      await h.deliver('delivery.accepted', {
-        orderKey: o.orderKey,
-        paymentId: payment.id,
-        railId: o.railId,
-        classification: 'ACCEPTED',
-      });
+      await h.outcome('delivery.accepted', o, 'ACCEPTED');
       await h.waitFor('execution.accepted', payment.id);
       return o;
     };

@@ -36,6 +36,9 @@ export async function startSettling(env: Record<string, string> = {}) {
         ...overrides,
       };
     },
+    /** A SettlementEvent sent as the provider, signed with its secret. */
+    settle: (body: unknown) => h.settle(provider.id, provider.signingSecret, body),
+    settleFailure: (body: unknown) => h.settleFailure(provider.id, provider.signingSecret, body),
     reconcile: (query: Record<string, string>) => h.call(providersAdminApi.reconciliation, { query }, ADMIN),
   };
 }

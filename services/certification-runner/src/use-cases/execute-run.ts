@@ -9,7 +9,7 @@ import {
   type Run,
 } from '../domain/run.js';
 import { finishRun, recordCase } from '../store/runs.js';
-import type { CaseContext, OrderKind, SettledOrder } from './cases/context.js';
+import type { CaseContext, CaseRun, OrderKind, SettledOrder } from './cases/context.js';
 import { webhookOrderCases } from './cases/order-cases.js';
 import { pullOrderCases } from './cases/pull-cases.js';
 import {
@@ -23,8 +23,6 @@ import {
   validCompletedSettlement,
 } from './cases/settlement-cases.js';
 import type { RunnerDeps } from './deps.js';
-
-type CaseRun = (ctx: CaseContext) => Promise<CaseOutcome>;
 
 const SETTLEMENT_CASES: Record<number, CaseRun> = {
   1: validCompletedSettlement,

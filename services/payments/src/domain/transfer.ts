@@ -37,6 +37,49 @@ export type Payout = TransferRecord & {
   metadata: Record<string, unknown>;
 };
 
+/** A refund's or payout's shared fields as it is recorded: PENDING, and not debited yet. */
+export function newTransferRecord(
+  id: string,
+  scope: { projectId: string; livemode: boolean },
+  money: { amount: number; currency: Currency },
+  idempotencyId: string | null,
+  at: string,
+): TransferRecord {
+  return {
+    _id: id,
+    id,
+    projectId: scope.projectId,
+    livemode: scope.livemode,
+    amount: money.amount,
+    currency: money.currency,
+    status: 'PENDING',
+    debited: false,
+    failureCode: null,
+    failureMessage: null,
+    idempotencyId,
+    createdAt: at,
+    updatedAt: at,
+    completedAt: null,
+  };
+}
+
+/** The shared fields a refund's or payout's events carry (bookkeeping fields stay inside). */
+export function transferEventFields(record: TransferRecord) {
+  return {
+    id: record.id,
+    projectId: record.projectId,
+    livemode: record.livemode,
+    amount: record.amount,
+    currency: record.currency,
+    status: record.status,
+    failureCode: record.failureCode,
+    failureMessage: record.failureMessage,
+    createdAt: record.createdAt,
+    updatedAt: record.updatedAt,
+    completedAt: record.completedAt,
+  };
+}
+
 /** The sentence a merchant's support staff read beside a transfer's failure code. */
 export function transferFailureMessage(code: string): string {
   switch (code) {

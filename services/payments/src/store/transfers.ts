@@ -1,4 +1,4 @@
-import { DuplicateKeyError, type Filter, type Outbox } from '@mmp/platform';
+import { DuplicateKeyError, type Collection, type Filter, type Outbox } from '@mmp/platform';
 import type { PendingEvent } from '@mmp/protocol';
 import {
   accountId,
@@ -149,10 +149,6 @@ export function refundsOfPayment(db: PaymentsDb, paymentId: string): Promise<Ref
   return db.refunds.find({ paymentId }, { sort: { createdAt: -1, id: -1 } });
 }
 
-export function findRefundOfIdempotencyKey(db: PaymentsDb, idempotencyId: string): Promise<Refund | null> {
-  return db.refunds.findOne({ idempotencyId });
-}
-
 export async function insertPayout(db: PaymentsDb, payout: Payout): Promise<void> {
   await db.payouts.insertOne(payout);
 }
@@ -163,8 +159,12 @@ export function findPayout(db: PaymentsDb, id: string, scope?: Scope): Promise<P
   );
 }
 
-export function findPayoutOfIdempotencyKey(db: PaymentsDb, idempotencyId: string): Promise<Payout | null> {
-  return db.payouts.findOne({ idempotencyId });
+/** The refund or payout the first attempt with an Idempotency-Key inserted, if it got that far. */
+export function findTransferOfIdempotencyKey<T extends Refund | Payout>(
+  collection: Collection<T>,
+  idempotencyId: string,
+): Promise<T | null> {
+  return collection.findOne({ idempotencyId });
 }
 
 /** Records inserted but never debited (a crash between the two), older than `before`. */

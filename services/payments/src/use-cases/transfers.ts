@@ -1,4 +1,4 @@
-import { DuplicateKeyError } from '@mmp/platform';
+import { DuplicateKeyError, type Collection } from '@mmp/platform';
 import {
   appError,
   type AppError,
@@ -34,7 +34,13 @@ import {
 } from '../domain/ledger.js';
 import { toSnapshot, type Payment } from '../domain/payment.js';
 import type { TimelineEntry } from '../domain/timeline.js';
-import { transferFailureMessage, type Payout, type Refund } from '../domain/transfer.js';
+import {
+  newTransferRecord,
+  transferEventFields,
+  transferFailureMessage,
+  type Payout,
+  type Refund,
+} from '../domain/transfer.js';
 import { findPaymentById, type Scope } from '../store/payments.js';
 import {
   applyEntry,
@@ -44,9 +50,8 @@ import {
   markDebitState,
   type AccountChange,
   findPayout,
-  findPayoutOfIdempotencyKey,
   findRefund,
-  findRefundOfIdempotencyKey,
+  findTransferOfIdempotencyKey,
   insertPayout,
   insertRefund,
   undebitedPayouts,
@@ -154,6 +159,37 @@ async function debitRecord(
   await collection.updateMany({ _id: record._id }, { $set: { debited: true } });
 }
 
+function debitRefund(deps: Deps, refund: Refund, payment: Payment, requestId: string): Promise<void> {
+  return debitRecord(
+    deps,
+    refund,
+    refundEntry(refund),
+    refundRequested(refund, payment),
+    payment.amount,
+    requestId,
+  );
+}
+
+function debitPayout(deps: Deps, payout: Payout, requestId: string): Promise<void> {
+  return debitRecord(deps, payout, payoutEntry(payout), payoutRequested(payout), null, requestId);
+}
+
+/**
+ * What the first attempt with this Idempotency-Key left when it crashed: its record, debited
+ * now if the crash came before the debit. Null when it left none, or this is no recovery.
+ */
+async function recoveredTransfer<T extends Refund | Payout>(
+  collection: Collection<T>,
+  idem: Idem,
+  debit: (earlier: T) => Promise<void>,
+): Promise<T | null> {
+  if (!idem.recovering || !idem.idempotencyId) return null;
+  const earlier = await findTransferOfIdempotencyKey(collection, idem.idempotencyId);
+  if (!earlier) return null;
+  if (!earlier.debited) await debit(earlier);
+  return (await collection.findOne({ _id: earlier._id })) ?? earlier;
+}
+
 function gateOf(account: Account, record: Refund | Payout, paymentAmount: number | null, entry: LedgerEntry) {
   if (entry.kind === 'refund' && entry.paymentId && paymentAmount !== null) {
     const gate = refundGate(account, entry.paymentId, paymentAmount, record.amount);
@@ -237,22 +273,10 @@ export async function requestRefund(
   idem: Idem,
   requestId: string,
 ): Promise<Refund> {
-  if (idem.recovering && idem.idempotencyId) {
-    const earlier = await findRefundOfIdempotencyKey(deps.db, idem.idempotencyId);
-    if (earlier) {
-      if (!earlier.debited) {
-        await debitRecord(
-          deps,
-          earlier,
-          refundEntry(earlier),
-          refundRequested(earlier, payment),
-          payment.amount,
-          requestId,
-        );
-      }
-      return (await findRefund(deps.db, earlier.id)) ?? earlier;
-    }
-  }
+  const recovered = await recoveredTransfer(deps.db.refunds, idem, (earlier) =>
+    debitRefund(deps, earlier, payment, requestId),
+  );
+  if (recovered) return recovered;
   if (!REFUNDABLE.includes(payment.status)) {
     throw appError(
       'invalid_state',
@@ -274,35 +298,20 @@ export async function requestRefund(
   const account = await creditedAccount(deps, payment, at, requestId);
   const gate = refundGate(account, payment.id, payment.amount, body.amount);
   if (!gate.ok) throw refundGateError(gate.reason, gate.remaining);
-  const id = newRefundId();
   const refund: Refund = {
-    _id: id,
-    id,
-    projectId: scope.projectId,
-    livemode: scope.livemode,
+    ...newTransferRecord(
+      newRefundId(),
+      scope,
+      { amount: gate.amount, currency: payment.currency },
+      idem.idempotencyId,
+      at,
+    ),
     paymentId: payment.id,
     paymentToken: payment.token,
-    amount: gate.amount,
-    currency: payment.currency,
-    status: 'PENDING',
     reason: body.reason ?? null,
-    debited: false,
-    failureCode: null,
-    failureMessage: null,
-    idempotencyId: idem.idempotencyId,
-    createdAt: at,
-    updatedAt: at,
-    completedAt: null,
   };
   await insertRefund(deps.db, refund);
-  await debitRecord(
-    deps,
-    refund,
-    refundEntry(refund),
-    refundRequested(refund, payment),
-    payment.amount,
-    requestId,
-  );
+  await debitRefund(deps, refund, payment, requestId);
   return { ...refund, debited: true };
 }
 
@@ -318,15 +327,10 @@ export async function requestPayout(
   idem: Idem,
   requestId: string,
 ): Promise<Payout> {
-  if (idem.recovering && idem.idempotencyId) {
-    const earlier = await findPayoutOfIdempotencyKey(deps.db, idem.idempotencyId);
-    if (earlier) {
-      if (!earlier.debited) {
-        await debitRecord(deps, earlier, payoutEntry(earlier), payoutRequested(earlier), null, requestId);
-      }
-      return (await findPayout(deps.db, earlier.id)) ?? earlier;
-    }
-  }
+  const recovered = await recoveredTransfer(deps.db.payouts, idem, (earlier) =>
+    debitPayout(deps, earlier, requestId),
+  );
+  if (recovered) return recovered;
   const phone = body.recipient.phone;
   const network = body.network ?? detectNetwork(phone);
   if (!network || !phoneMatchesNetwork(phone, network)) {
@@ -347,28 +351,14 @@ export async function requestPayout(
   const at = deps.now().toISOString();
   const account = await ensureAccount(deps.db, { ...scope, currency: body.currency }, at);
   if (!payoutGate(account, body.amount)) throw insufficientBalance();
-  const id = newPayoutId();
   const payout: Payout = {
-    _id: id,
-    id,
-    projectId: scope.projectId,
-    livemode: scope.livemode,
-    amount: body.amount,
-    currency: body.currency,
-    status: 'PENDING',
+    ...newTransferRecord(newPayoutId(), scope, body, idem.idempotencyId, at),
     recipientPhone: phone,
     network,
     reference: body.reference,
     referenceKey: referenceKey(scope, body.reference),
     description: body.description ?? null,
     metadata: body.metadata ?? {},
-    debited: false,
-    failureCode: null,
-    failureMessage: null,
-    idempotencyId: idem.idempotencyId,
-    createdAt: at,
-    updatedAt: at,
-    completedAt: null,
   };
   try {
     await insertPayout(deps.db, payout);
@@ -378,7 +368,7 @@ export async function requestPayout(
       { field: 'reference', message: 'is used by another payout of this project and environment' },
     ]);
   }
-  await debitRecord(deps, payout, payoutEntry(payout), payoutRequested(payout), null, requestId);
+  await debitPayout(deps, payout, requestId);
   return { ...payout, debited: true };
 }
 
@@ -429,21 +419,11 @@ function refundEventData(refund: Refund, payment: Payment) {
   return {
     payment: toSnapshot(payment),
     refund: {
-      id: refund.id,
+      ...transferEventFields(refund),
       paymentId: refund.paymentId,
       paymentToken: refund.paymentToken,
       customerId: payment.customerId,
-      projectId: refund.projectId,
-      livemode: refund.livemode,
-      amount: refund.amount,
-      currency: refund.currency,
-      status: refund.status,
       reason: refund.reason,
-      failureCode: refund.failureCode,
-      failureMessage: refund.failureMessage,
-      createdAt: refund.createdAt,
-      updatedAt: refund.updatedAt,
-      completedAt: refund.completedAt,
     },
   };
 }
@@ -451,22 +431,12 @@ function refundEventData(refund: Refund, payment: Payment) {
 function payoutEventData(payout: Payout) {
   return {
     payout: {
-      id: payout.id,
-      projectId: payout.projectId,
-      livemode: payout.livemode,
-      amount: payout.amount,
-      currency: payout.currency,
-      status: payout.status,
+      ...transferEventFields(payout),
       reference: payout.reference,
       recipientPhone: payout.recipientPhone,
       network: payout.network,
       description: payout.description,
       metadata: payout.metadata,
-      failureCode: payout.failureCode,
-      failureMessage: payout.failureMessage,
-      createdAt: payout.createdAt,
-      updatedAt: payout.updatedAt,
-      completedAt: payout.completedAt,
     },
   };
 }
@@ -635,25 +605,15 @@ export async function finishUndebited(deps: Deps, staleMs: number, requestId?: s
   for (const refund of await undebitedRefunds(deps.db, before)) {
     const payment = await findPaymentById(deps.db, refund.paymentId);
     if (!payment) continue;
-    await debitRecord(
-      deps,
-      refund,
-      refundEntry(refund),
-      refundRequested(refund, payment),
-      payment.amount,
-      requestId ?? 'sweep',
-    ).catch((error: unknown) => deps.log.warn({ refundId: refund.id, error }, 'undebited refund refused'));
+    await debitRefund(deps, refund, payment, requestId ?? 'sweep').catch((error: unknown) =>
+      deps.log.warn({ refundId: refund.id, error }, 'undebited refund refused'),
+    );
     finished += 1;
   }
   for (const payout of await undebitedPayouts(deps.db, before)) {
-    await debitRecord(
-      deps,
-      payout,
-      payoutEntry(payout),
-      payoutRequested(payout),
-      null,
-      requestId ?? 'sweep',
-    ).catch((error: unknown) => deps.log.warn({ payoutId: payout.id, error }, 'undebited payout refused'));
+    await debitPayout(deps, payout, requestId ?? 'sweep').catch((error: unknown) =>
+      deps.log.warn({ payoutId: payout.id, error }, 'undebited payout refused'),
+    );
     finished += 1;
   }
   return finished;

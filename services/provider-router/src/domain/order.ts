@@ -139,6 +139,36 @@ export function exhaustedCode(
     : 'provider_unavailable';
 }
 
+/** What an execute body says of the money and the wallet, the same for both kinds. */
+type ExecuteFacts = {
+  amount: number;
+  currency: string;
+  network: string;
+  country: string;
+  phone: string;
+  transactionRef: string;
+};
+
+function executeBody(
+  type: 'payment.execute' | 'payout.execute',
+  orderKey: string,
+  facts: ExecuteFacts,
+  nowMs: number,
+): Record<string, unknown> {
+  return {
+    protocol_version: '1',
+    type,
+    idempotency_key: orderKey,
+    amount: formatMajorAmount(facts.amount),
+    currency: facts.currency,
+    network: facts.network,
+    country: facts.country,
+    payee: { msisdn: facts.phone },
+    transaction_ref: facts.transactionRef,
+    timestamp: Math.floor(nowMs / 1000),
+  };
+}
+
 /**
  * The exact payment.execute body. `transaction_ref` is the payment token: the merchant's
  * and the payer's handle on the payment, stable across failovers, and what a provider may
@@ -149,18 +179,13 @@ export function paymentExecuteBody(
   data: PaymentInitiatedData,
   nowMs: number,
 ): Record<string, unknown> {
-  return {
-    protocol_version: '1',
-    type: 'payment.execute',
-    idempotency_key: orderKey,
-    amount: formatMajorAmount(data.payment.amount),
-    currency: data.payment.currency,
-    network: data.execution.network,
-    country: data.execution.country,
-    payee: { msisdn: data.execution.phone },
-    transaction_ref: data.payment.token,
-    timestamp: Math.floor(nowMs / 1000),
-  };
+  const { payment, execution } = data;
+  return executeBody(
+    'payment.execute',
+    orderKey,
+    { ...execution, amount: payment.amount, currency: payment.currency, transactionRef: payment.token },
+    nowMs,
+  );
 }
 
 /**
@@ -172,18 +197,7 @@ export function payoutExecuteBody(
   data: TransferRequestedData,
   nowMs: number,
 ): Record<string, unknown> {
-  return {
-    protocol_version: '1',
-    type: 'payout.execute',
-    idempotency_key: orderKey,
-    amount: formatMajorAmount(data.amount),
-    currency: data.currency,
-    network: data.network,
-    country: data.country,
-    payee: { msisdn: data.phone },
-    transaction_ref: data.transferId,
-    timestamp: Math.floor(nowMs / 1000),
-  };
+  return executeBody('payout.execute', orderKey, { ...data, transactionRef: data.transferId }, nowMs);
 }
 
 export function orderStatusView(order: Order) {

@@ -12,7 +12,7 @@ import {
   type ExecutionOrder,
 } from '@mmp/protocol';
 import { exchange } from '../../domain/redact.js';
-import type { Run } from '../../domain/run.js';
+import type { CaseOutcome, Run } from '../../domain/run.js';
 import type { RunnerDeps } from '../deps.js';
 
 /** An order the adapter settled (or failed); the settlement cases replay case 1's settlement. */
@@ -36,6 +36,9 @@ export type CaseContext = {
    */
   settledOrder(kind?: OrderKind): Promise<SettledOrder>;
 };
+
+/** One case of the run, by its number in the specification. */
+export type CaseRun = (ctx: CaseContext) => Promise<CaseOutcome>;
 
 export type HttpResult = { status: number | null; json: unknown; message: ExchangedMessage };
 

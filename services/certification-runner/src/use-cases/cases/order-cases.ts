@@ -12,10 +12,9 @@ import {
   placeOrder,
   waitForOrder,
   type CaseContext,
+  type CaseRun,
   type OrderKind,
 } from './context.js';
-
-type CaseRun = (ctx: CaseContext) => Promise<CaseOutcome>;
 
 /**
  * Cases 9 to 11 on a webhook rail: a real delivery (the rail's secret, delivery's timeouts

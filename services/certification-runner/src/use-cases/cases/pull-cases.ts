@@ -1,6 +1,5 @@
 import { deliveryOperations, newProviderApiKey, type OrderAck } from '@mmp/protocol';
 import { exchange } from '../../domain/redact.js';
-import type { CaseOutcome } from '../../domain/run.js';
 import {
   ackTypeOf,
   describeAnswer,
@@ -10,11 +9,10 @@ import {
   placeOrder,
   waitForOrder,
   type CaseContext,
+  type CaseRun,
   type OrderKind,
 } from './context.js';
 import { settleOrder } from './settlement-cases.js';
-
-type CaseRun = (ctx: CaseContext) => Promise<CaseOutcome>;
 
 /** An ack of a certification order the adapter did not send, judged by the pull route's rules. */
 async function probeAck(ctx: CaseContext, label: string, orderKey: string, ack: OrderAck) {
