@@ -45,7 +45,6 @@ function credit(paymentId: string, amount = 1000): KeyedEntry {
     sourceId: paymentId,
     paymentId,
     amount,
-    state: null,
     at: new Date().toISOString(),
     key: entryKey('payment', paymentId),
   };

@@ -21,8 +21,6 @@ export type LedgerEntry = {
   paymentId: string | null;
   /** Signed: credits positive, debits negative. */
   amount: number;
-  /** Refund and payout debits only: where their order stands. */
-  state: TransferState | null;
   at: string;
 };
 

@@ -43,14 +43,14 @@ export function accountsOf(db: PaymentsDb, scope: Scope): Promise<Account[]> {
 export type AccountChange<R> = { inc: Record<string, number> } | { refused: R };
 
 export type EntryOutcome<R> =
-  | { outcome: 'applied'; account: Account }
+  | { outcome: 'applied' }
   | { outcome: 'already' }
   | { outcome: 'refused'; refused: R }
   | { outcome: 'missing' };
 
 const APPLY_ATTEMPTS = 200;
 
-export function findEntry(db: PaymentsDb, scope: AccountScope, key: string): Promise<LedgerEntryDoc | null> {
+function findEntry(db: PaymentsDb, scope: AccountScope, key: string): Promise<LedgerEntryDoc | null> {
   return db.ledgerEntries.findOne({ _id: entryDocId(accountId(scope), key) });
 }
 
@@ -101,22 +101,9 @@ export async function applyEntry<R>(
     );
     if (!applied) continue;
     await recordEntry(deps.db, applied, entry);
-    return { outcome: 'applied', account: applied };
+    return { outcome: 'applied' };
   }
   throw new Error(`account ${accountId(scope)} kept changing under concurrent entries`);
-}
-
-/** A debit's state on its entry, once its outcome is applied; idempotent. */
-export async function markDebitState(
-  db: PaymentsDb,
-  scope: AccountScope,
-  key: string,
-  state: 'COMPLETED' | 'FAILED',
-): Promise<void> {
-  await db.ledgerEntries.updateMany(
-    { _id: entryDocId(accountId(scope), key), state: 'PENDING' },
-    { $set: { state } },
-  );
 }
 
 /**

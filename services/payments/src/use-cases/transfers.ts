@@ -46,8 +46,6 @@ import {
   applyEntry,
   endTransferRecord,
   ensureAccount,
-  findEntry,
-  markDebitState,
   type AccountChange,
   findPayout,
   findRefund,
@@ -204,7 +202,6 @@ function refundEntry(refund: Refund): LedgerEntry {
     sourceId: refund.id,
     paymentId: refund.paymentId,
     amount: -refund.amount,
-    state: 'PENDING',
     at: refund.createdAt,
   };
 }
@@ -215,7 +212,6 @@ function payoutEntry(payout: Payout): LedgerEntry {
     sourceId: payout.id,
     paymentId: null,
     amount: -payout.amount,
-    state: 'PENDING',
     at: payout.createdAt,
   };
 }
@@ -386,7 +382,6 @@ export async function creditCompletedPayment(
     sourceId: payment.id,
     paymentId: payment.id,
     amount: payment.amount,
-    state: null,
     at,
   };
   await applyEntry(
@@ -510,7 +505,8 @@ export async function applyTransferOutcome(
 /**
  * Ends an in-flight debit once, whatever outcome comes first: COMPLETED leaves the money out;
  * FAILED gives it back with a reversal (and, for a refund, to what its payment may still
- * refund). The debit's entry then shows the outcome its account took.
+ * refund). Entries are facts that never change: where a debit stands is whether its
+ * outcome entry exists, and which kind it is.
  */
 async function settleDebit(
   deps: Deps,
@@ -529,11 +525,10 @@ async function settleDebit(
     sourceId: debit.sourceId,
     paymentId: debit.paymentId,
     amount: failed ? amount : 0,
-    state: null,
     at,
     key: outcomeKey(debit.sourceId),
   };
-  const result = await applyEntry(
+  await applyEntry(
     deps,
     scope,
     outcome,
@@ -546,10 +541,6 @@ async function settleDebit(
     events,
     { requestId, after: debitKey },
   );
-  if (result.outcome === 'missing') return;
-  const taken = result.outcome === 'applied' ? outcome : await findEntry(deps.db, scope, outcome.key);
-  if (taken)
-    await markDebitState(deps.db, scope, debitKey, taken.kind === 'reversal' ? 'FAILED' : 'COMPLETED');
 }
 
 /** The payment of a completed refund: refundedAmount grows, the status follows; once per refund. */
