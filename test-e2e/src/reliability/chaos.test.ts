@@ -58,6 +58,8 @@ describe.skipIf(!natsServerInstalled)('chaos: faults during bursts of paid payme
         const report = await chaos.runFault(fault, PAYMENTS, `f${index}`);
         reports.push(report);
         const context = formatTable([report]);
+        // Each fault's row as it ends: a full run takes long, and a stopped one still tells.
+        console.log(`${faultName(fault)}\n${context}`);
         expect(report.recoveryMs, context).not.toBeNaN();
         // A same-key retry gets the first answer: never a 409 for a pay that went through.
         expect(

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SERVICE_NAMES, type ServiceName } from '@mmp/protocol';
-import { eventually, startNatsServer, type PrivateNatsServer } from '@mmp/platform/testing';
+import { eventually, freePort, startNatsServer, type PrivateNatsServer } from '@mmp/platform/testing';
 import { startSystem, type ChildService, type ProjectKeys, type RunningSystem } from '../support/system.js';
 import { startMerchantReceiver } from '../crash/merchant-receiver.js';
 import { sendWithRetries, type Attempt } from './merchant-client.js';
@@ -101,9 +101,13 @@ export async function startChaosSystem(env: Record<string, string> = {}) {
   }
   const running = system;
   const children = new Map<ServiceName, ChildService>();
+  /** Each child's ops port, where the soak reads its JS heap (`/metrics`). */
+  const opsPorts = new Map<ServiceName, number>();
   const spawn = async (name: ServiceName) => {
-    const child = running.spawnService(name);
+    const opsPort = await freePort();
+    const child = running.spawnService(name, { OPS_PORT: String(opsPort) });
     children.set(name, child);
+    opsPorts.set(name, opsPort);
     await child.waitReady(90_000);
   };
   await Promise.all(CHAOS_SERVICES.filter((name) => !STARTED_LAST.includes(name)).map(spawn));
@@ -125,6 +129,7 @@ export async function startChaosSystem(env: Record<string, string> = {}) {
     project,
     receiver,
     children,
+    opsPorts,
     /** Runs a burst of paid payments and `fault` once a third of them are paid, then checks. */
     runFault: (fault: Fault, payments: number, label: string) =>
       runFault({ system: running, nats, project, receiver, children, spawn }, fault, payments, label),

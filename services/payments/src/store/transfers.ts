@@ -87,7 +87,9 @@ export async function applyEntry<R>(
 ): Promise<EntryOutcome<R>> {
   for (let attempt = 0; attempt < APPLY_ATTEMPTS; attempt += 1) {
     const account = await ensureAccount(deps.db, scope, entry.at);
-    if (account.lastEntry) await recordEntry(deps.db, account, account.lastEntry);
+    // Usually already on record: a read is cheaper than an insert refused as a duplicate.
+    if (account.lastEntry && !(await findEntry(deps.db, scope, account.lastEntry.key)))
+      await recordEntry(deps.db, account, account.lastEntry);
     if (await findEntry(deps.db, scope, entry.key)) return { outcome: 'already' };
     if (options.after && !(await findEntry(deps.db, scope, options.after))) return { outcome: 'missing' };
     const change = decide(account);
