@@ -78,7 +78,7 @@ export const deliveryOperations = {
     name: 'certification.ack',
     actors: ['service'],
     callers: ['certification-runner'],
-    request: z.object({ providerId: z.string().min(1), orderKey: z.string().min(1), ack: OrderAck }).strict(),
+    request: z.strictObject({ providerId: z.string().min(1), orderKey: z.string().min(1), ack: OrderAck }),
     reply: z.object({ status: z.number().int(), body: z.unknown() }),
     summary:
       "An ack of a certification order of a pull rail, through the pull route's rules, answered with the HTTP status and body the provider would get",
