@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { PaymentToken, Uuid } from '../ids.js';
 import { Currency } from '../money.js';
 import { NETWORKS } from '../network.js';
-import { ApiAmount, DateTime, Email, HttpUrl, Metadata } from './common.js';
+import { ApiAmount, DateTime, Email, HttpUrl, Metadata, pagedList } from './common.js';
 import { oneOf } from '../one-of.js';
 
 export const PAYMENT_STATUSES = [
@@ -134,17 +134,8 @@ export type PaymentListItem = z.infer<typeof PaymentListItem>;
  */
 export const LIST_TOTAL_CAP = 10_000;
 
-export const PaymentList = z.strictObject({
-  data: z.array(PaymentListItem),
-  has_more: z.boolean(),
-  meta: z.strictObject({
-    limit: z.number().int(),
-    /** The matching payments, counted up to LIST_TOTAL_CAP. */
-    total: z.number().int().nonnegative(),
-    /** Present (true) when more than LIST_TOTAL_CAP payments match: `total` is then the cap. */
-    totalCapped: z.literal(true).optional(),
-    /** Only in page mode (no cursor given). */
-    page: z.number().int().positive().optional(),
-  }),
+export const PaymentList = pagedList(PaymentListItem, {
+  /** Present (true) when more than LIST_TOTAL_CAP payments match: `total` is then the cap. */
+  totalCapped: z.literal(true).optional(),
 });
 export type PaymentList = z.infer<typeof PaymentList>;

@@ -3,7 +3,7 @@ import { PaymentToken, PayoutId, RefundId, Uuid } from '../ids.js';
 import { AMOUNT_RANGE_MESSAGE, Currency, MAX_AMOUNT } from '../money.js';
 import { NETWORKS, Network } from '../network.js';
 import { E164 } from '../phone.js';
-import { DateTime, Metadata, checkOneCursor, queryInt } from './common.js';
+import { DateTime, Metadata, checkOneCursor, pagedList, queryInt } from './common.js';
 import { oneOf } from '../one-of.js';
 
 /**
@@ -97,15 +97,7 @@ export const PayoutListQuery = z
   .superRefine(checkOneCursor);
 export type PayoutListQuery = z.output<typeof PayoutListQuery>;
 
-export const PayoutList = z.strictObject({
-  data: z.array(Payout),
-  has_more: z.boolean(),
-  meta: z.strictObject({
-    limit: z.number().int(),
-    total: z.number().int().nonnegative(),
-    page: z.number().int().positive().optional(),
-  }),
-});
+export const PayoutList = pagedList(Payout, {});
 export type PayoutList = z.infer<typeof PayoutList>;
 
 /**
