@@ -25,33 +25,27 @@ export function statusName(status: number): string {
 }
 
 /** Payment, link and checkout routes: the specification's simple form plus code and requestId. */
-export const SimpleErrorBody = z
-  .object({
-    statusCode: z.number().int(),
-    message: z.string(),
-    error: z.string(),
-    code: ErrorCode,
-    requestId: z.string(),
-    errors: z.array(FieldError).optional(),
-  })
-  .strict();
+export const SimpleErrorBody = z.strictObject({
+  statusCode: z.number().int(),
+  message: z.string(),
+  error: z.string(),
+  code: ErrorCode,
+  requestId: z.string(),
+  errors: z.array(FieldError).optional(),
+});
 export type SimpleErrorBody = z.infer<typeof SimpleErrorBody>;
 
 /** Every other route: the specification's envelope form. */
-export const EnvelopeErrorBody = z
-  .object({
-    error: z
-      .object({
-        code: ErrorCode,
-        message: z.string(),
-        type: ErrorType,
-        http_status: z.number().int(),
-        request_id: z.string(),
-        errors: z.array(FieldError).optional(),
-      })
-      .strict(),
-  })
-  .strict();
+export const EnvelopeErrorBody = z.strictObject({
+  error: z.strictObject({
+    code: ErrorCode,
+    message: z.string(),
+    type: ErrorType,
+    http_status: z.number().int(),
+    request_id: z.string(),
+    errors: z.array(FieldError).optional(),
+  }),
+});
 export type EnvelopeErrorBody = z.infer<typeof EnvelopeErrorBody>;
 
 /** `status` overrides the catalog's where the audience decides it (validation_error: 400 or 422). */

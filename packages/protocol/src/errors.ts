@@ -108,13 +108,15 @@ export const errorCatalog: Readonly<Record<ErrorCode, ErrorCatalogEntry>> = {
   live_payouts_unavailable: { status: 403, type: 'permission_error' },
 };
 
-export const FieldError = z.object({ field: z.string(), message: z.string() }).strict();
+export const FieldError = z.strictObject({ field: z.string(), message: z.string() });
 export type FieldError = z.infer<typeof FieldError>;
 
 /** What travels between services (NATS service error data) and into both public forms. */
-export const AppErrorBody = z
-  .object({ code: ErrorCode, message: z.string(), fields: z.array(FieldError).optional() })
-  .strict();
+export const AppErrorBody = z.strictObject({
+  code: ErrorCode,
+  message: z.string(),
+  fields: z.array(FieldError).optional(),
+});
 export type AppErrorBody = z.infer<typeof AppErrorBody>;
 
 /**

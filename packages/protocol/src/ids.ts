@@ -75,30 +75,25 @@ export function shortCode(): string {
   return randomBase62(8);
 }
 
-/** An id of `prefix` and at least `min` base62 characters; its error names what it must be. */
-const prefixedId = (prefix: string, min: number, what: string) =>
-  z.string().regex(new RegExp(`^${prefix}[A-Za-z0-9]{${min},}$`), `must be ${what} (${prefix}…)`);
+/**
+ * An id of `kind`: its prefix, then at least `min` base62 characters; its error names what it
+ * must be. Ids are minted with 24 characters and accepted from 16; secrets need all 32.
+ */
+function prefixedId(kind: keyof typeof ID_PREFIX, min: number, what: string) {
+  const prefix = ID_PREFIX[kind];
+  return z.string().regex(new RegExp(`^${prefix}[A-Za-z0-9]{${min},}$`), `must be ${what} (${prefix}…)`);
+}
 
-export const PaymentToken = prefixedId('pay_', 16, 'a payment token');
-export type PaymentToken = z.infer<typeof PaymentToken>;
-export const CheckoutSessionId = prefixedId('cs_', 16, 'a checkout session id');
-export type CheckoutSessionId = z.infer<typeof CheckoutSessionId>;
-export const EventId = prefixedId('evt_', 16, 'an event id');
-export type EventId = z.infer<typeof EventId>;
-export const PaymentOrderKey = prefixedId('pexec_', 16, 'a payment order key');
-export type PaymentOrderKey = z.infer<typeof PaymentOrderKey>;
-export const PayoutOrderKey = prefixedId('pexo_', 16, 'a payout order key');
-export type PayoutOrderKey = z.infer<typeof PayoutOrderKey>;
-export const RefundId = prefixedId('rf_', 16, 'a refund id');
-export type RefundId = z.infer<typeof RefundId>;
-export const PayoutId = prefixedId('po_', 16, 'a payout id');
-export type PayoutId = z.infer<typeof PayoutId>;
-export const WebhookSecret = prefixedId('whsec_', 32, 'a webhook secret');
-export type WebhookSecret = z.infer<typeof WebhookSecret>;
-export const ProviderApiKey = prefixedId('sk_', 32, 'a provider API key');
-export type ProviderApiKey = z.infer<typeof ProviderApiKey>;
-export const RequestId = prefixedId('req_', 16, 'a request id');
-export type RequestId = z.infer<typeof RequestId>;
+export const PaymentToken = prefixedId('paymentToken', 16, 'a payment token');
+export const CheckoutSessionId = prefixedId('checkoutSession', 16, 'a checkout session id');
+export const EventId = prefixedId('event', 16, 'an event id');
+export const PaymentOrderKey = prefixedId('paymentOrder', 16, 'a payment order key');
+export const PayoutOrderKey = prefixedId('payoutOrder', 16, 'a payout order key');
+export const RefundId = prefixedId('refund', 16, 'a refund id');
+export const PayoutId = prefixedId('payout', 16, 'a payout id');
+export const WebhookSecret = prefixedId('webhookSecret', 32, 'a webhook secret');
+export const ProviderApiKey = prefixedId('providerApiKey', 32, 'a provider API key');
+export const RequestId = prefixedId('request', 16, 'a request id');
 export const ShortCode = z.string().regex(/^[A-Za-z0-9]{8}$/, 'must be 8 alphanumeric characters');
 export type ShortCode = z.infer<typeof ShortCode>;
 export const Uuid = z.uuid();

@@ -9,6 +9,13 @@ export interface PrefixRule {
   operator: Operator;
 }
 
+/** A country's plan as regulators publish it: each operator with its prefixes. */
+function plan(prefixesByOperator: Partial<Record<Operator, readonly string[]>>): PrefixRule[] {
+  return Object.entries(prefixesByOperator).flatMap(([operator, prefixes]) =>
+    prefixes.map((prefix) => ({ prefix, operator: operator as Operator })),
+  );
+}
+
 /**
  * Mobile prefix plans as data. Regulators (ART in Cameroon, ARTCI in Côte d'Ivoire, ARTP
  * in Senegal) reassign blocks every few years and number portability blurs them, so a
@@ -18,45 +25,16 @@ export interface PrefixRule {
  */
 export const PREFIX_PLANS: Readonly<Record<SupportedCountry, readonly PrefixRule[]>> = {
   // Cameroon, 9 digits, mobiles start with 6.
-  CM: [
-    { prefix: '69', operator: 'ORANGE_MONEY' },
-    { prefix: '655', operator: 'ORANGE_MONEY' },
-    { prefix: '656', operator: 'ORANGE_MONEY' },
-    { prefix: '657', operator: 'ORANGE_MONEY' },
-    { prefix: '658', operator: 'ORANGE_MONEY' },
-    { prefix: '659', operator: 'ORANGE_MONEY' },
-    { prefix: '640', operator: 'ORANGE_MONEY' },
-    { prefix: '686', operator: 'ORANGE_MONEY' },
-    { prefix: '687', operator: 'ORANGE_MONEY' },
-    { prefix: '688', operator: 'ORANGE_MONEY' },
-    { prefix: '689', operator: 'ORANGE_MONEY' },
-    { prefix: '67', operator: 'MTN_MOMO' },
-    { prefix: '650', operator: 'MTN_MOMO' },
-    { prefix: '651', operator: 'MTN_MOMO' },
-    { prefix: '652', operator: 'MTN_MOMO' },
-    { prefix: '653', operator: 'MTN_MOMO' },
-    { prefix: '654', operator: 'MTN_MOMO' },
-    { prefix: '680', operator: 'MTN_MOMO' },
-    { prefix: '681', operator: 'MTN_MOMO' },
-    { prefix: '682', operator: 'MTN_MOMO' },
-    { prefix: '683', operator: 'MTN_MOMO' },
-    { prefix: '66', operator: 'NEXTTEL' },
-    { prefix: '62', operator: 'CAMTEL' },
-  ],
+  CM: plan({
+    ORANGE_MONEY: ['69', '655', '656', '657', '658', '659', '640', '686', '687', '688', '689'],
+    MTN_MOMO: ['67', '650', '651', '652', '653', '654', '680', '681', '682', '683'],
+    NEXTTEL: ['66'],
+    CAMTEL: ['62'],
+  }),
   // Côte d'Ivoire, 10 digits since 2021: the first two digits name the operator.
-  CI: [
-    { prefix: '07', operator: 'ORANGE_MONEY' },
-    { prefix: '05', operator: 'MTN_MOMO' },
-    { prefix: '01', operator: 'MOOV_MONEY' },
-  ],
+  CI: plan({ ORANGE_MONEY: ['07'], MTN_MOMO: ['05'], MOOV_MONEY: ['01'] }),
   // Senegal, 9 digits.
-  SN: [
-    { prefix: '77', operator: 'ORANGE_MONEY' },
-    { prefix: '78', operator: 'ORANGE_MONEY' },
-    { prefix: '76', operator: 'FREE' },
-    { prefix: '70', operator: 'EXPRESSO' },
-    { prefix: '75', operator: 'PROMOBILE' },
-  ],
+  SN: plan({ ORANGE_MONEY: ['77', '78'], FREE: ['76'], EXPRESSO: ['70'], PROMOBILE: ['75'] }),
 };
 
 /** Which wallets a payer can use per country and currency (Wave has no prefix of its own). */

@@ -89,6 +89,18 @@ export function defineOperation<Req extends z.ZodType, Rep extends z.ZodType, K 
   };
 }
 
+/**
+ * A query the gateway makes of a service, for itself (its health checks act as a service) or
+ * for an operator (an admin): a service's own state, read through the gateway.
+ */
+export function gatewayQuery<Req extends z.ZodType, Rep extends z.ZodType>(
+  service: ServiceName,
+  name: string,
+  spec: Omit<OperationSpec<Req, Rep, 'service' | 'admin'>, 'service' | 'name' | 'actors' | 'callers'>,
+): OperationContract<Req, Rep, 'service' | 'admin'> {
+  return defineOperation({ service, name, actors: ['service', 'admin'], callers: ['gateway'], ...spec });
+}
+
 type SharedFields<K extends ActorKind> = {
   service: ServiceName;
   actors: readonly K[];

@@ -214,14 +214,12 @@ export const PayoutEventData = z.object({
 export type PayoutEventData = z.infer<typeof PayoutEventData>;
 
 /** The payout gate's question to provider-router, before a refund or payout is debited. */
-export const PayoutRouteQuery = z
-  .object({
-    livemode: z.boolean(),
-    network: Network,
-    currency: Currency,
-    country: z.string().length(2),
-  })
-  .strict();
+export const PayoutRouteQuery = z.strictObject({
+  livemode: z.boolean(),
+  network: Network,
+  currency: Currency,
+  country: z.string().length(2),
+});
 export type PayoutRouteQuery = z.infer<typeof PayoutRouteQuery>;
 
 /**

@@ -49,10 +49,11 @@ export const certificationApi = {
   }),
 };
 
+/** The run an event is about, and the provider and rail it certifies. */
+const OF_RUN = { runId: z.string(), providerId: z.string(), railId: z.string() };
+
 export const CaseFinishedData = z.object({
-  runId: z.string(),
-  providerId: z.string(),
-  railId: z.string(),
+  ...OF_RUN,
   number: z.number().int(),
   status: z.enum(['PASSED', 'FAILED']),
   observed: z.string().nullable(),
@@ -61,9 +62,7 @@ export const CaseFinishedData = z.object({
 export type CaseFinishedData = z.infer<typeof CaseFinishedData>;
 
 export const RunFinishedData = z.object({
-  runId: z.string(),
-  providerId: z.string(),
-  railId: z.string(),
+  ...OF_RUN,
   channel: Channel,
   kind: z.enum(['full', 'single']),
   status: RunStatus,

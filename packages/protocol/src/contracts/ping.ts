@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineOperation, type OperationContract } from '../bus/contract.js';
+import { gatewayQuery, type OperationContract } from '../bus/contract.js';
 import { SERVICE_NAMES, type ServiceName } from '../bus/subjects.js';
 
 export const Ping = z.object({
@@ -15,11 +15,7 @@ const Empty = z.object({}).optional();
 export const PING_OPERATIONS = Object.fromEntries(
   SERVICE_NAMES.map((service) => [
     service,
-    defineOperation({
-      service,
-      name: 'ping',
-      actors: ['service', 'admin'],
-      callers: ['gateway'],
+    gatewayQuery(service, 'ping', {
       request: Empty,
       reply: Ping,
       summary: 'The service answers, with the store it runs on',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineOperation, eventsOf, httpOperationsOf } from '../bus/contract.js';
+import { defineOperation, eventsOf, gatewayQuery, httpOperationsOf } from '../bus/contract.js';
 import { DeliveryClassification, DeliveryOutcomeData } from '../bus/events.js';
 import { OrderAck } from '../provider/protocol-v1.js';
 import { PullOrder, PullOrdersResponse } from '../provider/pull.js';
@@ -59,11 +59,7 @@ export const OrderDeliveries = z.object({
 export type OrderDeliveries = z.infer<typeof OrderDeliveries>;
 
 export const deliveryOperations = {
-  deliveries: defineOperation({
-    service: 'provider-delivery',
-    name: 'deliveries.get',
-    actors: ['service', 'admin'],
-    callers: ['gateway'],
+  deliveries: gatewayQuery('provider-delivery', 'deliveries.get', {
     request: z.object({ orderKey: z.string().min(1) }),
     reply: OrderDeliveries,
     errors: ['resource_not_found'],
@@ -78,7 +74,7 @@ export const deliveryOperations = {
     name: 'certification.ack',
     actors: ['service'],
     callers: ['certification-runner'],
-    request: z.object({ providerId: z.string().min(1), orderKey: z.string().min(1), ack: OrderAck }).strict(),
+    request: z.strictObject({ providerId: z.string().min(1), orderKey: z.string().min(1), ack: OrderAck }),
     reply: z.object({ status: z.number().int(), body: z.unknown() }),
     summary:
       "An ack of a certification order of a pull rail, through the pull route's rules, answered with the HTTP status and body the provider would get",

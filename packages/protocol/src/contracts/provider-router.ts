@@ -199,7 +199,7 @@ export const routerQueries = {
     name: 'orders.status',
     actors: ['service'],
     callers: ['payments'],
-    request: z.object({ paymentId: z.string().min(1) }).strict(),
+    request: z.strictObject({ paymentId: z.string().min(1) }),
     reply: OrderStatus,
     summary: "A payment's order and its latest final settlement",
   }),
@@ -208,13 +208,11 @@ export const routerQueries = {
     name: 'rails.credentials',
     actors: ['service'],
     callers: ['provider-delivery'],
-    request: z
-      .object({
-        railId: z.string().min(1),
-        /** The order to deliver: a certification order may name the fault relay as its endpoint. */
-        orderKey: z.string().min(1).optional(),
-      })
-      .strict(),
+    request: z.strictObject({
+      railId: z.string().min(1),
+      /** The order to deliver: a certification order may name the fault relay as its endpoint. */
+      orderKey: z.string().min(1).optional(),
+    }),
     reply: RailCredentials,
     errors: ['resource_not_found'],
     summary: "A rail's transport, endpoint and secret, for signing its orders",
@@ -345,7 +343,7 @@ const certificationQuery = <Req extends z.ZodType, Rep extends z.ZodType>(
 export const routerForCertification = {
   target: certificationQuery(
     'certification.target',
-    z.object({ providerId: z.string().min(1), railId: z.string().min(1) }).strict(),
+    z.strictObject({ providerId: z.string().min(1), railId: z.string().min(1) }),
     CertificationTarget,
     "A provider's rail with its secret and the provider's signing secret, for a certification run",
   ),
@@ -357,7 +355,7 @@ export const routerForCertification = {
   ),
   orderStatus: certificationQuery(
     'certification.order-status',
-    z.object({ orderKey: z.string().min(1) }).strict(),
+    z.strictObject({ orderKey: z.string().min(1) }),
     CertificationOrderStatus,
     "A certification order's delivery outcome and settlement",
   ),

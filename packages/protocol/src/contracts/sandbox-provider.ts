@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineOperation } from '../bus/contract.js';
+import { gatewayQuery } from '../bus/contract.js';
 
 export const SandboxStatus = z.object({
   registered: z.boolean(),
@@ -9,11 +9,7 @@ export const SandboxStatus = z.object({
 export type SandboxStatus = z.infer<typeof SandboxStatus>;
 
 export const sandboxOperations = {
-  status: defineOperation({
-    service: 'sandbox-provider',
-    name: 'status',
-    actors: ['service', 'admin'],
-    callers: ['gateway'],
+  status: gatewayQuery('sandbox-provider', 'status', {
     request: z.object({}).optional(),
     reply: SandboxStatus,
     summary: 'Whether the sandbox provider has registered its rail (never its secrets)',

@@ -78,6 +78,24 @@ export function listParam<T extends z.ZodType>(item: T) {
   return z.preprocess(split, z.array(item));
 }
 
+/**
+ * A list answer in the payments list's form: a page of `item`, whether more follow, and how
+ * many match; `counts` adds to what the meta says of them.
+ */
+export function pagedList<Item extends z.ZodType, Counts extends z.ZodRawShape>(item: Item, counts: Counts) {
+  return z.strictObject({
+    data: z.array(item),
+    has_more: z.boolean(),
+    meta: z.strictObject({
+      limit: z.number().int(),
+      total: z.number().int().nonnegative(),
+      ...counts,
+      /** Only in page mode (no cursor given). */
+      page: z.number().int().positive().optional(),
+    }),
+  });
+}
+
 /** Message for a missing field, distinguishable by classifiers (see isMissingIssue). */
 /** A list pages one way at a time: `starting_after` or `ending_before`, never both. */
 export function checkOneCursor(

@@ -11,7 +11,7 @@ export type CustomFieldType = z.infer<typeof CustomFieldType>;
 
 /** The specification leaves the element shape open; `key` is what the payer's answer is stored under. */
 export const CustomField = z
-  .object({
+  .strictObject({
     key: z
       .string()
       .regex(
@@ -23,7 +23,6 @@ export const CustomField = z
     required: z.boolean().default(false),
     options: z.array(z.string().trim().min(1).max(80)).min(1).max(50).optional(),
   })
-  .strict()
   .superRefine((field, ctx) => {
     if (field.type === 'select' && !field.options)
       ctx.addIssue({ code: 'custom', path: ['options'], message: 'a select field needs options' });
@@ -90,7 +89,7 @@ function checkAmounts(body: AmountRule, ctx: z.RefinementCtx): void {
 }
 
 export const CreatePaymentLinkBody = z
-  .object({
+  .strictObject({
     ...linkFields,
     description: linkFields.description.optional(),
     amount: linkFields.amount.optional(),
@@ -104,7 +103,6 @@ export const CreatePaymentLinkBody = z
     maxUses: linkFields.maxUses.optional(),
     expiresAt: linkFields.expiresAt.optional(),
   })
-  .strict()
   .superRefine(checkAmounts);
 export type CreatePaymentLinkBody = z.infer<typeof CreatePaymentLinkBody>;
 
@@ -119,31 +117,29 @@ export const UpdatePaymentLinkBody = z
   });
 export type UpdatePaymentLinkBody = z.infer<typeof UpdatePaymentLinkBody>;
 
-export const PaymentLink = z
-  .object({
-    id: Uuid,
-    shortCode: ShortCode,
-    url: z.url(),
-    name: z.string(),
-    description: z.string().nullable(),
-    amount: z.number().int().nullable(),
-    currency: Currency,
-    minAmount: z.number().int().nullable(),
-    maxAmount: z.number().int().nullable(),
-    status: PaymentLinkStatus,
-    collectPhone: z.boolean(),
-    collectEmail: z.boolean(),
-    collectName: z.boolean(),
-    customFields: z.array(CustomField),
-    maxUses: z.number().int().nullable(),
-    usageCount: z.number().int().nonnegative(),
-    expiresAt: DateTime.nullable(),
-    /** Ours (the specification does not list it): the environment the link takes payments in. */
-    livemode: z.boolean(),
-    createdAt: DateTime,
-    updatedAt: DateTime,
-  })
-  .strict();
+export const PaymentLink = z.strictObject({
+  id: Uuid,
+  shortCode: ShortCode,
+  url: z.url(),
+  name: z.string(),
+  description: z.string().nullable(),
+  amount: z.number().int().nullable(),
+  currency: Currency,
+  minAmount: z.number().int().nullable(),
+  maxAmount: z.number().int().nullable(),
+  status: PaymentLinkStatus,
+  collectPhone: z.boolean(),
+  collectEmail: z.boolean(),
+  collectName: z.boolean(),
+  customFields: z.array(CustomField),
+  maxUses: z.number().int().nullable(),
+  usageCount: z.number().int().nonnegative(),
+  expiresAt: DateTime.nullable(),
+  /** Ours (the specification does not list it): the environment the link takes payments in. */
+  livemode: z.boolean(),
+  createdAt: DateTime,
+  updatedAt: DateTime,
+});
 export type PaymentLink = z.infer<typeof PaymentLink>;
 
 /** GET /pay/{shortCode}: what the public page needs besides the link itself. */

@@ -17,8 +17,10 @@ function mergeExpand(a: PaymentExpand[] | undefined, b: PaymentExpand[] | undefi
 
 /** Query of GET /payments/{token}: the list names it `expand[]`, so both names are accepted. */
 export const PaymentRetrieveQuery = z
-  .object({ expand: listParam(PaymentExpand).optional(), 'expand[]': listParam(PaymentExpand).optional() })
-  .strict()
+  .strictObject({
+    expand: listParam(PaymentExpand).optional(),
+    'expand[]': listParam(PaymentExpand).optional(),
+  })
   .transform(({ expand, 'expand[]': bracketed }) => ({ expand: mergeExpand(expand, bracketed) }));
 export type PaymentRetrieveQuery = z.output<typeof PaymentRetrieveQuery>;
 
@@ -28,7 +30,7 @@ export type PaymentRetrieveQuery = z.output<typeof PaymentRetrieveQuery>;
  * phone or name.
  */
 export const PaymentListQuery = z
-  .object({
+  .strictObject({
     limit: queryInt('limit', 1, 100).default(20),
     starting_after: z.string().min(1).optional(),
     ending_before: z.string().min(1).optional(),
@@ -45,7 +47,6 @@ export const PaymentListQuery = z
     expand: listParam(PaymentExpand).optional(),
     'expand[]': listParam(PaymentExpand).optional(),
   })
-  .strict()
   .superRefine((q, ctx) => {
     checkOneCursor(q, ctx);
     if (q.minAmount !== undefined && q.maxAmount !== undefined && q.minAmount > q.maxAmount) {
@@ -63,5 +64,5 @@ export type PaymentListQuery = z.output<typeof PaymentListQuery>;
 export type PaymentListQueryInput = z.input<typeof PaymentListQuery>;
 
 /** GET /payments/user/{userId}: newest first, `limit` defaults to and caps at 100. */
-export const UserPaymentsQuery = z.object({ limit: queryInt('limit', 1, 100).default(100) }).strict();
+export const UserPaymentsQuery = z.strictObject({ limit: queryInt('limit', 1, 100).default(100) });
 export type UserPaymentsQuery = z.output<typeof UserPaymentsQuery>;

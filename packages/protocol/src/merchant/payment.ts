@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { PaymentToken, Uuid } from '../ids.js';
 import { Currency } from '../money.js';
 import { NETWORKS } from '../network.js';
-import { ApiAmount, DateTime, Email, HttpUrl, Metadata } from './common.js';
+import { ApiAmount, DateTime, Email, HttpUrl, Metadata, pagedList } from './common.js';
 import { oneOf } from '../one-of.js';
 
 export const PAYMENT_STATUSES = [
@@ -23,76 +23,71 @@ export const PAYMENT_METHODS = [...NETWORKS, 'UNKNOWN'] as const;
 export const PaymentMethod = oneOf(PAYMENT_METHODS, 'paymentMethod');
 export type PaymentMethod = z.infer<typeof PaymentMethod>;
 
-export const PaymentCustomerInput = z
-  .object({
-    email: Email.optional(),
-    phone: z.string().min(1).max(32).optional(),
-    name: z.string().min(1).max(200).optional(),
-  })
-  .strict();
+export const PaymentCustomerInput = z.strictObject({
+  email: Email.optional(),
+  phone: z.string().min(1).max(32).optional(),
+  name: z.string().min(1).max(200).optional(),
+});
 export type PaymentCustomerInput = z.infer<typeof PaymentCustomerInput>;
 
-export const CreatePaymentBody = z
-  .object({
-    amount: ApiAmount,
-    currency: Currency.default('XAF'),
-    description: z.string().max(500, 'description must be at most 500 characters').optional(),
-    returnUrl: HttpUrl.optional(),
-    cancelUrl: HttpUrl.optional(),
-    userId: z.uuid('userId must be a uuid').optional(),
-    reference: z.string().min(1).max(100, 'reference must be 1 to 100 characters').optional(),
-    customerId: z.string().min(1).max(100, 'customerId must be 1 to 100 characters').optional(),
-    customer: PaymentCustomerInput.optional(),
-    metadata: Metadata.optional(),
-  })
-  .strict();
+export const CreatePaymentBody = z.strictObject({
+  amount: ApiAmount,
+  currency: Currency.default('XAF'),
+  description: z.string().max(500, 'description must be at most 500 characters').optional(),
+  returnUrl: HttpUrl.optional(),
+  cancelUrl: HttpUrl.optional(),
+  userId: z.uuid('userId must be a uuid').optional(),
+  reference: z.string().min(1).max(100, 'reference must be 1 to 100 characters').optional(),
+  customerId: z.string().min(1).max(100, 'customerId must be 1 to 100 characters').optional(),
+  customer: PaymentCustomerInput.optional(),
+  metadata: Metadata.optional(),
+});
 export type CreatePaymentBody = z.infer<typeof CreatePaymentBody>;
 export type CreatePaymentInput = z.input<typeof CreatePaymentBody>;
 
 /** Exactly the fields the specification lists for the create response. */
-export const PaymentCreateResponse = z
-  .object({
-    id: Uuid,
-    token: PaymentToken,
-    projectId: Uuid,
-    amount: z.number().int(),
-    currency: Currency,
-    status: PaymentStatus,
-    paymentUrl: z.url().nullable(),
-    description: z.string().nullable(),
-    livemode: z.boolean(),
-    createdAt: DateTime,
-    completedAt: DateTime.nullable(),
-  })
-  .strict();
+export const PaymentCreateResponse = z.strictObject({
+  id: Uuid,
+  token: PaymentToken,
+  projectId: Uuid,
+  amount: z.number().int(),
+  currency: Currency,
+  status: PaymentStatus,
+  paymentUrl: z.url().nullable(),
+  description: z.string().nullable(),
+  livemode: z.boolean(),
+  createdAt: DateTime,
+  completedAt: DateTime.nullable(),
+});
 export type PaymentCreateResponse = z.infer<typeof PaymentCreateResponse>;
 
 /**
  * Shapes of the expansions are ours (the specification does not show them); they are
  * present only when asked for with `expand`.
  */
-export const PaymentExpandedProject = z.object({ id: Uuid, name: z.string() }).strict();
-export const PaymentExpandedRefund = z
-  .object({ id: z.string(), amount: z.number().int(), status: z.string(), createdAt: DateTime })
-  .strict();
+export const PaymentExpandedProject = z.strictObject({ id: Uuid, name: z.string() });
+export const PaymentExpandedRefund = z.strictObject({
+  id: z.string(),
+  amount: z.number().int(),
+  status: z.string(),
+  createdAt: DateTime,
+});
 /**
  * A timeline entry. Entries of a move to FAILED, EXPIRED or CANCELLED say why; `routing.decided`
  * entries carry provider-router's choice (see docs/flows.md).
  */
-export const PaymentExpandedEvent = z
-  .object({
-    id: z.string(),
-    type: z.string(),
-    createdAt: DateTime,
-    failureCode: z.string().optional(),
-    failureMessage: z.string().nullable().optional(),
-    decision: z.enum(['routed', 'failover', 'no_rail']).optional(),
-    railId: z.string().nullable().optional(),
-    providerId: z.string().nullable().optional(),
-    reason: z.string().optional(),
-    skipped: z.array(z.object({ railId: z.string(), reason: z.string() }).strict()).optional(),
-  })
-  .strict();
+export const PaymentExpandedEvent = z.strictObject({
+  id: z.string(),
+  type: z.string(),
+  createdAt: DateTime,
+  failureCode: z.string().optional(),
+  failureMessage: z.string().nullable().optional(),
+  decision: z.enum(['routed', 'failover', 'no_rail']).optional(),
+  railId: z.string().nullable().optional(),
+  providerId: z.string().nullable().optional(),
+  reason: z.string().optional(),
+  skipped: z.array(z.strictObject({ railId: z.string(), reason: z.string() })).optional(),
+});
 
 /**
  * Why a payment failed, expired or was cancelled, on the payment itself: a code (the
@@ -120,19 +115,17 @@ export const Payment = PaymentCreateResponse.extend({
 }).strict();
 export type Payment = z.infer<typeof Payment>;
 
-export const PaymentListItem = z
-  .object({
-    id: Uuid,
-    token: PaymentToken,
-    amount: z.number().int(),
-    currency: Currency,
-    status: PaymentStatus,
-    paymentMethod: PaymentMethod,
-    createdAt: DateTime,
-    completedAt: DateTime.nullable(),
-    ...PaymentFailure,
-  })
-  .strict();
+export const PaymentListItem = z.strictObject({
+  id: Uuid,
+  token: PaymentToken,
+  amount: z.number().int(),
+  currency: Currency,
+  status: PaymentStatus,
+  paymentMethod: PaymentMethod,
+  createdAt: DateTime,
+  completedAt: DateTime.nullable(),
+  ...PaymentFailure,
+});
 export type PaymentListItem = z.infer<typeof PaymentListItem>;
 
 /**
@@ -141,21 +134,8 @@ export type PaymentListItem = z.infer<typeof PaymentListItem>;
  */
 export const LIST_TOTAL_CAP = 10_000;
 
-export const PaymentList = z
-  .object({
-    data: z.array(PaymentListItem),
-    has_more: z.boolean(),
-    meta: z
-      .object({
-        limit: z.number().int(),
-        /** The matching payments, counted up to LIST_TOTAL_CAP. */
-        total: z.number().int().nonnegative(),
-        /** Present (true) when more than LIST_TOTAL_CAP payments match: `total` is then the cap. */
-        totalCapped: z.literal(true).optional(),
-        /** Only in page mode (no cursor given). */
-        page: z.number().int().positive().optional(),
-      })
-      .strict(),
-  })
-  .strict();
+export const PaymentList = pagedList(PaymentListItem, {
+  /** Present (true) when more than LIST_TOTAL_CAP payments match: `total` is then the cap. */
+  totalCapped: z.literal(true).optional(),
+});
 export type PaymentList = z.infer<typeof PaymentList>;

@@ -3,7 +3,7 @@ import { PaymentToken, PayoutId, RefundId, Uuid } from '../ids.js';
 import { AMOUNT_RANGE_MESSAGE, Currency, MAX_AMOUNT } from '../money.js';
 import { NETWORKS, Network } from '../network.js';
 import { E164 } from '../phone.js';
-import { DateTime, Metadata, checkOneCursor, queryInt } from './common.js';
+import { DateTime, Metadata, checkOneCursor, pagedList, queryInt } from './common.js';
 import { oneOf } from '../one-of.js';
 
 /**
@@ -33,67 +33,59 @@ const TRANSFER_OUTCOME = {
   completedAt: DateTime.nullable(),
 };
 
-export const CreateRefundBody = z
-  .object({
-    /** Default: all that remains of the payment. */
-    amount: TransferAmount.optional(),
-    reason: z.string().min(1).max(500, 'reason must be 1 to 500 characters').optional(),
-  })
-  .strict();
+export const CreateRefundBody = z.strictObject({
+  /** Default: all that remains of the payment. */
+  amount: TransferAmount.optional(),
+  reason: z.string().min(1).max(500, 'reason must be 1 to 500 characters').optional(),
+});
 export type CreateRefundBody = z.infer<typeof CreateRefundBody>;
 
-export const Refund = z
-  .object({
-    id: RefundId,
-    object: z.literal('refund'),
-    paymentToken: PaymentToken,
-    amount: z.number().int(),
-    currency: Currency,
-    status: TransferStatus,
-    reason: z.string().nullable(),
-    ...TRANSFER_OUTCOME,
-  })
-  .strict();
+export const Refund = z.strictObject({
+  id: RefundId,
+  object: z.literal('refund'),
+  paymentToken: PaymentToken,
+  amount: z.number().int(),
+  currency: Currency,
+  status: TransferStatus,
+  reason: z.string().nullable(),
+  ...TRANSFER_OUTCOME,
+});
 export type Refund = z.infer<typeof Refund>;
 
-export const RefundList = z.object({ data: z.array(Refund), has_more: z.boolean() }).strict();
+export const RefundList = z.strictObject({ data: z.array(Refund), has_more: z.boolean() });
 export type RefundList = z.infer<typeof RefundList>;
 
-export const CreatePayoutBody = z
-  .object({
-    amount: TransferAmount,
-    currency: Currency.default('XAF'),
-    recipient: z.object({ phone: E164 }).strict(),
-    /** Default: the network the recipient's number belongs to. */
-    network: Network.optional(),
-    reference: z.string().min(1).max(100, 'reference must be 1 to 100 characters'),
-    description: z.string().max(500, 'description must be at most 500 characters').optional(),
-    metadata: Metadata.optional(),
-  })
-  .strict();
+export const CreatePayoutBody = z.strictObject({
+  amount: TransferAmount,
+  currency: Currency.default('XAF'),
+  recipient: z.strictObject({ phone: E164 }),
+  /** Default: the network the recipient's number belongs to. */
+  network: Network.optional(),
+  reference: z.string().min(1).max(100, 'reference must be 1 to 100 characters'),
+  description: z.string().max(500, 'description must be at most 500 characters').optional(),
+  metadata: Metadata.optional(),
+});
 export type CreatePayoutBody = z.infer<typeof CreatePayoutBody>;
 
-export const Payout = z
-  .object({
-    id: PayoutId,
-    object: z.literal('payout'),
-    projectId: Uuid,
-    amount: z.number().int(),
-    currency: Currency,
-    status: TransferStatus,
-    recipient: z.object({ phone: z.string() }).strict(),
-    network: Network,
-    reference: z.string(),
-    description: z.string().nullable(),
-    metadata: z.record(z.string(), z.unknown()),
-    ...TRANSFER_OUTCOME,
-  })
-  .strict();
+export const Payout = z.strictObject({
+  id: PayoutId,
+  object: z.literal('payout'),
+  projectId: Uuid,
+  amount: z.number().int(),
+  currency: Currency,
+  status: TransferStatus,
+  recipient: z.strictObject({ phone: z.string() }),
+  network: Network,
+  reference: z.string(),
+  description: z.string().nullable(),
+  metadata: z.record(z.string(), z.unknown()),
+  ...TRANSFER_OUTCOME,
+});
 export type Payout = z.infer<typeof Payout>;
 
 /** GET /payouts: the payments list's pagination and error forms (cursor or page). */
 export const PayoutListQuery = z
-  .object({
+  .strictObject({
     limit: queryInt('limit', 1, 100).default(20),
     page: queryInt('page', 1).default(1),
     starting_after: z.string().min(1).optional(),
@@ -102,23 +94,10 @@ export const PayoutListQuery = z
     currency: Currency.optional(),
     network: z.enum(NETWORKS).optional(),
   })
-  .strict()
   .superRefine(checkOneCursor);
 export type PayoutListQuery = z.output<typeof PayoutListQuery>;
 
-export const PayoutList = z
-  .object({
-    data: z.array(Payout),
-    has_more: z.boolean(),
-    meta: z
-      .object({
-        limit: z.number().int(),
-        total: z.number().int().nonnegative(),
-        page: z.number().int().positive().optional(),
-      })
-      .strict(),
-  })
-  .strict();
+export const PayoutList = pagedList(Payout, {});
 export type PayoutList = z.infer<typeof PayoutList>;
 
 /**
@@ -126,10 +105,14 @@ export type PayoutList = z.infer<typeof PayoutList>;
  * `available` = completed payments - completed and in-flight refunds and payouts;
  * `pending` = refunds and payouts in flight (already out of `available`).
  */
-export const BalanceAmount = z
-  .object({ currency: Currency, available: z.number().int(), pending: z.number().int() })
-  .strict();
-export const Balance = z
-  .object({ object: z.literal('balance'), livemode: z.boolean(), balances: z.array(BalanceAmount) })
-  .strict();
+export const BalanceAmount = z.strictObject({
+  currency: Currency,
+  available: z.number().int(),
+  pending: z.number().int(),
+});
+export const Balance = z.strictObject({
+  object: z.literal('balance'),
+  livemode: z.boolean(),
+  balances: z.array(BalanceAmount),
+});
 export type Balance = z.infer<typeof Balance>;

@@ -12,32 +12,28 @@ export type EnabledEvents = z.infer<typeof EnabledEvents>;
 export const WebhookEndpointStatus = z.enum(['enabled', 'disabled']);
 export type WebhookEndpointStatus = z.infer<typeof WebhookEndpointStatus>;
 
-export const WebhookEndpoint = z
-  .object({
-    id: Uuid,
-    url: z.url(),
-    description: z.string().nullable(),
-    enabledEvents: EnabledEvents,
-    livemode: z.boolean(),
-    status: WebhookEndpointStatus,
-    /** The last four characters, so a merchant can tell which secret is configured. */
-    secretHint: z.string().optional(),
-    createdAt: DateTime,
-  })
-  .strict();
+export const WebhookEndpoint = z.strictObject({
+  id: Uuid,
+  url: z.url(),
+  description: z.string().nullable(),
+  enabledEvents: EnabledEvents,
+  livemode: z.boolean(),
+  status: WebhookEndpointStatus,
+  /** The last four characters, so a merchant can tell which secret is configured. */
+  secretHint: z.string().optional(),
+  createdAt: DateTime,
+});
 export type WebhookEndpoint = z.infer<typeof WebhookEndpoint>;
 
 /** Create and roll answers carry the secret once; it is never readable again. */
 export const WebhookEndpointWithSecret = WebhookEndpoint.extend({ secret: WebhookSecret }).strict();
 export type WebhookEndpointWithSecret = z.infer<typeof WebhookEndpointWithSecret>;
 
-export const CreateWebhookEndpointBody = z
-  .object({
-    url: HttpUrl,
-    enabledEvents: EnabledEvents.default(['*']),
-    description: z.string().max(500).optional(),
-  })
-  .strict();
+export const CreateWebhookEndpointBody = z.strictObject({
+  url: HttpUrl,
+  enabledEvents: EnabledEvents.default(['*']),
+  description: z.string().max(500).optional(),
+});
 export type CreateWebhookEndpointBody = z.infer<typeof CreateWebhookEndpointBody>;
 
 export const UpdateWebhookEndpointBody = z

@@ -19,22 +19,20 @@ export const MerchantWebhookEventType = oneOf(MERCHANT_WEBHOOK_EVENT_TYPES);
 export type MerchantWebhookEventType = z.infer<typeof MerchantWebhookEventType>;
 
 /** The specification shows token, amount, currency and status; the rest lets a merchant reconcile without a call back. */
-export const MerchantWebhookEventData = z
-  .object({
-    token: PaymentToken,
-    amount: z.number().int(),
-    currency: Currency,
-    status: PaymentStatus,
-    reference: z.string().nullable(),
-    paymentMethod: PaymentMethod,
-    payerPhone: z.string().nullable(),
-    completedAt: DateTime.nullable(),
-    metadata: z.record(z.string(), z.unknown()),
-    /** Why the payment failed, expired or was cancelled (a code of the catalog); null otherwise. */
-    failureCode: z.string().nullable(),
-    failureMessage: z.string().nullable(),
-  })
-  .strict();
+export const MerchantWebhookEventData = z.strictObject({
+  token: PaymentToken,
+  amount: z.number().int(),
+  currency: Currency,
+  status: PaymentStatus,
+  reference: z.string().nullable(),
+  paymentMethod: PaymentMethod,
+  payerPhone: z.string().nullable(),
+  completedAt: DateTime.nullable(),
+  metadata: z.record(z.string(), z.unknown()),
+  /** Why the payment failed, expired or was cancelled (a code of the catalog); null otherwise. */
+  failureCode: z.string().nullable(),
+  failureMessage: z.string().nullable(),
+});
 export type MerchantWebhookEventData = z.infer<typeof MerchantWebhookEventData>;
 
 /**
@@ -45,23 +43,19 @@ export const MerchantRefundWebhookEventData = MerchantWebhookEventData.extend({ 
 export type MerchantRefundWebhookEventData = z.infer<typeof MerchantRefundWebhookEventData>;
 
 export const MerchantWebhookEvent = z.union([
-  z
-    .object({
-      id: EventId,
-      type: MerchantWebhookEventType.exclude(['payout.completed', 'payout.failed']),
-      createdAt: DateTime,
-      livemode: z.boolean(),
-      data: z.union([MerchantRefundWebhookEventData, MerchantWebhookEventData]),
-    })
-    .strict(),
-  z
-    .object({
-      id: EventId,
-      type: z.enum(['payout.completed', 'payout.failed']),
-      createdAt: DateTime,
-      livemode: z.boolean(),
-      data: Payout,
-    })
-    .strict(),
+  z.strictObject({
+    id: EventId,
+    type: MerchantWebhookEventType.exclude(['payout.completed', 'payout.failed']),
+    createdAt: DateTime,
+    livemode: z.boolean(),
+    data: z.union([MerchantRefundWebhookEventData, MerchantWebhookEventData]),
+  }),
+  z.strictObject({
+    id: EventId,
+    type: z.enum(['payout.completed', 'payout.failed']),
+    createdAt: DateTime,
+    livemode: z.boolean(),
+    data: Payout,
+  }),
 ]);
 export type MerchantWebhookEvent = z.infer<typeof MerchantWebhookEvent>;

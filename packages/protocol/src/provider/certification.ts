@@ -137,16 +137,14 @@ export const CertificationRunView = z
 export type CertificationRunView = z.infer<typeof CertificationRunView>;
 
 /** Starting a run: the channel defaults to the rail's first network, country and currency. */
-export const StartRunInput = z
-  .object({
-    network: Network.optional(),
-    country: z
-      .string()
-      .regex(/^[A-Z]{2}$/, 'country must be an ISO 3166-1 alpha-2 code')
-      .optional(),
-    currency: Currency.optional(),
-  })
-  .strict();
+export const StartRunInput = z.strictObject({
+  network: Network.optional(),
+  country: z
+    .string()
+    .regex(/^[A-Z]{2}$/, 'country must be an ISO 3166-1 alpha-2 code')
+    .optional(),
+  currency: Currency.optional(),
+});
 export type StartRunInput = z.infer<typeof StartRunInput>;
 
 /** The paymentId a certification order carries in order.created: no payment has it. */

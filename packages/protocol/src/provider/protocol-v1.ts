@@ -15,23 +15,18 @@ const UnixSeconds = z
 const NonEmpty = (name: string) =>
   z.string().min(1, `${name} must be a non-empty string`).max(255, `${name} must be at most 255 characters`);
 
-export const HealthCheck = z
-  .object({
-    protocol_version: ProtocolVersion,
-    type: z.literal('health.check'),
-    nonce: z.string().regex(/^[0-9a-f]{16,128}$/, 'nonce must be a lower-case hex string'),
-    timestamp: UnixSeconds,
-  })
-  .strict();
+export const HealthCheck = z.strictObject({
+  protocol_version: ProtocolVersion,
+  type: z.literal('health.check'),
+  nonce: z.string().regex(/^[0-9a-f]{16,128}$/, 'nonce must be a lower-case hex string'),
+  timestamp: UnixSeconds,
+});
 export type HealthCheck = z.infer<typeof HealthCheck>;
 
 /** Exactly one of msisdn or ref: a union of two strict objects makes {msisdn, ref} fail too. */
-export const Payee = z.union(
-  [z.object({ msisdn: E164 }).strict(), z.object({ ref: NonEmpty('ref') }).strict()],
-  {
-    error: 'payee must be exactly one of {msisdn: <E.164>} or {ref: <string>}',
-  },
-);
+export const Payee = z.union([z.strictObject({ msisdn: E164 }), z.strictObject({ ref: NonEmpty('ref') })], {
+  error: 'payee must be exactly one of {msisdn: <E.164>} or {ref: <string>}',
+});
 export type Payee = z.infer<typeof Payee>;
 
 const orderFields = {
@@ -47,16 +42,14 @@ const orderFields = {
 
 /** An order of one kind: its type, and an idempotency key with the kind's prefix. */
 const executeOrder = <T extends string>(type: T, kind: string, keyPrefix: string) =>
-  z
-    .object({
-      ...orderFields,
-      type: z.literal(type),
-      idempotency_key: z
-        .string()
-        .regex(new RegExp(`^${keyPrefix}.+$`), `idempotency_key of a ${kind} order starts with ${keyPrefix}`)
-        .max(255),
-    })
-    .strict();
+  z.strictObject({
+    ...orderFields,
+    type: z.literal(type),
+    idempotency_key: z
+      .string()
+      .regex(new RegExp(`^${keyPrefix}.+$`), `idempotency_key of a ${kind} order starts with ${keyPrefix}`)
+      .max(255),
+  });
 
 export const PaymentExecute = executeOrder('payment.execute', 'payment', 'pexec_');
 export type PaymentExecute = z.infer<typeof PaymentExecute>;
@@ -77,13 +70,11 @@ export type ProviderRequestType = ProviderRequest['type'];
  * payload carries one, so it is accepted but not required. Unknown fields are refused
  * like everywhere in the protocol: a provider learns of a typo at certification.
  */
-export const HealthAck = z
-  .object({
-    protocol_version: ProtocolVersion.optional(),
-    type: z.literal('health.ack'),
-    nonce: z.string().min(1),
-  })
-  .strict();
+export const HealthAck = z.strictObject({
+  protocol_version: ProtocolVersion.optional(),
+  type: z.literal('health.ack'),
+  nonce: z.string().min(1),
+});
 export type HealthAck = z.infer<typeof HealthAck>;
 
 export const AckStatus = z.enum(['ACCEPTED', 'REJECTED'], { error: 'status must be ACCEPTED or REJECTED' });
@@ -96,9 +87,9 @@ const ackFields = {
   reason: z.string().max(500).optional(),
 };
 
-export const PaymentAck = z.object({ ...ackFields, type: z.literal('payment.ack') }).strict();
+export const PaymentAck = z.strictObject({ ...ackFields, type: z.literal('payment.ack') });
 export type PaymentAck = z.infer<typeof PaymentAck>;
-export const PayoutAck = z.object({ ...ackFields, type: z.literal('payout.ack') }).strict();
+export const PayoutAck = z.strictObject({ ...ackFields, type: z.literal('payout.ack') });
 export type PayoutAck = z.infer<typeof PayoutAck>;
 
 export const OrderAck = z.discriminatedUnion('type', [PaymentAck, PayoutAck]);

@@ -6,31 +6,27 @@ import { ExecutionOrder, OrderAck } from './protocol-v1.js';
 export const PullOrderStatus = z.enum(['pending', 'DELIVERED', 'acked', 'expired']);
 export type PullOrderStatus = z.infer<typeof PullOrderStatus>;
 
-export const PullOrder = z
-  .object({
-    idempotency_key: z.string().min(1),
-    payload: ExecutionOrder,
-    status: PullOrderStatus,
-    created_at: DateTime,
-    expires_at: DateTime,
-    delivery_count: z.number().int().nonnegative(),
-    /** The stored ack, once the order is acked. */
-    ack: OrderAck.optional(),
-  })
-  .strict();
+export const PullOrder = z.strictObject({
+  idempotency_key: z.string().min(1),
+  payload: ExecutionOrder,
+  status: PullOrderStatus,
+  created_at: DateTime,
+  expires_at: DateTime,
+  delivery_count: z.number().int().nonnegative(),
+  /** The stored ack, once the order is acked. */
+  ack: OrderAck.optional(),
+});
 export type PullOrder = z.infer<typeof PullOrder>;
 
-export const PullOrdersResponse = z.object({ orders: z.array(PullOrder) }).strict();
+export const PullOrdersResponse = z.strictObject({ orders: z.array(PullOrder) });
 export type PullOrdersResponse = z.infer<typeof PullOrdersResponse>;
 
 export const PULL_DEFAULT_LIMIT = 50;
 export const PULL_MAX_LIMIT = 100;
 
 /** `status=pending` returns orders not yet acked (pending and DELIVERED alike: re-deliverable until acked). */
-export const PullOrdersQuery = z
-  .object({
-    status: z.literal('pending', { error: 'status must be pending' }).default('pending'),
-    limit: queryInt('limit', 1, PULL_MAX_LIMIT).default(PULL_DEFAULT_LIMIT),
-  })
-  .strict();
+export const PullOrdersQuery = z.strictObject({
+  status: z.literal('pending', { error: 'status must be pending' }).default('pending'),
+  limit: queryInt('limit', 1, PULL_MAX_LIMIT).default(PULL_DEFAULT_LIMIT),
+});
 export type PullOrdersQuery = z.output<typeof PullOrdersQuery>;

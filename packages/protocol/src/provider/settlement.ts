@@ -13,7 +13,7 @@ export type SettlementStatus = z.infer<typeof SettlementStatus>;
  * mistake surfaces at certification instead of being silently dropped in production.
  */
 export const SettlementEvent = z
-  .object({
+  .strictObject({
     protocol_version: ProtocolVersion,
     idempotency_key: z.string().min(1, 'idempotency_key must be a non-empty string').max(255),
     transaction_ref: z.string().min(1, 'transaction_ref must be a non-empty string').max(255),
@@ -26,7 +26,6 @@ export const SettlementEvent = z
       error: 'settled_at must be an ISO 8601 date-time with offset, e.g. 2025-01-31T12:00:00Z',
     }),
   })
-  .strict()
   .meta({
     title: 'SettlementEvent v1',
     description:
