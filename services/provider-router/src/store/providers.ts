@@ -14,21 +14,6 @@ export function insertProvider(db: RouterDb, provider: Provider): Promise<void> 
   return db.providers.insertOne(provider);
 }
 
-/**
- * Stores a new signing secret, guarded on the one read: of two rolls at once, the one
- * whose secret would not be stored gets null.
- */
-export function replaceSigningSecret(
-  db: RouterDb,
-  provider: Provider,
-  change: Pick<Provider, 'sealedSigningSecret' | 'signingSecretHint' | 'updatedAt'>,
-): Promise<Provider | null> {
-  return db.providers.findOneAndUpdate(
-    { _id: provider._id, sealedSigningSecret: provider.sealedSigningSecret },
-    { $set: change },
-  );
-}
-
 export function setMapping(
   db: RouterDb,
   providerId: string,

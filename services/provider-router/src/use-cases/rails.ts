@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { postToProvider, secretHint } from '@mmp/platform';
+import { postToProvider, rollSealedSecret, secretHint, updateIfUnchanged } from '@mmp/platform';
 import { appError, newWebhookSecret } from '@mmp/protocol';
 import { CLOSED_BREAKER } from '../domain/breaker.js';
 import { healthCheckBody, judgeHealthCheck } from '../domain/health-check.js';
@@ -22,8 +22,6 @@ import {
   deleteProviderRail,
   findProviderRail,
   insertRail,
-  recordRailTest,
-  replaceRailSecret,
   setInService,
   updateRailSettings,
 } from '../store/rails.js';
@@ -84,11 +82,12 @@ export async function rollRailSecret(deps: RouterDeps, rail: Rail): Promise<{ ra
   if (rail.transport !== 'webhook')
     throw appError('invalid_state', 'A pull rail has no webhook secret to roll.');
   const secret = newWebhookSecret();
-  const updated = await replaceRailSecret(deps.db, rail, {
-    sealedSecret: deps.box.seal(secret),
-    secretHint: secretHint(secret),
-    updatedAt: isoNow(deps),
-  });
+  const updated = await rollSealedSecret(
+    deps.db.rails,
+    rail,
+    { sealed: 'sealedSecret', hint: 'secretHint' },
+    { secret, box: deps.box, at: isoNow(deps) },
+  );
   if (!updated) throw rolledMeanwhile();
   return { rail: updated, secret };
 }
@@ -139,7 +138,10 @@ async function runTest(deps: RouterDeps, rail: Rail): Promise<Omit<RailTestResul
 export async function testRail(deps: RouterDeps, rail: Rail): Promise<Rail> {
   const result = await runTest(deps, rail);
   const lastTest: RailTestResult = { ...result, at: isoNow(deps) };
-  const updated = await recordRailTest(deps.db, rail, statusAfterTest(rail.status, result.ok), lastTest);
+  // Guarded on the state the test started from.
+  const updated = await updateIfUnchanged(deps.db.rails, rail, ['status'], {
+    $set: { status: statusAfterTest(rail.status, result.ok), lastTest, updatedAt: lastTest.at },
+  });
   if (!updated)
     throw appError('invalid_state', 'The rail changed state during its test; read it and test again.');
   return updated;
