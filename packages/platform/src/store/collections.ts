@@ -79,6 +79,16 @@ export function updateIfUnchanged<T extends Doc>(
   return collection.findOneAndUpdate(filter, update);
 }
 
+/** Sets `fields` of one document with its `updatedAt`, whatever its state; null when it is gone. */
+export function setFields<T extends Doc>(
+  collection: Collection<T>,
+  id: string,
+  fields: Partial<T>,
+  at: string,
+): Promise<T | null> {
+  return collection.findOneAndUpdate({ _id: id }, { $set: { ...fields, updatedAt: at } });
+}
+
 /** A date range as a filter condition: from `from` included to `to` excluded (a UTC day). */
 export function within(range: { from: string; to: string }) {
   return { $gte: range.from, $lt: range.to };
