@@ -37,16 +37,6 @@ export function updateRailSettings(
   return updateIfUnchanged(db.rails, rail, ['status', 'endpoint'], { $set: change });
 }
 
-/** Out of service or back; idempotent, whatever the rail's status. */
-export function setInService(
-  db: RouterDb,
-  railId: string,
-  inService: boolean,
-  at: string,
-): Promise<Rail | null> {
-  return db.rails.findOneAndUpdate({ _id: railId }, { $set: { inService, updatedAt: at } });
-}
-
 /** Removes a provider's rail; false when it was already gone. */
 export async function deleteProviderRail(db: RouterDb, providerId: string, railId: string): Promise<boolean> {
   return (await db.rails.deleteMany({ _id: railId, providerId })) > 0;
@@ -84,14 +74,4 @@ export async function updateBreaker(
     if (updated) return updated;
   }
   throw new Error(`breaker of rail ${railId} kept changing under us`);
-}
-
-/** The badge a rail shows, kept in step with its channels' badges. */
-export function setRailCertified(
-  db: RouterDb,
-  railId: string,
-  badge: Pick<Rail, 'certified' | 'certifiedChannels'>,
-  at: string,
-) {
-  return db.rails.findOneAndUpdate({ _id: railId }, { $set: { ...badge, updatedAt: at } });
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { postToProvider, rollSealedSecret, secretHint, updateIfUnchanged } from '@mmp/platform';
+import { postToProvider, rollSealedSecret, secretHint, setFields, updateIfUnchanged } from '@mmp/platform';
 import { appError, newWebhookSecret } from '@mmp/protocol';
 import { CLOSED_BREAKER } from '../domain/breaker.js';
 import { healthCheckBody, judgeHealthCheck } from '../domain/health-check.js';
@@ -22,7 +22,6 @@ import {
   deleteProviderRail,
   findProviderRail,
   insertRail,
-  setInService,
   updateRailSettings,
 } from '../store/rails.js';
 import { outcomesOf } from '../store/settlements.js';
@@ -156,11 +155,11 @@ export async function updateRail(deps: RouterDeps, rail: Rail, body: unknown): P
 }
 
 /**
- * Out of service (`inService` false) or back. Routing reads it on every order, failovers
+ * Out of service (`inService` false) or back, whatever the rail's status. Routing reads it on every order, failovers
  * included; delivery, pull fetches and settlements never look at it, so what is out finishes.
  */
 export async function putInService(deps: RouterDeps, rail: Rail, inService: boolean): Promise<Rail> {
-  const updated = await setInService(deps.db, rail._id, inService, isoNow(deps));
+  const updated = await setFields(deps.db.rails, rail._id, { inService }, isoNow(deps));
   if (!updated) throw notFound('Rail');
   return updated;
 }
