@@ -56,91 +56,94 @@ export const RELAY_HTTP_PORT = 8080;
 /** The Ingress path of the relay: its routes are `/relay/<token>`. */
 export const RELAY_PATH = '/relay';
 
+/** An HTTP listener in a pod listens on every interface, not the loopback default. */
+function listensInPod(variablePrefix: string, port: number): Record<string, string> {
+  return { [`${variablePrefix}_HOST`]: '0.0.0.0', [`${variablePrefix}_PORT`]: String(port) };
+}
+
+/**
+ * A service of the common kind: horizontal, on its own database (`own.secrets` replaces that
+ * default), with `own.config` if any; every service also holds its NATS user.
+ */
+function horizontal(
+  name: ServiceName,
+  production: ServiceSpec['production'],
+  measuredMiB: ServiceSpec['measuredMiB'],
+  own: { config?: ServiceSpec['config']; secrets?: SecretKey[] } = {},
+): ServiceSpec {
+  const { config = {}, secrets = [MONGO] } = own;
+  return {
+    name,
+    scaling: 'horizontal',
+    production,
+    config,
+    secrets: [...secrets, ...NATS_CREDENTIALS],
+    measuredMiB,
+  };
+}
+
 /** Every deployable service, in start order: the sandbox provider registers through the gateway. */
 export const SERVICES: readonly ServiceSpec[] = [
-  {
-    name: 'payments',
-    scaling: 'horizontal',
-    production: { min: 2, max: 6 },
+  horizontal(
+    'payments',
+    { min: 2, max: 6 },
+    { idle: 106, loaded: 108 },
     // A merchant payment's paymentUrl is its hosted page there.
-    config: { PUBLIC_URL: `https://${PUBLIC_HOST}` },
-    secrets: [MONGO, SERVICE_SECRET_KEY, ...NATS_CREDENTIALS],
-    measuredMiB: { idle: 106, loaded: 108 },
-  },
-  {
-    name: 'links-checkout',
-    scaling: 'horizontal',
-    production: { min: 2, max: 6 },
-    config: { PUBLIC_URL: `https://${PUBLIC_HOST}` },
-    secrets: [MONGO, ...NATS_CREDENTIALS],
-    measuredMiB: { idle: 104, loaded: 111 },
-  },
-  {
-    name: 'customers',
-    scaling: 'horizontal',
-    production: { min: 2, max: 4 },
-    config: {},
-    secrets: [MONGO, ...NATS_CREDENTIALS],
-    measuredMiB: { idle: 100, loaded: 101 },
-  },
-  {
-    name: 'provider-router',
-    scaling: 'horizontal',
-    production: { min: 2, max: 6 },
-    config: {},
-    secrets: [MONGO, SERVICE_SECRET_KEY, ...NATS_CREDENTIALS],
-    measuredMiB: { idle: 100, loaded: 113 },
-  },
-  {
-    name: 'provider-delivery',
-    scaling: 'horizontal',
-    production: { min: 2, max: 6 },
-    config: {},
-    secrets: [MONGO, ...NATS_CREDENTIALS],
-    measuredMiB: { idle: 102, loaded: 103 },
-  },
-  {
-    name: 'certification-runner',
-    scaling: 'horizontal',
-    production: { min: 2, max: 3 },
-    config: {
-      // The fault relay of cases 9 to 11: delivery calls public https:// addresses only, so
-      // it reaches the relay through the Ingress, on the public host (any replica serves it).
-      CERTIFICATION_RELAY_HOST: '0.0.0.0',
-      CERTIFICATION_RELAY_PORT: String(RELAY_HTTP_PORT),
-      CERTIFICATION_RELAY_URL: `https://${PUBLIC_HOST}`,
-      GATEWAY_URL: `http://gateway/v1`,
-    },
-    secrets: [MONGO, ...NATS_CREDENTIALS],
-    measuredMiB: { idle: 98, loaded: 98 },
-  },
-  {
-    name: 'gateway',
-    scaling: 'horizontal',
-    production: { min: 3, max: 10 },
-    config: {
-      // In a pod the API must listen on every interface, not the loopback default.
-      GATEWAY_HOST: '0.0.0.0',
-      GATEWAY_PORT: String(GATEWAY_HTTP_PORT),
-      PUBLIC_URL: `https://${PUBLIC_HOST}`,
-      // Behind the Ingress, whose pods have cluster (private) addresses: the client is the
-      // nearest address in X-Forwarded-For outside them. A bare `true` is refused: it would let
-      // a client pick its own rate-limit bucket.
-      TRUST_PROXY: '10.0.0.0/8,172.16.0.0/12,192.168.0.0/16',
-    },
-    secrets: [
-      ADMIN_TOKEN,
-      SERVICE_SECRET_KEY,
-      MONGO,
-      {
-        name: 'RATE_LIMIT_REDIS_URL',
-        required: false,
-        about: 'Redis shared by the replicas for rate limits (else each replica counts alone)',
+    { config: { PUBLIC_URL: `https://${PUBLIC_HOST}` }, secrets: [MONGO, SERVICE_SECRET_KEY] },
+  ),
+  horizontal(
+    'links-checkout',
+    { min: 2, max: 6 },
+    { idle: 104, loaded: 111 },
+    { config: { PUBLIC_URL: `https://${PUBLIC_HOST}` } },
+  ),
+  horizontal('customers', { min: 2, max: 4 }, { idle: 100, loaded: 101 }),
+  horizontal(
+    'provider-router',
+    { min: 2, max: 6 },
+    { idle: 100, loaded: 113 },
+    { secrets: [MONGO, SERVICE_SECRET_KEY] },
+  ),
+  horizontal('provider-delivery', { min: 2, max: 6 }, { idle: 102, loaded: 103 }),
+  horizontal(
+    'certification-runner',
+    { min: 2, max: 3 },
+    { idle: 98, loaded: 98 },
+    {
+      config: {
+        // The fault relay of cases 9 to 11: delivery calls public https:// addresses only, so
+        // it reaches the relay through the Ingress, on the public host (any replica serves it).
+        ...listensInPod('CERTIFICATION_RELAY', RELAY_HTTP_PORT),
+        CERTIFICATION_RELAY_URL: `https://${PUBLIC_HOST}`,
+        GATEWAY_URL: `http://gateway/v1`,
       },
-      ...NATS_CREDENTIALS,
-    ],
-    measuredMiB: { idle: 127, loaded: 133 },
-  },
+    },
+  ),
+  horizontal(
+    'gateway',
+    { min: 3, max: 10 },
+    { idle: 127, loaded: 133 },
+    {
+      config: {
+        ...listensInPod('GATEWAY', GATEWAY_HTTP_PORT),
+        PUBLIC_URL: `https://${PUBLIC_HOST}`,
+        // Behind the Ingress, whose pods have cluster (private) addresses: the client is the
+        // nearest address in X-Forwarded-For outside them. A bare `true` is refused: it would let
+        // a client pick its own rate-limit bucket.
+        TRUST_PROXY: '10.0.0.0/8,172.16.0.0/12,192.168.0.0/16',
+      },
+      secrets: [
+        ADMIN_TOKEN,
+        SERVICE_SECRET_KEY,
+        MONGO,
+        {
+          name: 'RATE_LIMIT_REDIS_URL',
+          required: false,
+          about: 'Redis shared by the replicas for rate limits (else each replica counts alone)',
+        },
+      ],
+    },
+  ),
   {
     // Registers itself at its first start and pulls its orders: one replica, so that two
     // never register at once.

@@ -8,13 +8,11 @@ import { percentile } from '../stats.js';
  * without HTTP, NATS or a busy machine's scheduling between the hops.
  */
 
+/** The list's first and a deep page, and a search's: timed through the API and at the port. */
+export type ListQuery = 'listFirst' | 'listDeep' | 'searchFirst' | 'searchDeep';
+
 export type PortLatency = { p50: number; p99: number };
-export type PortQueries = {
-  listFirst: PortLatency;
-  listDeep: PortLatency;
-  searchFirst: PortLatency;
-  searchDeep: PortLatency;
-};
+export type PortQueries = Record<ListQuery, PortLatency>;
 
 const PAGE = 20;
 

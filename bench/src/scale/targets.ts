@@ -1,18 +1,14 @@
 import { table } from '../report.js';
-import type { PortQueries } from './port-queries.js';
+import type { ListQuery, PortQueries } from './port-queries.js';
 
 /** What one data-set size measured; latencies in ms over sequential queries. */
-export type SizeResult = {
+export type SizeResult = Record<ListQuery, Latency> & {
   size: number;
   seedDocsPerSecond: number;
   startMs: Record<string, number>;
   idleRssBytes: Record<string, number>;
   /** The most each service held over its run at this size (VmHWM). */
   peakRssBytes: Record<string, number>;
-  listFirst: Latency;
-  listDeep: Latency;
-  searchFirst: Latency;
-  searchDeep: Latency;
   deepPage: number;
   createPerSecond: number;
   createP99Ms: number;

@@ -41,3 +41,14 @@ export const list = (value: string): string[] =>
     .split(',')
     .map((item) => item.trim())
     .filter(Boolean);
+
+/**
+ * Declares the commands of `group`, each with the options every one of them takes (a key, a
+ * project): `commandsOf(group, options)(name, description)`.
+ */
+export function commandsOf(
+  group: Command,
+  withOptions: (command: Command) => Command = (command) => command,
+) {
+  return (name: string, description: string) => withOptions(group.command(name).description(description));
+}

@@ -159,18 +159,32 @@ function checkConsumers(service: ServiceName, events: readonly EventContract[]):
 /** Reading a message against the contracts: its event, or why it cannot be handled. */
 type Reading =
   | { kind: 'event'; event: ReceivedEvent }
-  | { kind: 'malformed'; issues: unknown }
-  | { kind: 'too_new'; version: number }
+  | { kind: keyof typeof UNREADABLE; detail: { issues: unknown } | { version: number } }
   | { kind: 'other' };
+
+/** What becomes of an event this service cannot read (see consumeEvents), logged with its detail. */
+const UNREADABLE = {
+  malformed: {
+    message: 'dropping an event that breaks its contract',
+    outcome: 'dropped',
+    settle: (msg: JsMsg) => msg.term(),
+  },
+  too_new: {
+    message: 'event of a version this service cannot read yet; waiting for its upgrade',
+    outcome: 'too_new',
+    settle: (msg: JsMsg) => msg.nak(60_000),
+  },
+} as const;
 
 function readEvent(msg: JsMsg, byType: Map<string, EventContract>): Reading {
   const envelope = EventEnvelope.safeParse(safeJson(msg));
-  if (!envelope.success) return { kind: 'malformed', issues: envelope.error.issues };
+  if (!envelope.success) return { kind: 'malformed', detail: { issues: envelope.error.issues } };
   const contract = byType.get(envelope.data.type);
   if (!contract) return { kind: 'other' };
-  if (envelope.data.version > contract.version) return { kind: 'too_new', version: envelope.data.version };
+  if (envelope.data.version > contract.version)
+    return { kind: 'too_new', detail: { version: envelope.data.version } };
   const data = contract.data.safeParse(envelope.data.data);
-  if (!data.success) return { kind: 'malformed', issues: data.error.issues };
+  if (!data.success) return { kind: 'malformed', detail: { issues: data.error.issues } };
   return {
     kind: 'event',
     event: {
@@ -259,22 +273,14 @@ export async function consumeEvents<Cs extends readonly EventContract[]>(
       msg.ack();
       return;
     }
-    if (reading.kind === 'malformed') {
+    if (reading.kind !== 'event') {
+      const unreadable = UNREADABLE[reading.kind];
       log.error(
-        { durable: options.durable, subject: msg.subject, seq: msg.seq, issues: reading.issues },
-        'dropping an event that breaks its contract',
+        { durable: options.durable, subject: msg.subject, seq: msg.seq, ...reading.detail },
+        unreadable.message,
       );
-      record?.outcome('dropped');
-      msg.term();
-      return;
-    }
-    if (reading.kind === 'too_new') {
-      log.error(
-        { durable: options.durable, subject: msg.subject, seq: msg.seq, version: reading.version },
-        'event of a version this service cannot read yet; waiting for its upgrade',
-      );
-      record?.outcome('too_new');
-      msg.nak(60_000);
+      record?.outcome(unreadable.outcome);
+      unreadable.settle(msg);
       return;
     }
     const { event } = reading;

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { appError } from '@mmp/protocol';
-import { DuplicateKeyError, type Collection } from './store/port.js';
+import { DuplicateKeyError, type Collection, type IndexSpec } from './store/port.js';
 
 /** How long a key holds its answer, as the specification promises. */
 export const IDEMPOTENCY_LIFETIME_MS = 24 * 3600 * 1000;
@@ -152,11 +152,14 @@ export function createIdempotencyKeys<R>(
 }
 export type IdempotencyKeys<R> = ReturnType<typeof createIdempotencyKeys<R>>;
 
+/** Keys expire with their lifetime. */
+export const IDEMPOTENCY_INDEX: IndexSpec = {
+  fields: { createdAt: 1 },
+  expireAfterSeconds: IDEMPOTENCY_LIFETIME_MS / 1000,
+};
+
 export async function ensureIdempotencyIndex<R>(collection: Collection<IdempotencyRecord<R>>) {
-  await collection.ensureIndex({
-    fields: { createdAt: 1 },
-    expireAfterSeconds: IDEMPOTENCY_LIFETIME_MS / 1000,
-  });
+  await collection.ensureIndex(IDEMPOTENCY_INDEX);
 }
 
 /** A digest of a request: JSON with object keys sorted, so key order does not matter. */

@@ -6,6 +6,8 @@ import {
   randomBytes,
   timingSafeEqual,
 } from 'node:crypto';
+import { updateIfUnchanged } from './store/collections.js';
+import type { Collection, Doc } from './store/port.js';
 
 /**
  * Secrets we must use again later (signing secrets, rail webhook secrets) are stored
@@ -60,4 +62,23 @@ export function hashesEqual(a: string, b: string): boolean {
 export function secretHint(secret: string): string {
   const cut = secret.lastIndexOf('_') + 1;
   return `${secret.slice(0, cut)}…${secret.slice(-4)}`;
+}
+
+/**
+ * Seals a new secret into `doc`'s two secret fields, guarded on the sealed secret read: of
+ * two rolls at once, the one whose secret would not be stored gets null.
+ */
+export function rollSealedSecret<T extends Doc>(
+  collection: Collection<T>,
+  doc: T,
+  fields: { sealed: keyof T & string; hint: keyof T & string },
+  roll: { secret: string; box: SecretBox; at: string },
+): Promise<T | null> {
+  return updateIfUnchanged(collection, doc, [fields.sealed], {
+    $set: {
+      [fields.sealed]: roll.box.seal(roll.secret),
+      [fields.hint]: secretHint(roll.secret),
+      updatedAt: roll.at,
+    },
+  });
 }

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { CliError } from '../client.js';
 import type { ProviderView, ReconciliationReport } from '@mmp/protocol';
 import { emit, summary, table } from '../output.js';
-import { wantsJson, type Context } from '../context.js';
+import { commandsOf, wantsJson, type Context } from '../context.js';
 
 function readJsonFile(path: string): unknown {
   try {
@@ -37,10 +37,15 @@ function reconciliation(report: ReconciliationReport): string {
 /** Providers, their mappings, reconciliation and the customers projection: operator commands. */
 export function registerProviderCommands(program: Command, ctx: Context): void {
   const provider = program.command('provider').description('Providers (operators, banks, aggregators)');
+  const providerCommand = commandsOf(provider);
+  // Every command on one provider names it the same way.
+  const ofOneProvider = (group: Command) =>
+    commandsOf(group, (command) => command.requiredOption('--provider <id>', 'provider id'));
+  const onProvider = ofOneProvider(provider);
+  const providerPath = (providerId: string, action: string) =>
+    `/v1/admin/providers/${encodeURIComponent(providerId)}${action}`;
 
-  provider
-    .command('create')
-    .description('Create a provider; prints its API key and signing secret once')
+  providerCommand('create', 'Create a provider; prints its API key and signing secret once')
     .requiredOption('--name <name>', 'provider name')
     .action(async (options: { name: string }, command: Command) => {
       const created = await ctx.admin.request<{
@@ -58,86 +63,69 @@ export function registerProviderCommands(program: Command, ctx: Context): void {
       );
     });
 
-  provider
-    .command('list')
-    .description('List providers')
-    .action(async (_options: unknown, command: Command) => {
-      const result = await ctx.admin.request<{ data: ProviderView[] }>('GET', '/v1/admin/providers');
-      emit(wantsJson(command), result, () =>
-        table([
-          ['ID', 'NAME', 'SIGNING SECRET', 'MAPPING', 'CREATED'],
-          ...result.data.map((p) => [
-            p.id,
-            p.name,
-            p.signingSecretHint,
-            p.mappingConfigured ? 'yes' : 'no',
-            p.createdAt,
-          ]),
+  providerCommand('list', 'List providers').action(async (_options: unknown, command: Command) => {
+    const result = await ctx.admin.request<{ data: ProviderView[] }>('GET', '/v1/admin/providers');
+    emit(wantsJson(command), result, () =>
+      table([
+        ['ID', 'NAME', 'SIGNING SECRET', 'MAPPING', 'CREATED'],
+        ...result.data.map((p) => [
+          p.id,
+          p.name,
+          p.signingSecretHint,
+          p.mappingConfigured ? 'yes' : 'no',
+          p.createdAt,
         ]),
-      );
-    });
+      ]),
+    );
+  });
 
-  provider
-    .command('roll-key')
-    .description("Roll a provider's API key; the old one stops working at once")
-    .requiredOption('--provider <id>', 'provider id')
-    .action(async (options: { provider: string }, command: Command) => {
+  onProvider('roll-key', "Roll a provider's API key; the old one stops working at once").action(
+    async (options: { provider: string }, command: Command) => {
       const rolled = await ctx.admin.request<{ apiKey: string }>(
         'POST',
-        `/v1/admin/providers/${encodeURIComponent(options.provider)}/keys/roll`,
+        providerPath(options.provider, '/keys/roll'),
       );
       emit(wantsJson(command), rolled, () => `New API key (shown this once): ${rolled.apiKey}`);
-    });
+    },
+  );
 
-  provider
-    .command('roll-signing-secret')
-    .description(
-      "Roll a provider's settlement signing secret; prints the new one once, the old one stops verifying at once",
-    )
-    .requiredOption('--provider <id>', 'provider id')
-    .action(async (options: { provider: string }, command: Command) => {
-      const rolled = await ctx.admin.request<{ id: string; signingSecret: string }>(
-        'POST',
-        `/v1/admin/providers/${encodeURIComponent(options.provider)}/roll-signing-secret`,
-      );
-      emit(
-        wantsJson(command),
-        rolled,
-        () => `New signing secret of ${rolled.id} (shown this once): ${rolled.signingSecret}`,
-      );
-    });
+  onProvider(
+    'roll-signing-secret',
+    "Roll a provider's settlement signing secret; prints the new one once, the old one stops verifying at once",
+  ).action(async (options: { provider: string }, command: Command) => {
+    const rolled = await ctx.admin.request<{ id: string; signingSecret: string }>(
+      'POST',
+      providerPath(options.provider, '/roll-signing-secret'),
+    );
+    emit(
+      wantsJson(command),
+      rolled,
+      () => `New signing secret of ${rolled.id} (shown this once): ${rolled.signingSecret}`,
+    );
+  });
 
-  const mapping = provider.command('mapping').description('Proprietary payload mappings');
+  const mapping = ofOneProvider(provider.command('mapping').description('Proprietary payload mappings'));
 
-  mapping
-    .command('get')
-    .description("Show a provider's mapping")
-    .requiredOption('--provider <id>', 'provider id')
-    .action(async (options: { provider: string }, command: Command) => {
+  mapping('get', "Show a provider's mapping").action(
+    async (options: { provider: string }, command: Command) => {
       const result = await ctx.admin.request<{ providerId: string; mapping: unknown }>(
         'GET',
-        `/v1/admin/providers/${encodeURIComponent(options.provider)}/mapping`,
+        providerPath(options.provider, '/mapping'),
       );
       emit(wantsJson(command), result, () =>
         result.mapping === null
           ? `${result.providerId} has no mapping: its settlements must be protocol v1.`
           : JSON.stringify(result.mapping, null, 2),
       );
-    });
+    },
+  );
 
-  mapping
-    .command('set')
-    .description("Set a provider's mapping from a JSON file")
-    .requiredOption('--provider <id>', 'provider id')
+  mapping('set', "Set a provider's mapping from a JSON file")
     .requiredOption('--file <path>', 'mapping.json')
     .action(async (options: { provider: string; file: string }, command: Command) => {
-      const result = await ctx.admin.request(
-        'PUT',
-        `/v1/admin/providers/${encodeURIComponent(options.provider)}/mapping`,
-        {
-          body: readJsonFile(options.file),
-        },
-      );
+      const result = await ctx.admin.request('PUT', providerPath(options.provider, '/mapping'), {
+        body: readJsonFile(options.file),
+      });
       emit(wantsJson(command), result, () => `Mapping of ${options.provider} set.`);
     });
 

@@ -1,6 +1,6 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { emit, summary, table } from '../output.js';
-import { list, wantsJson, type Context } from '../context.js';
+import { commandsOf, list, wantsJson, type Context } from '../context.js';
 
 type RailOptions = {
   providerKey?: string;
@@ -67,12 +67,28 @@ function integer(value: string): number {
 
 /** A provider's rails, driven with its own API key (`--provider-key` or MMP_PROVIDER_KEY). */
 export function registerRailCommands(program: Command, ctx: Context): void {
-  const rails = program.command('rails').description("A provider's rails (uses the provider API key)");
-  const withKey = (name: string, description: string) =>
-    rails
-      .command(name)
-      .description(description)
-      .option('--provider-key <key>', 'provider API key sk_… (default: MMP_PROVIDER_KEY)');
+  const withKey = commandsOf(
+    program.command('rails').description("A provider's rails (uses the provider API key)"),
+    (command) => command.option('--provider-key <key>', 'provider API key sk_… (default: MMP_PROVIDER_KEY)'),
+  );
+  const path = (railId: string, action = '') => `/v1/provider/rails/${encodeURIComponent(railId)}${action}`;
+  /** A call on one rail, its answer printed by `show`; `failed` answers make the command exit 1. */
+  const onRail = <T>(
+    name: string,
+    description: string,
+    call: { method: string; action?: string },
+    show: (answer: T) => string,
+    failed: (answer: T) => boolean = () => false,
+  ) =>
+    withKey(name, description)
+      .argument('<railId>')
+      .action(async (railId: string, options: { providerKey?: string }, command: Command) => {
+        const answer = await ctx
+          .provider(options.providerKey)
+          .request<T>(call.method, path(railId, call.action));
+        emit(wantsJson(command), answer, () => show(answer));
+        if (failed(answer)) process.exitCode = 1;
+      });
 
   withKey('create', 'Create a rail; a webhook rail prints its whsec_ secret once')
     .requiredOption('--transport <transport>', 'webhook or pull')
@@ -120,57 +136,31 @@ export function registerRailCommands(program: Command, ctx: Context): void {
     );
   });
 
-  withKey(
+  onRail<{ id: string; secret: string }>(
     'roll-secret',
     "Roll a webhook rail's whsec_ secret; prints the new one once, the old one stops at once",
-  )
-    .argument('<railId>')
-    .action(async (railId: string, options: { providerKey?: string }, command: Command) => {
-      const rolled = await ctx
-        .provider(options.providerKey)
-        .request<{ id: string; secret: string }>(
-          'POST',
-          `/v1/provider/rails/${encodeURIComponent(railId)}/roll-secret`,
-        );
-      emit(
-        wantsJson(command),
-        rolled,
-        () => `New webhook secret of rail ${rolled.id} (shown this once): ${rolled.secret}`,
-      );
-    });
-
-  withKey('get', 'Show a rail: its state, last test and whether it is certified')
-    .argument('<railId>')
-    .action(async (railId: string, options: { providerKey?: string }, command: Command) => {
-      const rail = await ctx
-        .provider(options.providerKey)
-        .request('GET', `/v1/provider/rails/${encodeURIComponent(railId)}`);
-      emit(wantsJson(command), rail, () => summary(rail));
-    });
-
-  withKey(
+    { method: 'POST', action: '/roll-secret' },
+    (rolled) => `New webhook secret of rail ${rolled.id} (shown this once): ${rolled.secret}`,
+  );
+  onRail<unknown>(
+    'get',
+    'Show a rail: its state, last test and whether it is certified',
+    { method: 'GET' },
+    summary,
+  );
+  onRail<Rail>(
     'test',
     'Send a signed health.check to the rail (PENDING → TESTED on success); exits 1 when the test fails',
-  )
-    .argument('<railId>')
-    .action(async (railId: string, options: { providerKey?: string }, command: Command) => {
-      const rail = await ctx
-        .provider(options.providerKey)
-        .request<Rail>('POST', `/v1/provider/rails/${encodeURIComponent(railId)}/test`);
-      emit(wantsJson(command), rail, () => tested(rail));
-      if (!rail.lastTest?.ok) process.exitCode = 1;
-    });
-
-  withKey('activate', 'Activate a TESTED rail (a live rail also needs certification)')
-    .argument('<railId>')
-    .action(async (railId: string, options: { providerKey?: string }, command: Command) => {
-      const rail = await ctx
-        .provider(options.providerKey)
-        .request<Rail>('POST', `/v1/provider/rails/${encodeURIComponent(railId)}/activate`);
-      emit(wantsJson(command), rail, () => `Rail ${rail.id} is ${rail.status}.`);
-    });
-
-  const path = (railId: string, action = '') => `/v1/provider/rails/${encodeURIComponent(railId)}${action}`;
+    { method: 'POST', action: '/test' },
+    tested,
+    (rail) => !rail.lastTest?.ok,
+  );
+  onRail<Rail>(
+    'activate',
+    'Activate a TESTED rail (a live rail also needs certification)',
+    { method: 'POST', action: '/activate' },
+    (rail) => `Rail ${rail.id} is ${rail.status}.`,
+  );
 
   withKey('update', 'Change a rail: priority, endpoint (back to PENDING until tested again), payout support')
     .argument('<railId>')
@@ -192,24 +182,17 @@ export function registerRailCommands(program: Command, ctx: Context): void {
       },
     );
 
-  for (const [name, action, description] of [
-    ['disable', '/disable', 'Take a rail out of service: no new orders; orders already out finish'],
-    ['enable', '/enable', 'Put a rail back in service'],
-  ] as const) {
-    withKey(name, description)
-      .argument('<railId>')
-      .action(async (railId: string, options: { providerKey?: string }, command: Command) => {
-        const rail = await ctx.provider(options.providerKey).request<Rail>('POST', path(railId, action));
-        emit(wantsJson(command), rail, () => standing(rail));
-      });
-  }
-
-  withKey('delete', 'Delete a rail with no open order (disable it first and let its orders finish)')
-    .argument('<railId>')
-    .action(async (railId: string, options: { providerKey?: string }, command: Command) => {
-      const deleted = await ctx
-        .provider(options.providerKey)
-        .request<{ id: string; deleted: true }>('DELETE', path(railId));
-      emit(wantsJson(command), deleted, () => `Rail ${deleted.id} deleted.`);
-    });
+  onRail<Rail>(
+    'disable',
+    'Take a rail out of service: no new orders; orders already out finish',
+    { method: 'POST', action: '/disable' },
+    standing,
+  );
+  onRail<Rail>('enable', 'Put a rail back in service', { method: 'POST', action: '/enable' }, standing);
+  onRail<{ id: string; deleted: true }>(
+    'delete',
+    'Delete a rail with no open order (disable it first and let its orders finish)',
+    { method: 'DELETE' },
+    (deleted) => `Rail ${deleted.id} deleted.`,
+  );
 }

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { WebhookDelivery, WebhookEndpoint } from '@mmp/protocol';
 import { emit, summary, table } from '../output.js';
-import { list, wantsJson, type Context } from '../context.js';
+import { commandsOf, list, wantsJson, type Context } from '../context.js';
 
 type Options = { project: string; live?: boolean };
 
@@ -10,13 +10,13 @@ const env = (options: Options) => ({ livemode: options.live ? 'true' : 'false' }
 
 /** Webhook endpoints of a project, driven by the admin acting for that project. */
 export function registerWebhookCommands(program: Command, ctx: Context): void {
-  const webhook = program.command('webhook').description("A project's webhook endpoints");
-  const scoped = (name: string, description: string) =>
-    webhook
-      .command(name)
-      .description(description)
-      .requiredOption('--project <id>', 'project id')
-      .option('--live', 'live environment (default: test)');
+  const scoped = commandsOf(
+    program.command('webhook').description("A project's webhook endpoints"),
+    (command) =>
+      command
+        .requiredOption('--project <id>', 'project id')
+        .option('--live', 'live environment (default: test)'),
+  );
 
   scoped('set', 'Create an endpoint; prints its whsec_ secret once')
     .requiredOption('--url <url>', 'endpoint URL (https:// in live mode)')

@@ -24,16 +24,8 @@ export type KeySummary = {
 /** A key as returned at creation: the only time `key` is ever shown. */
 export type IssuedKey = KeySummary & { key: string };
 
-export type PublicProject = {
-  id: string;
-  name: string;
-  displayName: string;
-  logoUrl: string | null;
-  createdAt: string;
-  suspendedAt: string | null;
-};
-
-export function presentProject(doc: ProjectDoc): PublicProject {
+/** A project as the admin API shows it. */
+export function presentProject(doc: ProjectDoc) {
   return {
     id: doc._id,
     name: doc.name,
@@ -43,6 +35,7 @@ export function presentProject(doc: ProjectDoc): PublicProject {
     suspendedAt: doc.suspendedAt ? doc.suspendedAt.toISOString() : null,
   };
 }
+export type PublicProject = ReturnType<typeof presentProject>;
 
 export function presentKey(doc: ApiKeyDoc): KeySummary {
   return {

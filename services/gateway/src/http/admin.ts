@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { BusClient } from '@mmp/platform';
 import { ALL_SCOPES, routerQueries, webhookEndpointsApi } from '@mmp/protocol';
 import type { Accounts } from '../handlers/accounts.js';
@@ -60,9 +61,28 @@ const keyParams = z.object({ projectId: z.string(), keyId: z.string() });
 
 type Deps = { accounts: Accounts; bus: BusClient };
 
+const admin = { auth: 'admin', errorForm: 'envelope' } as const;
+
+type ProjectRoute = Pick<LocalRoute, 'method' | 'tag' | 'summary' | 'responses'> & {
+  /** What follows `/v1/admin/projects/:projectId`. */
+  path: string;
+  body?: z.ZodType;
+  handle(projectId: string, request: FastifyRequest, reply: FastifyReply): Promise<unknown>;
+};
+
+/** An admin route on one project: `:projectId` documented, and handed to `handle`. */
+function projectRoute({ path, body, handle, ...route }: ProjectRoute): LocalRoute {
+  return {
+    ...admin,
+    ...route,
+    url: `/v1/admin/projects/:projectId${path}`,
+    schema: { params: projectParams, ...(body ? { body } : {}) },
+    handler: (request, reply) => handle((request.params as { projectId: string }).projectId, request, reply),
+  };
+}
+
 /** Accounts administration the gateway answers itself: projects, their keys, providers' keys. */
 export function adminLocalRoutes({ accounts, bus }: Deps): LocalRoute[] {
-  const admin = { auth: 'admin', errorForm: 'envelope' } as const;
   return [
     {
       ...admin,
@@ -118,65 +138,52 @@ export function adminLocalRoutes({ accounts, bus }: Deps): LocalRoute[] {
         return { data: await accounts.listProjects() };
       },
     },
-    {
-      ...admin,
+    projectRoute({
       method: 'GET',
-      url: '/v1/admin/projects/:projectId',
+      path: '',
       tag: 'Admin: projects',
       summary: 'Retrieve a project with its keys (hints only)',
-      schema: { params: projectParams },
       responses: { 200: Project.extend({ keys: z.array(KeySummary) }) },
-      async handler(request) {
-        const { projectId } = request.params as { projectId: string };
-        return accounts.getProject(projectId);
-      },
-    },
-    ...(['suspend', 'resume'] as const).map((action): LocalRoute => ({
-      ...admin,
+      handle: (projectId) => accounts.getProject(projectId),
+    }),
+    ...(['suspend', 'resume'] as const).map((action) =>
+      projectRoute({
+        method: 'POST',
+        path: `/${action}`,
+        tag: 'Admin: projects',
+        summary:
+          action === 'suspend'
+            ? 'Suspend a project: its keys answer 403 service_suspended until it is resumed'
+            : 'Resume a suspended project: its keys work again',
+        responses: { 200: Project },
+        async handle(projectId, request) {
+          const project = await accounts.setSuspended(projectId, action === 'suspend');
+          request.log.info({ projectId, suspended: project.suspendedAt !== null }, `project ${action}d`);
+          return project;
+        },
+      }),
+    ),
+    projectRoute({
       method: 'POST',
-      url: `/v1/admin/projects/:projectId/${action}`,
-      tag: 'Admin: projects',
-      summary:
-        action === 'suspend'
-          ? 'Suspend a project: its keys answer 403 service_suspended until it is resumed'
-          : 'Resume a suspended project: its keys work again',
-      schema: { params: projectParams },
-      responses: { 200: Project },
-      async handler(request) {
-        const { projectId } = request.params as { projectId: string };
-        const project = await accounts.setSuspended(projectId, action === 'suspend');
-        request.log.info({ projectId, suspended: project.suspendedAt !== null }, `project ${action}d`);
-        return project;
-      },
-    })),
-    {
-      ...admin,
-      method: 'POST',
-      url: '/v1/admin/projects/:projectId/keys',
+      path: '/keys',
       tag: 'Admin: keys',
       summary: 'Create a key; publishable keys may hold only publishable-safe scopes',
-      schema: { params: projectParams, body: CreateKeyBody },
+      body: CreateKeyBody,
       responses: { 201: IssuedKey },
-      async handler(request, reply) {
-        const { projectId } = request.params as { projectId: string };
+      async handle(projectId, request, reply) {
         const input = parseInput(CreateKeyBody, request.body);
         await accounts.requireProject(projectId);
         return reply.code(201).send(await accounts.issueKey(projectId, input));
       },
-    },
-    {
-      ...admin,
+    }),
+    projectRoute({
       method: 'GET',
-      url: '/v1/admin/projects/:projectId/keys',
+      path: '/keys',
       tag: 'Admin: keys',
       summary: "List a project's keys (hints only, never the keys)",
-      schema: { params: projectParams },
       responses: { 200: z.object({ data: z.array(KeySummary) }) },
-      async handler(request) {
-        const { projectId } = request.params as { projectId: string };
-        return { data: await accounts.listKeys(projectId) };
-      },
-    },
+      handle: async (projectId) => ({ data: await accounts.listKeys(projectId) }),
+    }),
     {
       ...admin,
       method: 'POST',

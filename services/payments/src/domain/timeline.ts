@@ -1,10 +1,8 @@
 import type { PaymentStatus, RoutingDecisionData } from '@mmp/protocol';
 
-/** provider-router's choice of rail for the payment, as the timeline shows it to the merchant. */
-export type RoutingStep = Pick<
-  RoutingDecisionData,
-  'decision' | 'railId' | 'providerId' | 'reason' | 'skipped'
->;
+/** What the timeline shows the merchant of provider-router's choice of rail for the payment. */
+const ROUTING_STEP_FIELDS = ['decision', 'railId', 'providerId', 'reason', 'skipped'] as const;
+export type RoutingStep = Pick<RoutingDecisionData, (typeof ROUTING_STEP_FIELDS)[number]>;
 
 /** One entry of a payment's timeline (the `events` expansion). */
 export type TimelineEntry = {
@@ -38,13 +36,7 @@ export function routingEntry(
     status,
     at,
     detail: { orderKey: data.orderKey },
-    routing: {
-      decision: data.decision,
-      railId: data.railId,
-      providerId: data.providerId,
-      reason: data.reason,
-      skipped: data.skipped,
-    },
+    routing: Object.fromEntries(ROUTING_STEP_FIELDS.map((field) => [field, data[field]])) as RoutingStep,
   };
 }
 

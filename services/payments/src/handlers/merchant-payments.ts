@@ -12,7 +12,6 @@ import { toCreateResponse, toFullPayment, toListItem, type Payment } from '../do
 import { timelineView } from '../domain/timeline.js';
 import {
   findPaymentById,
-  findPaymentByToken,
   findPaymentsOfUser,
   listPayments,
   type PaymentListFilter,
@@ -22,21 +21,13 @@ import { refundsOfPayment } from '../store/transfers.js';
 import type { Deps } from '../deps.js';
 import { cancelByMerchant } from '../use-cases/cancel.js';
 import { createMerchantPayment } from '../use-cases/create.js';
-import { paymentNotFound } from '../use-cases/initiate.js';
 import { verifyPayment } from '../use-cases/verify.js';
-import { idempotencyKeyOf, parseQuery } from './input.js';
+import { parseQuery } from './input.js';
+import { merchantPayment, onceByIdempotencyKey, scopeOf } from './merchant.js';
 
 type Api = typeof paymentsApi;
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-async function merchantPayment(deps: Deps, token: string | undefined, scope: Scope): Promise<Payment> {
-  const payment = token ? await findPaymentByToken(deps.db, token, scope) : null;
-  if (!payment) throw paymentNotFound();
-  return payment;
-}
-
-const scopeOf = (actor: Scope): Scope => ({ projectId: actor.projectId, livemode: actor.livemode });
 
 /** Adds the asked-for relations; the project from this service's own copy of projects. */
 function createExpander(deps: Deps, expand: PaymentExpand[]) {
@@ -112,21 +103,10 @@ export function merchantPaymentHandlers(deps: Deps) {
     const parsed = parseCreatePaymentBody(request.body ?? {});
     if (!parsed.ok) throw parsed.error;
     const scope = scopeOf(actor);
-    return deps.idempotency.run(
-      { operation: 'create', ...scope },
-      idempotencyKeyOf(request.headers),
-      request.body,
-      async (idempotencyId, recovering) => {
-        const payment = await createMerchantPayment(
-          deps,
-          scope,
-          parsed.value,
-          { idempotencyId, recovering },
-          requestId,
-        );
-        return { status: 201, body: toCreateResponse(payment) };
-      },
-    );
+    return onceByIdempotencyKey(deps, 'create', request, scope, request.body, async (key) => {
+      const payment = await createMerchantPayment(deps, scope, parsed.value, key, requestId);
+      return { status: 201, body: toCreateResponse(payment) };
+    });
   };
 
   const retrieve: OperationHandler<Api['retrieve']> = async (request, { actor }) => {
@@ -178,16 +158,16 @@ export function merchantPaymentHandlers(deps: Deps) {
   const cancel: OperationHandler<Api['cancel']> = async (request, { actor, requestId }) => {
     const scope = scopeOf(actor);
     const token = request.params.token;
-    return deps.idempotency.run(
-      { operation: 'cancel', ...scope },
-      idempotencyKeyOf(request.headers),
-      { token, body: request.body ?? null },
-      async (_id, recovering) => {
-        const payment = await merchantPayment(deps, token, scope);
-        const cancelled = await cancelByMerchant(deps, payment, recovering, requestId);
-        return { status: 200, body: toFullPayment(cancelled) };
-      },
-    );
+    const payload = { token, body: request.body ?? null };
+    return onceByIdempotencyKey(deps, 'cancel', request, scope, payload, async ({ recovering }) => {
+      const cancelled = await cancelByMerchant(
+        deps,
+        await merchantPayment(deps, token, scope),
+        recovering,
+        requestId,
+      );
+      return { status: 200, body: toFullPayment(cancelled) };
+    });
   };
 
   return { create, retrieve, list, listByUser, verify, cancel };

@@ -15,14 +15,12 @@ import {
 import type { z } from 'zod';
 import { createLedgerReplay } from '../domain/ledger.js';
 import { toPayoutView, toRefundView, type Payout } from '../domain/transfer.js';
-import { findPaymentByToken, type Scope } from '../store/payments.js';
+import type { Scope } from '../store/payments.js';
 import { accountsOf, findPayout, findRefund, listPayouts, refundsOfPayment } from '../store/transfers.js';
 import type { Deps } from '../deps.js';
-import { paymentNotFound } from '../use-cases/initiate.js';
 import { requestPayout, requestRefund } from '../use-cases/transfers.js';
-import { idempotencyKeyOf, parseQuery } from './input.js';
-
-const scopeOf = (actor: Scope): Scope => ({ projectId: actor.projectId, livemode: actor.livemode });
+import { parseQuery } from './input.js';
+import { merchantPayment, onceByIdempotencyKey, scopeOf } from './merchant.js';
 
 /**
  * A body that fails its schema is validation_error naming every invalid field (400 at the
@@ -39,12 +37,6 @@ function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
   throw appError('validation_error', validationMessage(fields), fields);
 }
 
-async function paymentOf(deps: Deps, token: string | undefined, scope: Scope) {
-  const payment = token ? await findPaymentByToken(deps.db, token, scope) : null;
-  if (!payment) throw paymentNotFound();
-  return payment;
-}
-
 /** Every stored event the balance is made of, from the first, through `handle`. */
 export type LedgerReplay = (
   handle: (
@@ -54,67 +46,54 @@ export type LedgerReplay = (
   ) => Promise<void>,
 ) => Promise<number>;
 
+type Refunds = typeof refundsApi;
+type Payouts = typeof payoutsApi;
+
 const payoutNotFound = () => appError('resource_not_found', 'No such payout.');
 
 /** Refunds of a payment, payouts and the balance: input checked here, the work in use-cases/transfers. */
 export function transferHandlers(deps: Deps, replay: LedgerReplay) {
-  const createRefund: OperationHandler<(typeof refundsApi)['create']> = async (
-    request,
-    { actor, requestId },
-  ) => {
+  const createRefund: OperationHandler<Refunds['create']> = async (request, { actor, requestId }) => {
     const scope = scopeOf(actor);
     const body = parseBody(CreateRefundBody, request.body);
     const token = request.params.token;
-    return deps.idempotency.run(
-      { operation: 'refunds.create', ...scope },
-      idempotencyKeyOf(request.headers),
-      { token, body: request.body ?? null },
-      async (idempotencyId, recovering) => {
-        const payment = await paymentOf(deps, token, scope);
-        const refund = await requestRefund(
-          deps,
-          scope,
-          payment,
-          body,
-          { idempotencyId, recovering },
-          requestId,
-        );
-        return { status: 201, body: toRefundView(refund) };
-      },
-    );
+    const payload = { token, body: request.body ?? null };
+    return onceByIdempotencyKey(deps, 'refunds.create', request, scope, payload, async (key) => {
+      const refund = await requestRefund(
+        deps,
+        scope,
+        await merchantPayment(deps, token, scope),
+        body,
+        key,
+        requestId,
+      );
+      return { status: 201, body: toRefundView(refund) };
+    });
   };
 
-  const listRefunds: OperationHandler<(typeof refundsApi)['list']> = async (request, { actor }) => {
-    const payment = await paymentOf(deps, request.params.token, scopeOf(actor));
+  const listRefunds: OperationHandler<Refunds['list']> = async (request, { actor }) => {
+    const payment = await merchantPayment(deps, request.params.token, scopeOf(actor));
     const refunds = await refundsOfPayment(deps.db, payment.id);
     return { status: 200, body: { data: refunds.map(toRefundView), has_more: false } };
   };
 
-  const retrieveRefund: OperationHandler<(typeof refundsApi)['retrieve']> = async (request, { actor }) => {
-    const payment = await paymentOf(deps, request.params.token, scopeOf(actor));
+  const retrieveRefund: OperationHandler<Refunds['retrieve']> = async (request, { actor }) => {
+    const payment = await merchantPayment(deps, request.params.token, scopeOf(actor));
     const refund = request.params.refundId ? await findRefund(deps.db, request.params.refundId) : null;
     if (!refund || refund.paymentId !== payment.id) throw appError('resource_not_found', 'No such refund.');
     return { status: 200, body: toRefundView(refund) };
   };
 
-  const createPayout: OperationHandler<(typeof payoutsApi)['create']> = async (
-    request,
-    { actor, requestId },
-  ) => {
+  const createPayout: OperationHandler<Payouts['create']> = async (request, { actor, requestId }) => {
     const scope = scopeOf(actor);
     const body = parseBody(CreatePayoutBody, request.body);
-    return deps.idempotency.run(
-      { operation: 'payouts.create', ...scope },
-      idempotencyKeyOf(request.headers),
-      request.body,
-      async (idempotencyId, recovering) => {
-        const payout = await requestPayout(deps, scope, body, { idempotencyId, recovering }, requestId);
-        return { status: 201, body: toPayoutView(payout) };
-      },
-    );
+    return onceByIdempotencyKey(deps, 'payouts.create', request, scope, request.body, async (key) => {
+      const payout = await requestPayout(deps, scope, body, key, requestId);
+      return { status: 201, body: toPayoutView(payout) };
+    });
   };
 
-  const retrievePayout: OperationHandler<(typeof payoutsApi)['retrieve']> = async (request, { actor }) => {
+  const retrievePayout: OperationHandler<Payouts['retrieve']> = async (request, { actor }) => {
     const id = request.params.payoutId;
     const payout = id ? await findPayout(deps.db, id, scopeOf(actor)) : null;
     if (!payout) throw payoutNotFound();
@@ -136,7 +115,7 @@ export function transferHandlers(deps: Deps, replay: LedgerReplay) {
     return payout;
   };
 
-  const listPayoutsHandler: OperationHandler<(typeof payoutsApi)['list']> = async (request, { actor }) => {
+  const listPayoutsHandler: OperationHandler<Payouts['list']> = async (request, { actor }) => {
     const scope = scopeOf(actor);
     const query = parseQuery(PayoutListQuery, request.query);
     const after = await cursorPayout(query.starting_after, scope, 'starting_after');

@@ -14,10 +14,12 @@ export type PaymentsIdempotencyRecord = IdempotencyRecord<KeptReply>;
 export type IdempotencyScope = { operation: string; projectId: string; livemode: boolean };
 
 /**
- * What the handler does under a claimed key. `recovering` is true when a previous holder of
- * the key crashed mid-request: the work must then look for what that holder wrote.
+ * The key a request's work runs under: its id (null without an Idempotency-Key), and whether
+ * a previous holder of the key crashed mid-request, so the work must look for what it wrote.
  */
-export type IdempotentWork = (idempotencyId: string | null, recovering: boolean) => Promise<ServiceReply>;
+export type ClaimedKey = { idempotencyId: string | null; recovering: boolean };
+
+export type IdempotentWork = (key: ClaimedKey) => Promise<ServiceReply>;
 
 /**
  * The payments service's own Idempotency-Key, under the gateway's: the key's id is stored on
@@ -35,7 +37,7 @@ export function createIdempotency(
       payload: unknown,
       work: IdempotentWork,
     ): Promise<ServiceReply> {
-      if (key === undefined) return work(null, false);
+      if (key === undefined) return work({ idempotencyId: null, recovering: false });
       const id = `${scope.operation}:${scope.projectId}:${scope.livemode ? 'live' : 'test'}:${checkIdempotencyKey(key)}`;
       const claim = await keys.claim(id, requestHash(payload));
       if (claim.replay) {
@@ -43,7 +45,7 @@ export function createIdempotency(
       }
       let reply: ServiceReply;
       try {
-        reply = await work(id, claim.recovering);
+        reply = await work({ idempotencyId: id, recovering: claim.recovering });
       } catch (error) {
         // Failed requests leave nothing behind, so the client may retry with the same key.
         await claim.release();

@@ -1,4 +1,4 @@
-import type { Filter, Outbox } from '@mmp/platform';
+import { updateIfUnchanged, type Filter, type Outbox } from '@mmp/platform';
 import { LIST_TOTAL_CAP, type PendingEvent } from '@mmp/protocol';
 import type { Payment } from '../domain/payment.js';
 import type { TimelineEntry } from '../domain/timeline.js';
@@ -81,10 +81,11 @@ export function appendTimelineEntry(
   entry: TimelineEntry,
   at: string,
 ): Promise<Payment | null> {
-  return db.payments.findOneAndUpdate(
-    { _id: payment._id, version: payment.version },
-    { $set: { updatedAt: at }, $push: { timeline: { $each: [entry] } }, $inc: { version: 1 } },
-  );
+  return updateIfUnchanged(db.payments, payment, ['version'], {
+    $set: { updatedAt: at },
+    $push: { timeline: { $each: [entry] } },
+    $inc: { version: 1 },
+  });
 }
 
 /**

@@ -32,18 +32,6 @@ export function updateEndpoint(
   return db.endpoints.findOneAndUpdate({ _id: endpoint._id }, { $set: set });
 }
 
-/** Guarded on the secret read: of two rolls at once, the one whose secret is not stored gets null. */
-export function replaceEndpointSecret(
-  db: PaymentsDb,
-  endpoint: WebhookEndpoint,
-  set: Pick<WebhookEndpoint, 'secretSealed' | 'secretHint' | 'updatedAt'>,
-): Promise<WebhookEndpoint | null> {
-  return db.endpoints.findOneAndUpdate(
-    { _id: endpoint._id, secretSealed: endpoint.secretSealed },
-    { $set: set },
-  );
-}
-
 export async function deleteEndpoint(db: PaymentsDb, endpoint: WebhookEndpoint): Promise<void> {
   await db.endpoints.deleteMany({ _id: endpoint._id });
 }
@@ -64,14 +52,6 @@ export async function insertDelivery(db: PaymentsDb, delivery: WebhookDelivery):
     if (error instanceof DuplicateKeyError) return false;
     throw error;
   }
-}
-
-export function findDelivery(
-  db: PaymentsDb,
-  endpointId: string,
-  id: string,
-): Promise<WebhookDelivery | null> {
-  return db.deliveries.findOne({ id, endpointId });
 }
 
 export function listDeliveries(

@@ -19,6 +19,7 @@ import {
   referenceKeyOf,
   type Scope,
 } from '../store/payments.js';
+import type { ClaimedKey } from '../store/idempotency.js';
 import type { Deps } from '../deps.js';
 import { createdEvent } from './transition.js';
 
@@ -119,7 +120,7 @@ export async function createMerchantPayment(
   deps: Deps,
   scope: Scope,
   body: CreatePaymentBody,
-  key: { idempotencyId: string | null; recovering: boolean },
+  key: ClaimedKey,
   requestId: string,
 ): Promise<Payment> {
   const earlier =

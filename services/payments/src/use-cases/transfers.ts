@@ -18,6 +18,7 @@ import {
   type CreateRefundBody,
   type Currency,
   type Network,
+  type NormalizedPhone,
   type PaymentEventData,
   type PendingEvent,
   type TransferOutcomeData,
@@ -55,17 +56,23 @@ import {
   undebitedPayouts,
   undebitedRefunds,
 } from '../store/transfers.js';
+import type { ClaimedKey } from '../store/idempotency.js';
 import type { Deps } from '../deps.js';
 
 const REFUNDABLE = ['COMPLETED', 'PARTIALLY_REFUNDED'];
-
-type Idem = { idempotencyId: string | null; recovering: boolean };
 
 const meta = (scope: Scope, at: string) => ({
   occurredAt: at,
   projectId: scope.projectId,
   livemode: scope.livemode,
 });
+
+/** The payer's number, read as Cameroonian when the payment was in XAF. */
+const payerOf = (payment: Payment) =>
+  normalizePhone(payment.payerPhone ?? '', payment.currency === 'XAF' ? 'CM' : undefined);
+
+/** The country of a transfer's number; Cameroon when the number does not tell. */
+const countryOf = (phone: NormalizedPhone | null) => phone?.country ?? 'CM';
 
 /** The rail that collected a payment: where its refund goes first. */
 function collectingRail(payment: Payment): string | null {
@@ -178,7 +185,7 @@ function debitPayout(deps: Deps, payout: Payout, requestId: string): Promise<voi
  */
 async function recoveredTransfer<T extends Refund | Payout>(
   collection: Collection<T>,
-  idem: Idem,
+  idem: ClaimedKey,
   debit: (earlier: T) => Promise<void>,
 ): Promise<T | null> {
   if (!idem.recovering || !idem.idempotencyId) return null;
@@ -217,7 +224,7 @@ function payoutEntry(payout: Payout): LedgerEntry {
 }
 
 function refundRequested(refund: Refund, payment: Payment): PendingEvent {
-  const phone = normalizePhone(payment.payerPhone ?? '', payment.currency === 'XAF' ? 'CM' : undefined);
+  const phone = payerOf(payment);
   return newEvent(
     transferEvents.requested,
     {
@@ -228,7 +235,7 @@ function refundRequested(refund: Refund, payment: Payment): PendingEvent {
       amount: refund.amount,
       currency: refund.currency,
       network: payment.paymentMethod as Network,
-      country: phone?.country ?? 'CM',
+      country: countryOf(phone),
       phone: phone?.e164 ?? payment.payerPhone ?? '',
       preferredRailId: collectingRail(payment),
     },
@@ -237,7 +244,6 @@ function refundRequested(refund: Refund, payment: Payment): PendingEvent {
 }
 
 function payoutRequested(payout: Payout): PendingEvent {
-  const phone = normalizePhone(payout.recipientPhone);
   return newEvent(
     transferEvents.requested,
     {
@@ -248,7 +254,7 @@ function payoutRequested(payout: Payout): PendingEvent {
       amount: payout.amount,
       currency: payout.currency,
       network: payout.network,
-      country: phone?.country ?? 'CM',
+      country: countryOf(normalizePhone(payout.recipientPhone)),
       phone: payout.recipientPhone,
       preferredRailId: null,
     },
@@ -266,7 +272,7 @@ export async function requestRefund(
   scope: Scope,
   payment: Payment,
   body: CreateRefundBody,
-  idem: Idem,
+  idem: ClaimedKey,
   requestId: string,
 ): Promise<Refund> {
   const recovered = await recoveredTransfer(deps.db.refunds, idem, (earlier) =>
@@ -283,13 +289,8 @@ export async function requestRefund(
   if (!(NETWORKS as readonly string[]).includes(network) || !payment.payerPhone) {
     throw appError('invalid_state', 'This payment has no payer number to refund to.');
   }
-  const payer = normalizePhone(payment.payerPhone, payment.currency === 'XAF' ? 'CM' : undefined);
-  await checkRailGates(
-    deps,
-    scope,
-    { network, currency: payment.currency, country: payer?.country ?? 'CM' },
-    requestId,
-  );
+  const channel = { network, currency: payment.currency, country: countryOf(payerOf(payment)) };
+  await checkRailGates(deps, scope, channel, requestId);
   const at = deps.now().toISOString();
   const account = await creditedAccount(deps, payment, at, requestId);
   const gate = refundGate(account, payment.id, payment.amount, body.amount);
@@ -320,7 +321,7 @@ export async function requestPayout(
   deps: Deps,
   scope: Scope,
   body: CreatePayoutBody,
-  idem: Idem,
+  idem: ClaimedKey,
   requestId: string,
 ): Promise<Payout> {
   const recovered = await recoveredTransfer(deps.db.payouts, idem, (earlier) =>
@@ -337,13 +338,8 @@ export async function requestPayout(
       },
     ]);
   }
-  const recipient = normalizePhone(phone);
-  await checkRailGates(
-    deps,
-    scope,
-    { network, currency: body.currency, country: recipient?.country ?? 'CM' },
-    requestId,
-  );
+  const channel = { network, currency: body.currency, country: countryOf(normalizePhone(phone)) };
+  await checkRailGates(deps, scope, channel, requestId);
   const at = deps.now().toISOString();
   const account = await ensureAccount(deps.db, { ...scope, currency: body.currency }, at);
   if (!payoutGate(account, body.amount)) throw insufficientBalance();

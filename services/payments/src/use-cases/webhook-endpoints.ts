@@ -1,4 +1,4 @@
-import { outboundUrlRefusal, secretHint } from '@mmp/platform';
+import { outboundUrlRefusal, rollSealedSecret, secretHint } from '@mmp/platform';
 import {
   appError,
   newWebhookSecret,
@@ -10,11 +10,9 @@ import type { WebhookDelivery, WebhookEndpoint } from '../domain/webhooks.js';
 import {
   countEndpoints,
   deleteEndpoint,
-  findDelivery,
   findEndpoint,
   insertEndpoint,
   listDeliveries,
-  replaceEndpointSecret,
   requestRedelivery,
   updateEndpoint,
 } from '../store/webhooks.js';
@@ -103,11 +101,12 @@ export async function rollSecret(
   endpoint: WebhookEndpoint,
 ): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
   const secret = newWebhookSecret();
-  const updated = await replaceEndpointSecret(deps.db, endpoint, {
-    secretSealed: deps.box.seal(secret),
-    secretHint: secretHint(secret),
-    updatedAt: deps.now().toISOString(),
-  });
+  const updated = await rollSealedSecret(
+    deps.db.endpoints,
+    endpoint,
+    { sealed: 'secretSealed', hint: 'secretHint' },
+    { secret, box: deps.box, at: deps.now().toISOString() },
+  );
   if (updated) return { endpoint: updated, secret };
   if (!(await findEndpoint(deps.db, endpoint.id))) throw notFound();
   throw appError('invalid_state', 'The secret was rolled by another request meanwhile; roll again.');
@@ -129,7 +128,7 @@ export async function redeliver(
   endpoint: WebhookEndpoint,
   deliveryId: string,
 ): Promise<WebhookDelivery> {
-  const delivery = await findDelivery(deps.db, endpoint.id, deliveryId);
+  const delivery = await deps.db.deliveries.findOne({ id: deliveryId, endpointId: endpoint.id });
   if (!delivery) throw appError('resource_not_found', 'No such delivery for this webhook endpoint.');
   const queued = await requestRedelivery(deps.db, delivery, deps.now());
   if (!queued)

@@ -1,4 +1,4 @@
-import { DuplicateKeyError, type Collection, type Doc, type Outbox, type Store } from '@mmp/platform';
+import { type Collection, type Doc, type Outbox, type Store } from '@mmp/platform';
 import type { OrderAck, PendingEvent } from '@mmp/protocol';
 import { OPEN_STATUSES, type DeliveryAttempt, type Order } from '../domain/order.js';
 
@@ -12,19 +12,6 @@ export async function openOrders(store: Store): Promise<Orders> {
   await orders.ensureIndex({ fields: { status: 1, expiresAt: 1 } });
   await orders.ensureIndex({ fields: { orderKey: 1, createdAt: 1 } });
   return orders;
-}
-
-/** Stores an order once per (key, rail); a second announcement finds the record stored first. */
-export async function saveOrder(orders: Orders, order: Order): Promise<Order> {
-  try {
-    await orders.insertOne(order);
-    return order;
-  } catch (error) {
-    if (!(error instanceof DuplicateKeyError)) throw error;
-    const existing = await orders.findOne({ _id: order._id });
-    if (!existing) throw error;
-    return existing;
-  }
 }
 
 export function findOrder(orders: Orders, id: string): Promise<Order | null> {

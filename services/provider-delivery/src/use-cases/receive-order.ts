@@ -1,20 +1,20 @@
-import type { HandleResult } from '@mmp/platform';
+import { insertOnce, type HandleResult } from '@mmp/platform';
 import type { OrderCreatedData } from '@mmp/protocol';
 import { newOrder } from '../domain/order.js';
-import { saveOrder } from '../store/orders.js';
 import { deliverOrder } from './deliver-order.js';
 import type { DeliveryDeps } from './deps.js';
 
 /**
- * An order for a rail: stored once per (key, rail), then delivered by webhook or left for
- * the provider to pull. Every redelivery of the announcement resumes from the stored
- * record, which is what makes retries and restarts safe.
+ * An order for a rail: stored once per (key, rail), a second announcement finding the record
+ * stored first, then delivered by webhook or left for the provider to pull. Every redelivery
+ * of the announcement resumes from the stored record, which is what makes retries and
+ * restarts safe.
  */
 export async function receiveOrder(
   deps: DeliveryDeps,
   data: OrderCreatedData,
   envelope: { projectId?: string; livemode?: boolean },
 ): Promise<HandleResult> {
-  const order = await saveOrder(deps.orders, newOrder(data, envelope, new Date()));
+  const order = await insertOnce(deps.orders, newOrder(data, envelope, new Date()));
   if (order.transport === 'webhook') return deliverOrder(deps, order);
 }

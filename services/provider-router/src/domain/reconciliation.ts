@@ -108,27 +108,26 @@ export function reconcile(input: {
       currency: s.currency,
       receivedAt: s.receivedAt,
     }));
-  const completedAfterExpiry = input.settlementsOfDay
-    .filter((s) => s.afterExpiry && s.livemode === input.livemode)
-    .map((s) => ({
-      settlementId: s._id,
-      orderKey: s.orderKey,
-      paymentId: s.paymentId,
-      settledAt: s.settledAt,
-      receivedAt: s.receivedAt,
-    }));
-  const secondOutcome = input.settlementsOfDay
-    .filter((s) => s.secondOutcome && s.livemode === input.livemode)
-    .map((s) => ({
-      settlementId: s._id,
-      orderKey: s.orderKey,
-      paymentId: s.paymentId,
-      idempotencyKey: s.idempotencyKey,
-      status: s.status,
-      appliedSettlementId: s.secondOutcome!.appliedSettlementId,
-      appliedStatus: s.secondOutcome!.appliedStatus,
-      receivedAt: s.receivedAt,
-    }));
+  // Settlements of an order have its environment; the report shows the one asked for.
+  const ofEnvironment = input.settlementsOfDay.filter((s) => s.livemode === input.livemode);
+  const ofOrder = (s: Settlement) => ({ settlementId: s._id, orderKey: s.orderKey, paymentId: s.paymentId });
+  const completedAfterExpiry = ofEnvironment
+    .filter((s) => s.afterExpiry)
+    .map((s) => ({ ...ofOrder(s), settledAt: s.settledAt, receivedAt: s.receivedAt }));
+  const secondOutcome = ofEnvironment.flatMap((s) =>
+    s.secondOutcome
+      ? [
+          {
+            ...ofOrder(s),
+            idempotencyKey: s.idempotencyKey,
+            status: s.status,
+            appliedSettlementId: s.secondOutcome.appliedSettlementId,
+            appliedStatus: s.secondOutcome.appliedStatus,
+            receivedAt: s.receivedAt,
+          },
+        ]
+      : [],
+  );
   const amountMismatch = input.mismatches.map((m) => ({
     orderKey: m.orderKey,
     paymentId: m.paymentId,

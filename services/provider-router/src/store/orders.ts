@@ -56,13 +56,3 @@ export function moveRoutedOrder(
 ): Promise<Order | null> {
   return outbox.update(db.orders, { _id: order._id, status: 'ROUTED', railId: order.railId }, update, events);
 }
-
-/** A provider's orders of one environment created within a UTC day. */
-export function ordersCreatedWithin(
-  db: RouterDb,
-  providerId: string,
-  livemode: boolean,
-  day: { from: string; to: string },
-): Promise<Order[]> {
-  return db.orders.find({ providerId, livemode, createdAt: { $gte: day.from, $lt: day.to } });
-}

@@ -1,4 +1,3 @@
-import type { ProprietaryMapping } from '../domain/mapping.js';
 import type { Provider } from '../domain/provider.js';
 import type { RouterDb } from './db.js';
 
@@ -12,28 +11,4 @@ export function listProviders(db: RouterDb): Promise<Provider[]> {
 
 export function insertProvider(db: RouterDb, provider: Provider): Promise<void> {
   return db.providers.insertOne(provider);
-}
-
-/**
- * Stores a new signing secret, guarded on the one read: of two rolls at once, the one
- * whose secret would not be stored gets null.
- */
-export function replaceSigningSecret(
-  db: RouterDb,
-  provider: Provider,
-  change: Pick<Provider, 'sealedSigningSecret' | 'signingSecretHint' | 'updatedAt'>,
-): Promise<Provider | null> {
-  return db.providers.findOneAndUpdate(
-    { _id: provider._id, sealedSigningSecret: provider.sealedSigningSecret },
-    { $set: change },
-  );
-}
-
-export function setMapping(
-  db: RouterDb,
-  providerId: string,
-  mapping: ProprietaryMapping,
-  at: string,
-): Promise<Provider | null> {
-  return db.providers.findOneAndUpdate({ _id: providerId }, { $set: { mapping, updatedAt: at } });
 }

@@ -1,5 +1,6 @@
 import type { BreakerState } from '../domain/breaker.js';
-import type { Rail, RailEnvironment, RailStatus, RailTestResult } from '../domain/rail.js';
+import { updateIfUnchanged } from '@mmp/platform';
+import type { Rail, RailEnvironment } from '../domain/rail.js';
 import type { RouterDb } from './db.js';
 
 export function findRail(db: RouterDb, railId: string): Promise<Rail | null> {
@@ -24,15 +25,6 @@ export function insertRail(db: RouterDb, rail: Rail): Promise<void> {
   return db.rails.insertOne(rail);
 }
 
-/** Guarded on the secret read: of two rolls at once, the one whose secret is not stored gets null. */
-export function replaceRailSecret(
-  db: RouterDb,
-  rail: Rail,
-  change: Pick<Rail, 'sealedSecret' | 'secretHint' | 'updatedAt'>,
-): Promise<Rail | null> {
-  return db.rails.findOneAndUpdate({ _id: rail._id, sealedSecret: rail.sealedSecret }, { $set: change });
-}
-
 /**
  * A provider's change, guarded on the status and endpoint it was judged on: a test or
  * another change in between makes it null (read again and retry).
@@ -42,20 +34,7 @@ export function updateRailSettings(
   rail: Rail,
   change: Pick<Rail, 'priority' | 'endpoint' | 'supportsPayout' | 'status' | 'lastTest' | 'updatedAt'>,
 ): Promise<Rail | null> {
-  return db.rails.findOneAndUpdate(
-    { _id: rail._id, status: rail.status, endpoint: rail.endpoint },
-    { $set: change },
-  );
-}
-
-/** Out of service or back; idempotent, whatever the rail's status. */
-export function setInService(
-  db: RouterDb,
-  railId: string,
-  inService: boolean,
-  at: string,
-): Promise<Rail | null> {
-  return db.rails.findOneAndUpdate({ _id: railId }, { $set: { inService, updatedAt: at } });
+  return updateIfUnchanged(db.rails, rail, ['status', 'endpoint'], { $set: change });
 }
 
 /** Removes a provider's rail; false when it was already gone. */
@@ -68,19 +47,6 @@ export function activateRail(db: RouterDb, railId: string, at: string): Promise<
   return db.rails.findOneAndUpdate(
     { _id: railId, status: 'TESTED' },
     { $set: { status: 'ACTIVE', updatedAt: at } },
-  );
-}
-
-/** A test's result and the state it leads to, guarded on the state the test started from. */
-export function recordRailTest(
-  db: RouterDb,
-  rail: Rail,
-  status: RailStatus,
-  lastTest: RailTestResult,
-): Promise<Rail | null> {
-  return db.rails.findOneAndUpdate(
-    { _id: rail._id, status: rail.status },
-    { $set: { status, lastTest, updatedAt: lastTest.at } },
   );
 }
 
@@ -108,14 +74,4 @@ export async function updateBreaker(
     if (updated) return updated;
   }
   throw new Error(`breaker of rail ${railId} kept changing under us`);
-}
-
-/** The badge a rail shows, kept in step with its channels' badges. */
-export function setRailCertified(
-  db: RouterDb,
-  railId: string,
-  badge: Pick<Rail, 'certified' | 'certifiedChannels'>,
-  at: string,
-) {
-  return db.rails.findOneAndUpdate({ _id: railId }, { $set: { ...badge, updatedAt: at } });
 }

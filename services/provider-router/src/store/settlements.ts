@@ -1,4 +1,4 @@
-import type { Outbox } from '@mmp/platform';
+import { within, type Outbox } from '@mmp/platform';
 import type { PendingEvent } from '@mmp/protocol';
 import type { Settlement, SettlementMismatch } from '../domain/reconciliation.js';
 import type { RouterDb } from './db.js';
@@ -44,23 +44,23 @@ export function outcomesOf(db: RouterDb, orderKeys: string[]): Promise<Settlemen
   return orderKeys.length ? db.settlements.find({ outcomeOf: { $in: orderKeys } }) : Promise.resolve([]);
 }
 
-export function settlementsOfOrders(db: RouterDb, orderKeys: string[]): Promise<Settlement[]> {
-  return orderKeys.length ? db.settlements.find({ orderKey: { $in: orderKeys } }) : Promise.resolve([]);
-}
-
-export function settlementsReceivedWithin(
+/**
+ * What one provider's reconciliation of an environment and UTC day reads: its orders created
+ * that day, their settlements, every settlement it sent that day (one without an order has no
+ * environment) and the environment's amount mismatches of the day.
+ */
+export async function reconciliationInputs(
   db: RouterDb,
-  providerId: string,
+  query: { providerId: string; livemode: boolean },
   day: { from: string; to: string },
-): Promise<Settlement[]> {
-  return db.settlements.find({ providerId, receivedAt: { $gte: day.from, $lt: day.to } });
-}
-
-export function mismatchesReceivedWithin(
-  db: RouterDb,
-  providerId: string,
-  livemode: boolean,
-  day: { from: string; to: string },
-): Promise<SettlementMismatch[]> {
-  return db.mismatches.find({ providerId, livemode, receivedAt: { $gte: day.from, $lt: day.to } });
+) {
+  const { providerId, livemode } = query;
+  const orders = await db.orders.find({ providerId, livemode, createdAt: within(day) });
+  const orderKeys = orders.map((order) => order._id);
+  return {
+    orders,
+    settlementsOfOrders: orderKeys.length ? await db.settlements.find({ orderKey: { $in: orderKeys } }) : [],
+    settlementsOfDay: await db.settlements.find({ providerId, receivedAt: within(day) }),
+    mismatches: await db.mismatches.find({ providerId, livemode, receivedAt: within(day) }),
+  };
 }

@@ -7,13 +7,14 @@ import {
   type CertificationTarget,
   type ChannelBadgeData,
 } from '@mmp/protocol';
+import { setFields } from '@mmp/platform';
 import { channelBadgeId, railBadge } from '../domain/certification.js';
 import { routedOrder } from '../domain/order.js';
 import { orderCreatedEvent } from '../domain/order-events.js';
 import { certifiedChannelIds, recordChannelBadge } from '../store/channel-badges.js';
 import { findOrder, insertOrder } from '../store/orders.js';
 import { findProvider } from '../store/providers.js';
-import { listProviderRails, setRailCertified } from '../store/rails.js';
+import { listProviderRails } from '../store/rails.js';
 import { findSettlementByKey } from '../store/settlements.js';
 import { isoNow, notFound, type RouterDeps } from './deps.js';
 import { ownRail, railCredentials } from './rails.js';
@@ -117,7 +118,7 @@ export async function refreshRailBadges(deps: RouterDeps, providerId: string): P
   for (const rail of await listProviderRails(deps.db, providerId)) {
     const badge = railBadge(rail, certified);
     if (JSON.stringify(badge.certifiedChannels) !== JSON.stringify(rail.certifiedChannels ?? []))
-      await setRailCertified(deps.db, rail._id, badge, isoNow(deps));
+      await setFields(deps.db.rails, rail._id, badge, isoNow(deps));
   }
 }
 

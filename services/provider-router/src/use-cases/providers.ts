@@ -1,8 +1,8 @@
-import { secretHint } from '@mmp/platform';
+import { rollSealedSecret, secretHint, setFields } from '@mmp/platform';
 import { parseOrThrow } from '@mmp/protocol';
 import { ProprietaryMapping } from '../domain/mapping.js';
 import { newProviderId, newSigningSecret, type Provider } from '../domain/provider.js';
-import { findProvider, insertProvider, replaceSigningSecret, setMapping } from '../store/providers.js';
+import { findProvider, insertProvider } from '../store/providers.js';
 import { isoNow, notFound, rolledMeanwhile, type RouterDeps } from './deps.js';
 
 export async function existingProvider(deps: RouterDeps, providerId: string): Promise<Provider> {
@@ -31,11 +31,12 @@ export async function createProvider(deps: RouterDeps, name: string) {
 export async function rollSigningSecret(deps: RouterDeps, providerId: string) {
   const provider = await existingProvider(deps, providerId);
   const signingSecret = newSigningSecret();
-  const rolled = await replaceSigningSecret(deps.db, provider, {
-    sealedSigningSecret: deps.box.seal(signingSecret),
-    signingSecretHint: secretHint(signingSecret),
-    updatedAt: isoNow(deps),
-  });
+  const rolled = await rollSealedSecret(
+    deps.db.providers,
+    provider,
+    { sealed: 'sealedSigningSecret', hint: 'signingSecretHint' },
+    { secret: signingSecret, box: deps.box, at: isoNow(deps) },
+  );
   if (!rolled) throw rolledMeanwhile();
   return { id: provider._id, name: provider.name, signingSecret };
 }
@@ -44,6 +45,6 @@ export async function rollSigningSecret(deps: RouterDeps, providerId: string) {
 export async function configureMapping(deps: RouterDeps, providerId: string, body: unknown) {
   const provider = await existingProvider(deps, providerId);
   const mapping = parseOrThrow(ProprietaryMapping, body ?? {});
-  await setMapping(deps.db, provider._id, mapping, isoNow(deps));
+  await setFields(deps.db.providers, provider._id, { mapping }, isoNow(deps));
   return { providerId: provider._id, mapping };
 }

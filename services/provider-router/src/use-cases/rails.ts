@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { postToProvider, secretHint } from '@mmp/platform';
+import { postToProvider, rollSealedSecret, secretHint, setFields, updateIfUnchanged } from '@mmp/platform';
 import { appError, newWebhookSecret } from '@mmp/protocol';
 import { CLOSED_BREAKER } from '../domain/breaker.js';
 import { healthCheckBody, judgeHealthCheck } from '../domain/health-check.js';
@@ -22,9 +22,6 @@ import {
   deleteProviderRail,
   findProviderRail,
   insertRail,
-  recordRailTest,
-  replaceRailSecret,
-  setInService,
   updateRailSettings,
 } from '../store/rails.js';
 import { outcomesOf } from '../store/settlements.js';
@@ -84,11 +81,12 @@ export async function rollRailSecret(deps: RouterDeps, rail: Rail): Promise<{ ra
   if (rail.transport !== 'webhook')
     throw appError('invalid_state', 'A pull rail has no webhook secret to roll.');
   const secret = newWebhookSecret();
-  const updated = await replaceRailSecret(deps.db, rail, {
-    sealedSecret: deps.box.seal(secret),
-    secretHint: secretHint(secret),
-    updatedAt: isoNow(deps),
-  });
+  const updated = await rollSealedSecret(
+    deps.db.rails,
+    rail,
+    { sealed: 'sealedSecret', hint: 'secretHint' },
+    { secret, box: deps.box, at: isoNow(deps) },
+  );
   if (!updated) throw rolledMeanwhile();
   return { rail: updated, secret };
 }
@@ -139,7 +137,10 @@ async function runTest(deps: RouterDeps, rail: Rail): Promise<Omit<RailTestResul
 export async function testRail(deps: RouterDeps, rail: Rail): Promise<Rail> {
   const result = await runTest(deps, rail);
   const lastTest: RailTestResult = { ...result, at: isoNow(deps) };
-  const updated = await recordRailTest(deps.db, rail, statusAfterTest(rail.status, result.ok), lastTest);
+  // Guarded on the state the test started from.
+  const updated = await updateIfUnchanged(deps.db.rails, rail, ['status'], {
+    $set: { status: statusAfterTest(rail.status, result.ok), lastTest, updatedAt: lastTest.at },
+  });
   if (!updated)
     throw appError('invalid_state', 'The rail changed state during its test; read it and test again.');
   return updated;
@@ -154,11 +155,11 @@ export async function updateRail(deps: RouterDeps, rail: Rail, body: unknown): P
 }
 
 /**
- * Out of service (`inService` false) or back. Routing reads it on every order, failovers
+ * Out of service (`inService` false) or back, whatever the rail's status. Routing reads it on every order, failovers
  * included; delivery, pull fetches and settlements never look at it, so what is out finishes.
  */
 export async function putInService(deps: RouterDeps, rail: Rail, inService: boolean): Promise<Rail> {
-  const updated = await setInService(deps.db, rail._id, inService, isoNow(deps));
+  const updated = await setFields(deps.db.rails, rail._id, { inService }, isoNow(deps));
   if (!updated) throw notFound('Rail');
   return updated;
 }

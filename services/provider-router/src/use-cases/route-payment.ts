@@ -1,7 +1,13 @@
-import { newPaymentOrderKey, type PaymentInitiatedData } from '@mmp/protocol';
+import { newPaymentOrderKey, type PaymentInitiatedData, type PendingEvent } from '@mmp/protocol';
 import { DuplicateKeyError } from '@mmp/platform';
 import { admitsOrder, startTrial } from '../domain/breaker.js';
-import { paymentExecuteBody, routedOrder } from '../domain/order.js';
+import {
+  paymentExecuteBody,
+  routedOrder,
+  type Order,
+  type OrderRequest,
+  type RoutingStep,
+} from '../domain/order.js';
 import { executionFailedEvent, orderCreatedEvent, routingDecidedEvent } from '../domain/order-events.js';
 import { chooseRail, environmentOf, type RouteChoice, type RouteCriteria } from '../domain/routing.js';
 import { findOrderOfPayment, insertOrder } from '../store/orders.js';
@@ -32,52 +38,84 @@ export async function pickRail(
   }
 }
 
-/** payment.initiated: one order per payment; a redelivery or a second initiation reuses it. */
-export async function routePayment(deps: RouterDeps, data: PaymentInitiatedData): Promise<void> {
-  const { payment, execution } = data;
-  if (await findOrderOfPayment(deps.db, payment.id)) {
-    deps.log.info({ paymentId: payment.id }, 'payment already has an order; reusing it');
+/** A payment or transfer to route: one order each, its id the order's `paymentId`. */
+type OrderToRoute = {
+  kind: 'payment' | 'transfer';
+  subject: Pick<OrderRequest, 'projectId' | 'livemode' | 'amount' | 'currency' | 'transactionRef'> & {
+    id: string;
+  };
+  /** What the logs name it by. */
+  logged: Record<string, unknown>;
+  newOrderKey: () => string;
+  /** The criteria but its environment and currency, which are the subject's. */
+  channel: Omit<RouteCriteria, 'environment' | 'currency'>;
+  payload: (orderKey: string, now: number) => Record<string, unknown>;
+  transfer?: OrderRequest['transfer'];
+  /** The events of its first routing, stored with the order. */
+  events: (routed: { order: Order; step: RoutingStep; choice: RouteChoice }) => PendingEvent[];
+};
+
+/**
+ * Routes a payment's or transfer's order: a redelivery or a second request finds the order of
+ * the first and reuses it; of two replicas routing it at once, the first one's order stands.
+ */
+export async function routeNewOrder(deps: RouterDeps, toRoute: OrderToRoute): Promise<void> {
+  const { kind, subject } = toRoute;
+  if (await findOrderOfPayment(deps.db, subject.id)) {
+    deps.log.info(toRoute.logged, `${kind} already has an order; reusing it`);
     return;
   }
   const now = deps.now();
-  const orderKey = newPaymentOrderKey();
+  const orderKey = toRoute.newOrderKey();
   const criteria: RouteCriteria = {
-    environment: environmentOf(payment.livemode),
-    network: execution.network,
-    currency: payment.currency,
-    country: execution.country,
+    environment: environmentOf(subject.livemode),
+    currency: subject.currency,
+    ...toRoute.channel,
   };
   const choice = await pickRail(deps, criteria, orderKey, []);
   const { order, step } = routedOrder(
     {
       _id: orderKey,
-      paymentId: payment.id,
-      projectId: payment.projectId,
-      livemode: payment.livemode,
-      amount: payment.amount,
-      currency: payment.currency,
+      paymentId: subject.id,
+      projectId: subject.projectId,
+      livemode: subject.livemode,
+      amount: subject.amount,
+      currency: subject.currency,
       criteria,
-      transactionRef: payment.token,
-      payload: paymentExecuteBody(orderKey, data, now),
+      transactionRef: subject.transactionRef,
+      payload: toRoute.payload(orderKey, now),
+      ...(toRoute.transfer ? { transfer: toRoute.transfer } : {}),
     },
     choice,
     now,
     deps.config.orderTtlSeconds * 1000,
   );
-  const events = [
-    routingDecidedEvent(order, step, order.providerId),
-    choice.rail
-      ? orderCreatedEvent(order, choice.rail, order.createdAt)
-      : executionFailedEvent(order, 'provider_unavailable', choice.reason, order.createdAt),
-  ];
   try {
-    await insertOrder(deps.outbox, deps.db, order, events);
+    await insertOrder(deps.outbox, deps.db, order, toRoute.events({ order, step, choice }));
   } catch (error) {
-    // A concurrent replica routed the same payment first: its order stands.
     if (!(error instanceof DuplicateKeyError)) throw error;
   }
   deps.log.info(
-    { paymentId: payment.id, orderKey, railId: order.railId, reason: choice.reason },
-    'payment routed',
+    { ...toRoute.logged, orderKey, railId: order.railId, reason: choice.reason },
+    `${kind} routed`,
   );
+}
+
+/** payment.initiated: one order per payment; a redelivery or a second initiation reuses it. */
+export function routePayment(deps: RouterDeps, data: PaymentInitiatedData): Promise<void> {
+  const { payment, execution } = data;
+  return routeNewOrder(deps, {
+    kind: 'payment',
+    subject: { ...payment, transactionRef: payment.token },
+    logged: { paymentId: payment.id },
+    newOrderKey: newPaymentOrderKey,
+    channel: { network: execution.network, country: execution.country },
+    payload: (orderKey, now) => paymentExecuteBody(orderKey, data, now),
+    events: ({ order, step, choice }) => [
+      routingDecidedEvent(order, step, order.providerId),
+      choice.rail
+        ? orderCreatedEvent(order, choice.rail, order.createdAt)
+        : executionFailedEvent(order, 'provider_unavailable', choice.reason, order.createdAt),
+    ],
+  });
 }

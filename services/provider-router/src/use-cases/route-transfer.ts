@@ -4,14 +4,12 @@ import {
   type PayoutRouteQuery,
   type TransferRequestedData,
 } from '@mmp/protocol';
-import { DuplicateKeyError } from '@mmp/platform';
-import { payoutExecuteBody, routedOrder } from '../domain/order.js';
+import { payoutExecuteBody } from '../domain/order.js';
 import { orderCreatedEvent, transferSettledEvents } from '../domain/order-events.js';
 import { chooseRail, environmentOf, type RouteCriteria } from '../domain/routing.js';
-import { findOrderOfPayment, insertOrder } from '../store/orders.js';
 import { activeRails } from '../store/rails.js';
 import type { RouterDeps } from './deps.js';
-import { pickRail } from './route-payment.js';
+import { routeNewOrder } from './route-payment.js';
 
 /**
  * transfer.requested: a refund or payout payments has debited becomes one payout.execute
@@ -19,56 +17,29 @@ import { pickRail } from './route-payment.js';
  * first, with the breaker and failover of payment orders. No rail: transfer.settled FAILED
  * at once, so payments gives the amount back. A redelivery finds the order and adds nothing.
  */
-export async function routeTransfer(deps: RouterDeps, data: TransferRequestedData): Promise<void> {
-  if (await findOrderOfPayment(deps.db, data.transferId)) {
-    deps.log.info({ transferId: data.transferId }, 'transfer already has an order; reusing it');
-    return;
-  }
-  const now = deps.now();
-  const orderKey = newPayoutOrderKey();
-  const criteria: RouteCriteria = {
-    environment: environmentOf(data.livemode),
-    network: data.network,
-    currency: data.currency,
-    country: data.country,
-    payout: true,
-    preferredRailId: data.preferredRailId,
-  };
-  const choice = await pickRail(deps, criteria, orderKey, []);
-  const { order } = routedOrder(
-    {
-      _id: orderKey,
-      paymentId: data.transferId,
-      projectId: data.projectId,
-      livemode: data.livemode,
-      amount: data.amount,
-      currency: data.currency,
-      criteria,
-      transactionRef: data.transferId,
-      payload: payoutExecuteBody(orderKey, data, now),
-      transfer: { id: data.transferId, kind: data.kind },
+export function routeTransfer(deps: RouterDeps, data: TransferRequestedData): Promise<void> {
+  return routeNewOrder(deps, {
+    kind: 'transfer',
+    subject: { ...data, id: data.transferId, transactionRef: data.transferId },
+    logged: { transferId: data.transferId, kind: data.kind },
+    newOrderKey: newPayoutOrderKey,
+    channel: {
+      network: data.network,
+      country: data.country,
+      payout: true,
+      preferredRailId: data.preferredRailId,
     },
-    choice,
-    now,
-    deps.config.orderTtlSeconds * 1000,
-  );
-  const events = choice.rail
-    ? [orderCreatedEvent(order, choice.rail, order.createdAt)]
-    : transferSettledEvents(
-        order,
-        { status: 'FAILED', failureCode: 'provider_unavailable', railId: null },
-        order.createdAt,
-      );
-  try {
-    await insertOrder(deps.outbox, deps.db, order, events);
-  } catch (error) {
-    // A concurrent replica routed the same transfer first: its order stands.
-    if (!(error instanceof DuplicateKeyError)) throw error;
-  }
-  deps.log.info(
-    { transferId: data.transferId, kind: data.kind, orderKey, railId: order.railId, reason: choice.reason },
-    'transfer routed',
-  );
+    payload: (orderKey, now) => payoutExecuteBody(orderKey, data, now),
+    transfer: { id: data.transferId, kind: data.kind },
+    events: ({ order, choice }) =>
+      choice.rail
+        ? [orderCreatedEvent(order, choice.rail, order.createdAt)]
+        : transferSettledEvents(
+            order,
+            { status: 'FAILED', failureCode: 'provider_unavailable', railId: null },
+            order.createdAt,
+          ),
+  });
 }
 
 /**

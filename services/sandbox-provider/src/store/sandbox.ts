@@ -1,4 +1,4 @@
-import { DuplicateKeyError, type Collection, type Doc, type Store } from '@mmp/platform';
+import { type Collection, type Doc, type Store } from '@mmp/platform';
 import type { ExecutionOrder, OrderAck } from '@mmp/protocol';
 
 /** Who the sandbox is on the gateway; the key and secret are sealed with SERVICE_SECRET_KEY. */
@@ -50,19 +50,6 @@ export async function saveRegistration(store: SandboxStore, registration: Regist
 
 export async function saveRailId(store: SandboxStore, railId: string): Promise<void> {
   await store.registrations.findOneAndUpdate({ _id: 'sandbox' }, { $set: { railId } });
-}
-
-/** Stores an order's decision once; a repeated key finds the decision stored first. */
-export async function recordExecution(executions: Executions, execution: Execution): Promise<Execution> {
-  try {
-    await executions.insertOne(execution);
-    return execution;
-  } catch (error) {
-    if (!(error instanceof DuplicateKeyError)) throw error;
-    const existing = await executions.findOne({ _id: execution._id });
-    if (!existing) throw error;
-    return existing;
-  }
 }
 
 /** Acked: the settlement is due at `settleAt`. */

@@ -1,4 +1,4 @@
-import type { Logger } from '@mmp/platform';
+import { insertOnce, type Logger } from '@mmp/platform';
 import {
   paymentAck,
   pushSettlement,
@@ -13,7 +13,6 @@ import {
   findDueSettlements,
   findUnacked,
   finishExecution,
-  recordExecution,
   startWaiting,
   type Execution,
   type Executions,
@@ -47,9 +46,9 @@ function decide(order: ExecutionOrder, delayMs: number): Execution {
   };
 }
 
-/** Acks one pulled order with its stored decision (again, if it was decided before). */
+/** Acks one pulled order with its decision, stored once (a repeated key finds the one stored first). */
 async function handleOrder(deps: WorkerDeps, entry: PullOrder): Promise<void> {
-  await takeAck(deps, await recordExecution(deps.executions, decide(entry.payload, deps.delayMs)));
+  await takeAck(deps, await insertOnce(deps.executions, decide(entry.payload, deps.delayMs)));
 }
 
 /**

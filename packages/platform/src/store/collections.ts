@@ -1,0 +1,95 @@
+import {
+  DuplicateKeyError,
+  type Collection,
+  type Doc,
+  type Filter,
+  type IndexSpec,
+  type Store,
+  type Update,
+} from './port.js';
+
+/** One collection of a service's store: its name there and every index it needs. */
+export type CollectionSpec<T extends Doc> = {
+  readonly name: string;
+  readonly indexes: readonly IndexSpec[];
+  /** Types the documents only; never set. */
+  readonly doc?: T;
+};
+
+export function collection<T extends Doc>(
+  name: string,
+  indexes: readonly IndexSpec[] = [],
+): CollectionSpec<T> {
+  return { name, indexes };
+}
+
+export type CollectionSpecs = Record<string, CollectionSpec<Doc>>;
+
+export type Collections<S extends CollectionSpecs> = {
+  [K in keyof S]: S[K] extends CollectionSpec<infer T> ? Collection<T> : never;
+};
+
+/** A service's collections by the names its code uses; the only place that names them in the store. */
+export function openCollections<S extends CollectionSpecs>(store: Store, specs: S): Collections<S> {
+  return Object.fromEntries(
+    Object.entries(specs).map(([key, spec]) => [key, store.collection(spec.name)]),
+  ) as Collections<S>;
+}
+
+/** Creates every index of `specs` on their collections in `db` (idempotent), at start. */
+export async function ensureCollectionIndexes<S extends CollectionSpecs>(
+  db: Collections<S>,
+  specs: S,
+): Promise<void> {
+  for (const [key, spec] of Object.entries(specs)) {
+    for (const index of spec.indexes) await (db[key] as Collection<Doc>).ensureIndex(index);
+  }
+}
+
+/**
+ * Stores `doc` once: when a unique key already holds a document with its `_id` (a repeated
+ * announcement, a redelivery), that first document is returned instead.
+ */
+export async function insertOnce<T extends Doc>(collection: Collection<T>, doc: T): Promise<T> {
+  try {
+    await collection.insertOne(doc);
+    return doc;
+  } catch (error) {
+    if (!(error instanceof DuplicateKeyError)) throw error;
+    const existing = await collection.findOne({ _id: doc._id });
+    if (!existing) throw error;
+    return existing;
+  }
+}
+
+/**
+ * Compare-and-set: applies `update` to `doc` only while the fields it was judged on still
+ * hold what was read; null when another change came first (read again and retry, or refuse).
+ */
+export function updateIfUnchanged<T extends Doc>(
+  collection: Collection<T>,
+  doc: T,
+  judgedOn: readonly (keyof T & string)[],
+  update: Update,
+): Promise<T | null> {
+  const filter: Filter = {
+    _id: doc._id,
+    ...Object.fromEntries(judgedOn.map((field) => [field, doc[field]])),
+  };
+  return collection.findOneAndUpdate(filter, update);
+}
+
+/** Sets `fields` of one document with its `updatedAt`, whatever its state; null when it is gone. */
+export function setFields<T extends Doc>(
+  collection: Collection<T>,
+  id: string,
+  fields: Partial<T>,
+  at: string,
+): Promise<T | null> {
+  return collection.findOneAndUpdate({ _id: id }, { $set: { ...fields, updatedAt: at } });
+}
+
+/** A date range as a filter condition: from `from` included to `to` excluded (a UTC day). */
+export function within(range: { from: string; to: string }) {
+  return { $gte: range.from, $lt: range.to };
+}
