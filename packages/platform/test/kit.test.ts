@@ -11,6 +11,7 @@ import {
   createTestBus,
   createTestSystem,
   eventually,
+  metricSample,
   TEST_NATS_URL,
 } from '../src/testing/index.js';
 import { helloOperation } from './test-contracts.js';
@@ -52,13 +53,6 @@ async function publishRaw(body: unknown, id: string) {
   await jetstream(nc).publish(system.naming.subject(eventSubject('widget.made')), JSON.stringify(body), {
     msgID: id,
   });
-}
-
-function metricOf(text: string, outcome: string): number {
-  const line = text
-    .split('\n')
-    .find((l) => l.startsWith('mmp_events_handled_total{') && l.includes(`outcome="${outcome}"`));
-  return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
 }
 
 describe('consumers by contract', () => {
@@ -105,9 +99,9 @@ describe('consumers by contract', () => {
       const metrics = await eventually(async () => {
         const text = await (await fetch(`http://127.0.0.1:${running.opsPort}/metrics`)).text();
         return (
-          metricOf(text, 'ack') === 2 &&
-          metricOf(text, 'dropped') === 2 &&
-          metricOf(text, 'too_new') >= 1 &&
+          metricSample(text, 'mmp_events_handled_total', { outcome: 'ack' }) === 2 &&
+          metricSample(text, 'mmp_events_handled_total', { outcome: 'dropped' }) === 2 &&
+          metricSample(text, 'mmp_events_handled_total', { outcome: 'too_new' }) >= 1 &&
           text
         );
       });

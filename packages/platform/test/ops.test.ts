@@ -12,6 +12,7 @@ import {
   createTestBus,
   createTestSystem,
   eventually,
+  metricSample,
   startTcpProxy,
   TEST_NATS_URL,
 } from '../src/testing/index.js';
@@ -47,18 +48,6 @@ async function probe(running: RunningService, path: '/readyz' | '/healthz'): Pro
 
 async function metricsOf(running: RunningService): Promise<string> {
   return (await fetch(`http://127.0.0.1:${running.opsPort}/metrics`)).text();
-}
-
-/** The value of one series in Prometheus text, 0 when absent. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number {
-  const line = text
-    .split('\n')
-    .find(
-      (l) =>
-        l.startsWith(`${name}{`) &&
-        Object.entries(labels).every(([key, value]) => l.includes(`${key}="${value}"`)),
-    );
-  return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
 }
 
 let releaseSlow: () => void = () => undefined;
@@ -152,7 +141,7 @@ describe('liveness and readiness', () => {
       });
       expect(lost.body).toMatchObject({ status: 'not_ready', checks: { nats: 'failing', store: 'ok' } });
       expect(await probe(running, '/healthz')).toMatchObject({ status: 200, body: { status: 'ok' } });
-      expect(sample(await metricsOf(running), 'mmp_nats_connected')).toBe(0);
+      expect(metricSample(await metricsOf(running), 'mmp_nats_connected')).toBe(0);
 
       proxy.restore();
       const back = await eventually(async () => {
@@ -160,7 +149,7 @@ describe('liveness and readiness', () => {
         return ready.status === 200 && ready;
       }, 15_000);
       expect(back.body).toMatchObject({ status: 'ready', checks: { nats: 'ok' } });
-      expect(sample(await metricsOf(running), 'mmp_nats_connected')).toBe(1);
+      expect(metricSample(await metricsOf(running), 'mmp_nats_connected')).toBe(1);
     } finally {
       await running.stop();
       await proxy.close();
@@ -246,19 +235,21 @@ describe('metrics', () => {
 
       const text = await eventually(async () => {
         const current = await metricsOf(running);
-        return sample(current, 'mmp_events_handled_total', { outcome: 'ack' }) >= 2 && current;
+        return metricSample(current, 'mmp_events_handled_total', { outcome: 'ack' }) >= 2 && current;
       });
-      expect(sample(text, 'mmp_operations_total', { operation: 'write', status_class: '2xx' })).toBe(2);
+      expect(metricSample(text, 'mmp_operations_total', { operation: 'write', status_class: '2xx' })).toBe(2);
       expect(text).toContain('mmp_operation_duration_seconds_bucket{');
       expect(text).toMatch(/mmp_operations_total\{[^}]*service="certification-runner"/);
-      expect(sample(text, 'mmp_calls_total', { target: 'gateway', outcome: 'unavailable' })).toBe(1);
-      expect(sample(text, 'mmp_events_handled_total', { consumer: 'ops-test', outcome: 'failed' })).toBe(1);
-      expect(sample(text, 'mmp_event_redeliveries_total', { consumer: 'ops-test' })).toBeGreaterThanOrEqual(
-        1,
-      );
-      expect(sample(text, 'mmp_outbox_unpublished_events', { collection: 'things' })).toBe(1);
-      expect(sample(text, 'mmp_outbox_relay_failures_total')).toBe(1);
-      expect(sample(text, 'mmp_loop_runs_total', { loop: 'outbox_relay', outcome: 'error' })).toBe(1);
+      expect(metricSample(text, 'mmp_calls_total', { target: 'gateway', outcome: 'unavailable' })).toBe(1);
+      expect(
+        metricSample(text, 'mmp_events_handled_total', { consumer: 'ops-test', outcome: 'failed' }),
+      ).toBe(1);
+      expect(
+        metricSample(text, 'mmp_event_redeliveries_total', { consumer: 'ops-test' }),
+      ).toBeGreaterThanOrEqual(1);
+      expect(metricSample(text, 'mmp_outbox_unpublished_events', { collection: 'things' })).toBe(1);
+      expect(metricSample(text, 'mmp_outbox_relay_failures_total')).toBe(1);
+      expect(metricSample(text, 'mmp_loop_runs_total', { loop: 'outbox_relay', outcome: 'error' })).toBe(1);
     } finally {
       await running.stop();
     }

@@ -204,6 +204,19 @@ export const SPEC_PAYMENT_FIELDS = {
     'status',
     'token',
   ],
+  /** An item of a payment list: the payments list and a customer's transactions. */
+  listItem: [
+    'amount',
+    'completedAt',
+    'createdAt',
+    'currency',
+    'failureCode',
+    'failureMessage',
+    'id',
+    'paymentMethod',
+    'status',
+    'token',
+  ],
 } as const;
 
 export { makeTestCertificate } from './tls.js';
@@ -213,6 +226,7 @@ export { spawnServiceProcess, type ChildService } from './child.js';
 export { freePort } from './ports.js';
 export { natsServerInstalled, startNatsServer, type PrivateNatsServer } from './nats-server.js';
 export { captureLogs } from './logs.js';
+export { metricSample } from './metrics.js';
 export {
   answerOrders,
   failOrders,
