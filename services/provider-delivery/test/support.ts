@@ -9,7 +9,13 @@ import {
   type NatsConnection,
   type ReceivedEvent,
 } from '@mmp/platform';
-import { TEST_NATS_URL, createTestBus, eventually, type TestSystem } from '@mmp/platform/testing';
+import {
+  TEST_NATS_URL,
+  createTestBus,
+  eventually,
+  samplePaymentExecute,
+  type TestSystem,
+} from '@mmp/platform/testing';
 import {
   DELIVERY_EVENTS,
   appError,
@@ -23,22 +29,6 @@ import {
 } from '@mmp/protocol';
 
 export type Rail = { endpoint: string; secret: string };
-
-/** A payment.execute body as provider-router builds it. */
-export function executeBody(orderKey: string, msisdn = '+237690000001') {
-  return {
-    protocol_version: '1',
-    type: 'payment.execute',
-    idempotency_key: orderKey,
-    amount: '5000',
-    currency: 'XAF',
-    network: 'ORANGE_MONEY',
-    country: 'CM',
-    payee: { msisdn },
-    transaction_ref: `pay_${orderKey.slice(6)}`,
-    timestamp: Math.floor(Date.now() / 1000),
-  };
-}
 
 /**
  * The test's side of the bus: publishes order.created as provider-router does, records
@@ -101,7 +91,7 @@ export async function connectBus(system: TestSystem, rails: Map<string, Rail>) {
         railId: 'rail_1',
         providerId: 'prv_test',
         transport: 'webhook',
-        payload: executeBody(orderKey),
+        payload: samplePaymentExecute(orderKey),
         expiresAt: new Date(Date.now() + 15 * 60_000).toISOString(),
         ...overrides,
       };
