@@ -1,15 +1,13 @@
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   answerOrders,
   createTestSystem,
   eventually,
-  spawnServiceProcess,
   startProviderEndpoint,
   type ChildService,
   type ProviderEndpoint,
 } from '@mmp/platform/testing';
-import { connectBus, type Bus, type Rail } from './support.js';
+import { connectBus, spawnDelivery, type Bus, type Rail } from './support.js';
 
 /**
  * provider-delivery runs as its own process and is killed with SIGKILL while its POST is
@@ -21,31 +19,12 @@ import { connectBus, type Bus, type Rail } from './support.js';
 const secret = 'whsec_killmidpost0123456789abcdefgh';
 const system = createTestSystem('killpost');
 const rails = new Map<string, Rail>();
-const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
-const env = {
-  ...process.env,
-  ...system.env,
-  LOG_LEVEL: 'warn',
-  ALLOW_HTTP_LOOPBACK_ENDPOINTS: 'true',
-  DELIVERY_TIMEOUT_MS: '3000',
-  ORDER_EXPIRY_INTERVAL_MS: '200',
-  OPS_PORT: '0',
-};
 let endpoint: ProviderEndpoint;
 let bus: Bus;
 let child: ChildService | undefined;
 
-async function startDelivery(): Promise<ChildService> {
-  const started = spawnServiceProcess({
-    name: 'provider-delivery',
-    main,
-    env,
-    naming: system.naming,
-    nc: async () => bus.nc,
-  });
-  await started.waitReady();
-  return started;
-}
+const startDelivery = () =>
+  spawnDelivery(system, bus, { DELIVERY_TIMEOUT_MS: '3000', ORDER_EXPIRY_INTERVAL_MS: '200' });
 
 beforeAll(async () => {
   endpoint = await startProviderEndpoint();

@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import {
   connectNats,
   consumeEvents,
@@ -14,6 +15,8 @@ import {
   createTestBus,
   eventually,
   samplePaymentExecute,
+  spawnServiceProcess,
+  type ChildService,
   type TestSystem,
 } from '@mmp/platform/testing';
 import {
@@ -130,3 +133,24 @@ export async function connectBus(system: TestSystem, rails: Map<string, Rail>) {
   return bus;
 }
 export type Bus = Awaited<ReturnType<typeof connectBus>>;
+
+/**
+ * provider-delivery as its own process on `system`, ready, for a test that needs what only a
+ * process gives (SIGKILL, NODE_EXTRA_CA_CERTS read at start). The development switch is on:
+ * the test's endpoints are on loopback.
+ */
+export async function spawnDelivery(
+  system: TestSystem,
+  bus: Bus,
+  env: Record<string, string>,
+): Promise<ChildService> {
+  const child = spawnServiceProcess({
+    name: 'provider-delivery',
+    main: fileURLToPath(new URL('../src/main.ts', import.meta.url)),
+    env: { ...process.env, ...system.env, LOG_LEVEL: 'warn', ALLOW_HTTP_LOOPBACK_ENDPOINTS: 'true', ...env },
+    naming: system.naming,
+    nc: async () => bus.nc,
+  });
+  await child.waitReady();
+  return child;
+}

@@ -1,4 +1,3 @@
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type RunningService } from '@mmp/platform';
 import {
@@ -6,13 +5,12 @@ import {
   createTestSystem,
   makeTestCertificate,
   signedWith,
-  spawnServiceProcess,
   startProviderEndpoint,
   type ChildService,
   type ProviderEndpoint,
 } from '@mmp/platform/testing';
 import { providerDeliveryService } from '../src/service.js';
-import { connectBus, type Bus, type Rail } from './support.js';
+import { connectBus, spawnDelivery, type Bus, type Rail } from './support.js';
 
 /**
  * The trust path for real: provider-delivery runs as its own process with
@@ -59,22 +57,11 @@ beforeAll(async () => {
   rails.set('rail_plain_http', { endpoint: 'http://provider.example/accept', secret });
   bus = await connectBus(system, rails);
 
-  child = spawnServiceProcess({
-    name: 'provider-delivery',
-    main: fileURLToPath(new URL('../src/main.ts', import.meta.url)),
-    env: {
-      ...process.env,
-      ...system.env,
-      LOG_LEVEL: 'warn',
-      ALLOW_HTTP_LOOPBACK_ENDPOINTS: 'true',
-      NODE_EXTRA_CA_CERTS: certificate.certPath,
-      DELIVERY_TIMEOUT_MS: '700',
-      DELIVERY_BACKOFF_MS: '100',
-    },
-    naming: system.naming,
-    nc: async () => bus.nc,
+  child = await spawnDelivery(system, bus, {
+    NODE_EXTRA_CA_CERTS: certificate.certPath,
+    DELIVERY_TIMEOUT_MS: '700',
+    DELIVERY_BACKOFF_MS: '100',
   });
-  await child.waitReady();
 });
 
 afterAll(async () => {
@@ -85,25 +72,24 @@ afterAll(async () => {
   certificate.remove();
 });
 
-async function deliverTo(railId: string) {
+/** Delivers an order to `railId`, which must end in exactly one outcome, like `outcome`. */
+async function deliverTo(railId: string, outcome: Record<string, unknown>) {
   const data = await bus.publishOrder({ railId, transport: 'webhook' });
   await bus.settled(data.orderKey);
   await new Promise((resolve) => setTimeout(resolve, 100));
+  expect(bus.outcomesOf(data.orderKey)).toEqual([expect.objectContaining(outcome)]);
   const { deliveries } = await bus.deliveries(data.orderKey);
-  return { data, outcomes: bus.outcomesOf(data.orderKey), delivery: deliveries[0]! };
+  return { data, delivery: deliveries[0]! };
 }
 
 describe('webhook delivery over HTTPS trusted through NODE_EXTRA_CA_CERTS', () => {
   it('200 ACCEPTED: delivery.accepted, one signed request with the documented headers', async () => {
-    const { data, outcomes, delivery } = await deliverTo('rail_accept');
-    expect(outcomes).toEqual([
-      expect.objectContaining({
-        type: 'delivery.accepted',
-        classification: 'ACCEPTED',
-        attempts: 1,
-        railId: 'rail_accept',
-      }),
-    ]);
+    const { data, delivery } = await deliverTo('rail_accept', {
+      type: 'delivery.accepted',
+      classification: 'ACCEPTED',
+      attempts: 1,
+      railId: 'rail_accept',
+    });
     const [call] = endpoint.orders('/accept', data.orderKey);
     expect(signedWith(secret, call!)).toBe(true);
     expect(call?.headers).toMatchObject({
@@ -123,26 +109,20 @@ describe('webhook delivery over HTTPS trusted through NODE_EXTRA_CA_CERTS', () =
   });
 
   it('REJECTED: delivery.rejected with the provider’s reason', async () => {
-    const { outcomes } = await deliverTo('rail_reject');
-    expect(outcomes).toEqual([
-      expect.objectContaining({
-        type: 'delivery.rejected',
-        classification: 'REJECTED',
-        reason: 'insufficient_balance',
-      }),
-    ]);
+    await deliverTo('rail_reject', {
+      type: 'delivery.rejected',
+      classification: 'REJECTED',
+      reason: 'insufficient_balance',
+    });
   });
 
   it('500: a failed delivery at once (not retried), HTTP_ERROR', async () => {
-    const { data, outcomes, delivery } = await deliverTo('rail_500');
-    expect(outcomes).toEqual([
-      expect.objectContaining({
-        type: 'delivery.failed',
-        classification: 'HTTP_ERROR',
-        reason: 'HTTP 500',
-        attempts: 1,
-      }),
-    ]);
+    const { data, delivery } = await deliverTo('rail_500', {
+      type: 'delivery.failed',
+      classification: 'HTTP_ERROR',
+      reason: 'HTTP 500',
+      attempts: 1,
+    });
     expect(endpoint.orders('/500', data.orderKey)).toHaveLength(1);
     expect(delivery).toMatchObject({
       status: 'FAILED',
@@ -151,8 +131,10 @@ describe('webhook delivery over HTTPS trusted through NODE_EXTRA_CA_CERTS', () =
   });
 
   it('502 then success on the 2nd attempt, with the same key and a fresh signature', async () => {
-    const { data, outcomes, delivery } = await deliverTo('rail_502_then_accept');
-    expect(outcomes).toEqual([expect.objectContaining({ type: 'delivery.accepted', attempts: 2 })]);
+    const { data, delivery } = await deliverTo('rail_502_then_accept', {
+      type: 'delivery.accepted',
+      attempts: 2,
+    });
     const calls = endpoint.orders('/502-then-accept', data.orderKey);
     expect(calls).toHaveLength(2);
     expect(calls.every((call) => signedWith(secret, call))).toBe(true);
@@ -163,10 +145,11 @@ describe('webhook delivery over HTTPS trusted through NODE_EXTRA_CA_CERTS', () =
   });
 
   it('silence: three attempts, then an explicit TIMEOUT', async () => {
-    const { data, outcomes, delivery } = await deliverTo('rail_silent');
-    expect(outcomes).toEqual([
-      expect.objectContaining({ type: 'delivery.failed', classification: 'TIMEOUT', attempts: 3 }),
-    ]);
+    const { data, delivery } = await deliverTo('rail_silent', {
+      type: 'delivery.failed',
+      classification: 'TIMEOUT',
+      attempts: 3,
+    });
     expect(endpoint.orders('/silent', data.orderKey)).toHaveLength(3);
     expect(delivery.attempts.map((a) => [a.httpStatus, a.classification])).toEqual([
       [null, 'TIMEOUT'],
@@ -180,20 +163,16 @@ describe('webhook delivery over HTTPS trusted through NODE_EXTRA_CA_CERTS', () =
     ['an unparseable 200 body: BAD_ACK', 'rail_garbage', 'BAD_ACK'],
     ['an answer past the size of an ack: BAD_ACK', 'rail_big', 'BAD_ACK'],
   ])('%s, never accepted', async (_name, railId, classification) => {
-    const { outcomes } = await deliverTo(railId);
-    expect(outcomes).toEqual([expect.objectContaining({ type: 'delivery.failed', classification })]);
+    await deliverTo(railId, { type: 'delivery.failed', classification });
   });
 
   it('an http:// endpoint is refused without sending anything', async () => {
     const before = endpoint.calls.length;
-    const { outcomes } = await deliverTo('rail_plain_http');
-    expect(outcomes).toEqual([
-      expect.objectContaining({
-        type: 'delivery.failed',
-        classification: 'UNREACHABLE',
-        reason: 'the endpoint must use https://',
-      }),
-    ]);
+    await deliverTo('rail_plain_http', {
+      type: 'delivery.failed',
+      classification: 'UNREACHABLE',
+      reason: 'the endpoint must use https://',
+    });
     expect(endpoint.calls.length).toBe(before);
   });
 });
