@@ -24,6 +24,15 @@ function expectRefusal(result: { code: number; stdout: string; stderr: string },
   expect(result.stderr + result.stdout).not.toMatch(/\n\s+at /);
 }
 
+/** `mmp keys <command> --project <the shop's id> <options>`. */
+const keysOfShop = (command: string, ...options: string[]) => [
+  'keys',
+  command,
+  '--project',
+  keysShop.project.id,
+  ...options,
+];
+
 const FULL_KEY = /svc_(test|live)_(sk|pk)_[A-Za-z0-9]{32}/;
 const call = (key: string, method = 'GET', path = '/v1/payments', body?: unknown) =>
   api(keysShop.system.baseUrl, key)<{ code?: string; error?: { code?: string }; livemode?: boolean }>(
@@ -154,40 +163,33 @@ describe('mmp project', () => {
 
 describe('mmp keys', () => {
   it('create prints a key that works at once; revoke refuses it with 401 invalid_api_key', async () => {
-    const created = await mmp(['keys', 'create', '--project', keysShop.project.id]);
+    const created = await mmp(keysOfShop('create'));
     expect(created.code, created.stderr).toBe(0);
     const [, keyId, key] =
       created.stdout.match(/^Key (\S+) \(test secret\), shown this once:\n {2}(\S+)/) ?? [];
     expect(key).toMatch(/^svc_test_sk_/);
     expect((await call(key!)).status).toBe(200);
 
-    const listed = await mmpJson(['keys', 'list', '--project', keysShop.project.id]);
+    const listed = await mmpJson(keysOfShop('list'));
     expect(listed).toHaveLength(5);
     const summary = listed.find((k: { id: string }) => k.id === keyId);
     expect(summary).toMatchObject({ hint: `svc_test_sk_…${key!.slice(-4)}`, revokedAt: null });
     expect(JSON.stringify(listed)).not.toMatch(FULL_KEY);
 
-    const revoked = await mmp(['keys', 'revoke', '--project', keysShop.project.id, '--key', keyId!]);
+    const revoked = await mmp(keysOfShop('revoke', '--key', keyId!));
     expect(revoked.code, revoked.stderr).toBe(0);
     expect(revoked.stdout).toContain(`Key ${keyId} (svc_test_sk_…${key!.slice(-4)}) revoked.`);
     const refused = await call(key!);
     expect(refused.status).toBe(401);
     expect(refused.body.code).toBe('invalid_api_key');
 
-    const table = await mmp(['keys', 'list', '--project', keysShop.project.id]);
+    const table = await mmp(keysOfShop('list'));
     expect(table.stdout).toMatch(new RegExp(`${keyId}\\s+test\\s+secret\\s+svc_test_sk_…\\S+\\s+revoked`));
     expect(table.stdout).not.toMatch(FULL_KEY);
   });
 
   it('--scopes restricts a key: 403 insufficient_permissions outside its scopes', async () => {
-    const key = await mmpJson([
-      'keys',
-      'create',
-      '--project',
-      keysShop.project.id,
-      '--scopes',
-      'payments:read',
-    ]);
+    const key = await mmpJson(keysOfShop('create', '--scopes', 'payments:read'));
     expect(key).toMatchObject({ kind: 'secret', livemode: false, scopes: ['payments:read'] });
     expect((await call(key.key)).status).toBe(200);
     const write = await call(key.key, 'POST', '/v1/payments', { amount: 1000 });
@@ -199,7 +201,7 @@ describe('mmp keys', () => {
   });
 
   it('--live issues a live key that acts on production data', async () => {
-    const key = await mmpJson(['keys', 'create', '--project', keysShop.project.id, '--live']);
+    const key = await mmpJson(keysOfShop('create', '--live'));
     expect(key.key).toMatch(/^svc_live_sk_/);
     const payment = await call(key.key, 'POST', '/v1/payments', { amount: 1000 });
     expect(payment.status).toBe(201);
@@ -208,69 +210,39 @@ describe('mmp keys', () => {
 
   it('--expires-at: the key works until then, then answers 401 expired_api_key and lists as expired', async () => {
     const expiresAt = new Date(Date.now() + 3_000).toISOString();
-    const key = await mmpJson([
-      'keys',
-      'create',
-      '--project',
-      keysShop.project.id,
-      '--expires-at',
-      expiresAt,
-    ]);
+    const key = await mmpJson(keysOfShop('create', '--expires-at', expiresAt));
     expect(key.expiresAt).toBe(expiresAt);
     expect((await call(key.key)).status).toBe(200);
     await eventually(async () => (await call(key.key)).status === 401, 10_000, 250);
     expect((await call(key.key)).body.code).toBe('expired_api_key');
-    const table = await mmp(['keys', 'list', '--project', keysShop.project.id]);
+    const table = await mmp(keysOfShop('list'));
     expect(table.stdout).toMatch(new RegExp(`${key.id}\\s+test\\s+secret\\s+\\S+\\s+expired`));
   });
 
   it('roll --expires-at gives the new key that expiry', async () => {
-    const old = await mmpJson(['keys', 'create', '--project', keysShop.project.id]);
+    const old = await mmpJson(keysOfShop('create'));
     const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
-    const rolled = await mmpJson([
-      'keys',
-      'roll',
-      '--project',
-      keysShop.project.id,
-      '--key',
-      old.id,
-      '--expires-at',
-      expiresAt,
-    ]);
+    const rolled = await mmpJson(keysOfShop('roll', '--key', old.id, '--expires-at', expiresAt));
     expect(rolled).toMatchObject({ expiresAt, key: expect.stringMatching(/^svc_test_sk_/) });
     expect((await call(rolled.key)).status).toBe(200);
     expect((await call(old.key)).status).toBe(401);
   });
 
   it('refuses a publishable key with a secret scope, and an unknown scope, saying which', async () => {
-    const publishable = await mmp([
-      'keys',
-      'create',
-      '--project',
-      keysShop.project.id,
-      '--kind',
-      'publishable',
-      '--scopes',
-      'checkout_sessions:read,payments:write',
-    ]);
+    const publishable = await mmp(
+      keysOfShop('create', '--kind', 'publishable', '--scopes', 'checkout_sessions:read,payments:write'),
+    );
     expectRefusal(
       publishable,
       /validation_error: A publishable key cannot hold: payments:write\./,
       /- scopes: payments:write is not allowed on a publishable key; it may hold only checkout_sessions:read/,
     );
     expectRefusal(
-      await mmp([
-        'keys',
-        'create',
-        '--project',
-        keysShop.project.id,
-        '--scopes',
-        'payments:read,payments:admin',
-      ]),
+      await mmp(keysOfShop('create', '--scopes', 'payments:read,payments:admin')),
       /validation_error: A secret key cannot hold: payments:admin\./,
       /- scopes: payments:admin is not a scope; scopes are payments:read, payments:write, /,
     );
-    const safe = await mmpJson(['keys', 'create', '--project', keysShop.project.id, '--kind', 'publishable']);
+    const safe = await mmpJson(keysOfShop('create', '--kind', 'publishable'));
     expect(safe).toMatchObject({ kind: 'publishable', scopes: ['checkout_sessions:read'] });
     expect(safe.key).toMatch(/^svc_test_pk_/);
   });
@@ -278,24 +250,12 @@ describe('mmp keys', () => {
   it('refuses unknown projects and keys, bad values and missing options by name', async () => {
     expectRefusal(await mmp(['keys', 'create', '--project', 'no-such-project']), /resource_not_found/);
     expectRefusal(await mmp(['keys', 'list', '--project', 'no-such-project']), /resource_not_found/);
-    const unknownKey = await mmp([
-      'keys',
-      'revoke',
-      '--project',
-      keysShop.project.id,
-      '--key',
-      'key_nope',
-      '--json',
-    ]);
+    const unknownKey = await mmp(keysOfShop('revoke', '--key', 'key_nope', '--json'));
     expectRefusal(unknownKey, /resource_not_found: No key key_nope/);
     expect(JSON.parse(unknownKey.stdout)).toMatchObject({ error: { code: 'resource_not_found' } });
+    expectRefusal(await mmp(keysOfShop('create', '--kind', 'restricted')), /validation_error/, /kind/);
     expectRefusal(
-      await mmp(['keys', 'create', '--project', keysShop.project.id, '--kind', 'restricted']),
-      /validation_error/,
-      /kind/,
-    );
-    expectRefusal(
-      await mmp(['keys', 'create', '--project', keysShop.project.id, '--expires-at', 'tomorrow']),
+      await mmp(keysOfShop('create', '--expires-at', 'tomorrow')),
       /validation_error/,
       /expiresAt/,
     );
@@ -306,10 +266,7 @@ describe('mmp keys', () => {
     expect(JSON.parse(usage.stdout)).toEqual({
       error: { message: "required option '--project <id>' not specified" },
     });
-    expectRefusal(
-      await mmp(['keys', 'revoke', '--project', keysShop.project.id]),
-      /required option '--key <id>' not specified/,
-    );
+    expectRefusal(await mmp(keysOfShop('revoke')), /required option '--key <id>' not specified/);
   });
 });
 
