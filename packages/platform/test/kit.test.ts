@@ -3,8 +3,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream } from '@nats-io/jetstream';
 import { z } from 'zod';
 import { defineEvent, eventSubject } from '@mmp/protocol';
-import { BaseEnv } from '../src/config.js';
-import { startService, type ServiceDefinition } from '../src/service.js';
+import { startService } from '../src/service.js';
 import { operation } from '../src/rpc.js';
 import {
   captureLogs,
@@ -14,7 +13,7 @@ import {
   metricSample,
   TEST_NATS_URL,
 } from '../src/testing/index.js';
-import { helloOperation } from './test-contracts.js';
+import { helloOperation, testService } from './test-contracts.js';
 
 /**
  * The kit's promises to a service: events reach a handler only as their contract says,
@@ -59,19 +58,15 @@ describe('consumers by contract', () => {
   it('hands over parsed data, and drops an event that breaks its contract with a log line and a metric', async () => {
     const seen: number[] = [];
     const logs = captureLogs();
-    const definition: ServiceDefinition<typeof BaseEnv> = {
-      name: 'certification-runner',
-      env: BaseEnv,
-      async setup(kit) {
-        kit.consume({
-          durable: 'kit-widgets',
-          events: [widgetMade],
-          handle: async (event) => {
-            seen.push(event.data.size);
-          },
-        });
-      },
-    };
+    const definition = testService(async (kit) => {
+      kit.consume({
+        durable: 'kit-widgets',
+        events: [widgetMade],
+        handle: async (event) => {
+          seen.push(event.data.size);
+        },
+      });
+    });
     const running = await startService(
       definition,
       { ...system.env, LOG_LEVEL: 'info' },
@@ -116,19 +111,15 @@ describe('consumers by contract', () => {
 
   it("handles an event once with dedupe, though it comes again past the stream's duplicate window", async () => {
     const seen: string[] = [];
-    const definition: ServiceDefinition<typeof BaseEnv> = {
-      name: 'certification-runner',
-      env: BaseEnv,
-      async setup(kit) {
-        kit.consume({
-          durable: 'kit-dedupe',
-          events: [widgetMade],
-          dedupe: true,
-          deliverAll: false,
-          handle: async (event) => void seen.push(event.id),
-        });
-      },
-    };
+    const definition = testService(async (kit) => {
+      kit.consume({
+        durable: 'kit-dedupe',
+        events: [widgetMade],
+        dedupe: true,
+        deliverAll: false,
+        handle: async (event) => void seen.push(event.id),
+      });
+    });
     const running = await startService(definition, system.env);
     try {
       const event = {
@@ -150,23 +141,14 @@ describe('consumers by contract', () => {
   });
 
   it('refuses, at start, to consume an event whose contract does not list the service', async () => {
-    const definition: ServiceDefinition<typeof BaseEnv> = {
-      name: 'certification-runner',
-      env: BaseEnv,
-      async setup(kit) {
-        kit.consume({ durable: 'kit-wrong', events: [elsewhere], handle: async () => undefined });
-      },
-    };
+    const definition = testService(async (kit) => {
+      kit.consume({ durable: 'kit-wrong', events: [elsewhere], handle: async () => undefined });
+    });
     await expect(startService(definition, system.env)).rejects.toThrow(/not a consumer of widget\.sold/);
   });
 
   it('refuses to publish an event the service does not produce', async () => {
-    const definition: ServiceDefinition<typeof BaseEnv> = {
-      name: 'certification-runner',
-      env: BaseEnv,
-      events: [widgetMade],
-      async setup() {},
-    };
+    const definition = testService(async () => {}, [widgetMade]);
     await expect(startService(definition, system.env)).rejects.toThrow(/cannot publish widget\.made/);
   });
 });
@@ -174,33 +156,29 @@ describe('consumers by contract', () => {
 describe('lifecycle', () => {
   it('starts background work, consumers, then operations, and stops them in the reverse order', async () => {
     const order: string[] = [];
-    const definition: ServiceDefinition<typeof BaseEnv> = {
-      name: 'certification-runner',
-      env: BaseEnv,
-      async setup(kit) {
-        kit.serve(
-          operation(helloOperation, async (name) => {
-            order.push('served');
-            return { hello: name };
-          }),
-        );
-        kit.onStop(async () => void order.push('resource released'));
-        kit.loop({
-          name: 'kit_loop',
-          intervalMs: 60_000,
-          pass: async (signal) => {
-            order.push('loop ran');
-            await new Promise((resolve) => signal.addEventListener('abort', resolve));
-            order.push('loop stopped');
-          },
-        });
-        kit.consume({
-          durable: 'kit-lifecycle',
-          events: [widgetMade],
-          handle: async () => undefined,
-        });
-      },
-    };
+    const definition = testService(async (kit) => {
+      kit.serve(
+        operation(helloOperation, async (name) => {
+          order.push('served');
+          return { hello: name };
+        }),
+      );
+      kit.onStop(async () => void order.push('resource released'));
+      kit.loop({
+        name: 'kit_loop',
+        intervalMs: 60_000,
+        pass: async (signal) => {
+          order.push('loop ran');
+          await new Promise((resolve) => signal.addEventListener('abort', resolve));
+          order.push('loop stopped');
+        },
+      });
+      kit.consume({
+        durable: 'kit-lifecycle',
+        events: [widgetMade],
+        handle: async () => undefined,
+      });
+    });
     const running = await startService(definition, system.env);
     const bus = createTestBus(nc, system.naming);
     expect(await bus.request(helloOperation, 'you')).toEqual({ hello: 'you' });
@@ -213,14 +191,10 @@ describe('lifecycle', () => {
 
   it('stops what already started when a later part cannot start', async () => {
     let released = false;
-    const definition: ServiceDefinition<typeof BaseEnv> = {
-      name: 'certification-runner',
-      env: BaseEnv,
-      async setup(kit) {
-        kit.onStop(async () => void (released = true));
-        kit.consume({ durable: 'kit-broken', events: [elsewhere], handle: async () => undefined });
-      },
-    };
+    const definition = testService(async (kit) => {
+      kit.onStop(async () => void (released = true));
+      kit.consume({ durable: 'kit-broken', events: [elsewhere], handle: async () => undefined });
+    });
     await expect(startService(definition, system.env)).rejects.toThrow();
     expect(released).toBe(true);
   });

@@ -2,12 +2,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { EVENTS_STREAM } from '@mmp/protocol';
-import { BaseEnv } from '../src/config.js';
 import { z } from 'zod';
 import { defineEvent, defineOperation, pingOperation } from '@mmp/protocol';
 import { createEventPublisher } from '../src/events.js';
 import { operation, type BusClient } from '../src/rpc.js';
-import { startService, type RunningService, type ServiceDefinition } from '../src/service.js';
+import { startService, type RunningService } from '../src/service.js';
 import {
   createTestBus,
   createTestSystem,
@@ -16,7 +15,7 @@ import {
   startTcpProxy,
   TEST_NATS_URL,
 } from '../src/testing/index.js';
-import { testOperation } from './test-contracts.js';
+import { testOperation, testService } from './test-contracts.js';
 
 /**
  * What a platform team relies on when each service runs as its own Deployment: liveness
@@ -70,11 +69,8 @@ const operations = {
   relay: testOperation('relay', z.object({}).optional(), z.object({})),
 };
 
-const definition: ServiceDefinition<typeof BaseEnv> = {
-  name: 'certification-runner',
-  env: BaseEnv,
-  events: [thingMade],
-  async setup(kit) {
+const definition = testService(
+  async (kit) => {
     const things = kit.store.collection('things');
     const outbox = kit.outbox([things], { relayIntervalMs: 60_000 });
     let failedOnce = false;
@@ -110,7 +106,8 @@ const definition: ServiceDefinition<typeof BaseEnv> = {
       }),
     );
   },
-};
+  [thingMade],
+);
 
 async function withClient<T>(work: (client: BusClient) => Promise<T>) {
   const nc: NatsConnection = await connect({ servers: TEST_NATS_URL });
