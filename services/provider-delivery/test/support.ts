@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
 import {
   connectNats,
   consumeEvents,
@@ -13,10 +14,14 @@ import {
 import {
   TEST_NATS_URL,
   createTestBus,
+  createTestSystem,
   eventually,
   samplePaymentExecute,
   spawnServiceProcess,
+  startProviderEndpoint,
   type ChildService,
+  type EndpointBehaviour,
+  type ProviderEndpoint,
   type TestSystem,
 } from '@mmp/platform/testing';
 import {
@@ -140,8 +145,7 @@ export type Bus = Awaited<ReturnType<typeof connectBus>>;
  * the test's endpoints are on loopback.
  */
 export async function spawnDelivery(
-  system: TestSystem,
-  bus: Bus,
+  { system, bus }: { system: TestSystem; bus: Bus },
   env: Record<string, string>,
 ): Promise<ChildService> {
   const child = spawnServiceProcess({
@@ -153,4 +157,46 @@ export async function spawnDelivery(
   });
   await child.waitReady();
   return child;
+}
+
+/**
+ * What a test file of deliveries to a provider's endpoint stands on: its own system, the
+ * provider's endpoint (HTTPS with `tls`) and the test's bus, opened before the file's tests
+ * and closed after them (after the file's own afterAll, which stops the service first).
+ * `rail()` adds a rail whose endpoint answers as told, signed with `secret`.
+ */
+export function useProviderEndpoint(
+  label: string,
+  { secret, tls }: { secret: string; tls?: { key: Buffer; cert: Buffer } },
+) {
+  const system = createTestSystem(label);
+  const rails = new Map<string, Rail>();
+  let opened: { endpoint: ProviderEndpoint; bus: Bus } | undefined;
+  const open = () => {
+    if (!opened) throw new Error('the endpoint opens before the tests; call useProviderEndpoint at the top');
+    return opened;
+  };
+  beforeAll(async () => {
+    const endpoint = await startProviderEndpoint(tls);
+    opened = { endpoint, bus: await connectBus(system, rails) };
+  });
+  afterAll(async () => {
+    await opened?.bus.close();
+    await opened?.endpoint.close();
+    await system.cleanup();
+  });
+  return {
+    system,
+    rails,
+    get endpoint() {
+      return open().endpoint;
+    },
+    get bus() {
+      return open().bus;
+    },
+    rail(railId: string, path: string, behaviour: EndpointBehaviour) {
+      open().endpoint.on(path, behaviour);
+      rails.set(railId, { endpoint: open().endpoint.url(path), secret });
+    },
+  };
 }

@@ -5,12 +5,10 @@ import {
   createTestSystem,
   makeTestCertificate,
   signedWith,
-  startProviderEndpoint,
   type ChildService,
-  type ProviderEndpoint,
 } from '@mmp/platform/testing';
 import { providerDeliveryService } from '../src/service.js';
-import { connectBus, spawnDelivery, type Bus, type Rail } from './support.js';
+import { connectBus, spawnDelivery, useProviderEndpoint } from './support.js';
 
 /**
  * The trust path for real: provider-delivery runs as its own process with
@@ -19,45 +17,33 @@ import { connectBus, spawnDelivery, type Bus, type Rail } from './support.js';
  * endpoint is on loopback, so the development switch is on.
  */
 const secret = 'whsec_https0123456789abcdefghijklmnop';
-const system = createTestSystem('https');
 const certificate = makeTestCertificate();
-const rails = new Map<string, Rail>();
-const PATHS = [
-  '/accept',
-  '/reject',
-  '/500',
-  '/502-then-accept',
-  '/silent',
-  '/wrong-echo',
-  '/garbage',
-  '/big',
-];
-let endpoint: ProviderEndpoint;
-let bus: Bus;
+const provider = useProviderEndpoint('https', { secret, tls: certificate });
+const { rails } = provider;
 let child: ChildService | undefined;
 
 beforeAll(async () => {
-  endpoint = await startProviderEndpoint(certificate);
-  endpoint.on('/accept', answerOrders('ACCEPTED'));
-  endpoint.on('/reject', answerOrders('REJECTED', 'insufficient_balance'));
-  endpoint.on('/500', () => ({ status: 500, body: { error: 'boom' } }));
-  endpoint.on('/502-then-accept', (call, n) =>
+  provider.rail('rail_accept', '/accept', answerOrders('ACCEPTED'));
+  provider.rail('rail_reject', '/reject', answerOrders('REJECTED', 'insufficient_balance'));
+  provider.rail('rail_500', '/500', () => ({ status: 500, body: { error: 'boom' } }));
+  provider.rail('rail_502_then_accept', '/502-then-accept', (call, n) =>
     n === 1 ? { status: 502 } : answerOrders('ACCEPTED')(call, n),
   );
-  endpoint.on('/silent', () => 'silence');
-  endpoint.on('/wrong-echo', answerOrders('ACCEPTED', undefined, { idempotency_key: 'pexec_someone_else' }));
-  endpoint.on('/garbage', () => ({ status: 200, body: 'OK, got it!' }));
+  provider.rail('rail_silent', '/silent', () => 'silence');
+  provider.rail(
+    'rail_wrong_echo',
+    '/wrong-echo',
+    answerOrders('ACCEPTED', undefined, { idempotency_key: 'pexec_someone_else' }),
+  );
+  provider.rail('rail_garbage', '/garbage', () => ({ status: 200, body: 'OK, got it!' }));
   // A valid ack, then more blank space than an ack could need: cut at the cap, never read.
-  endpoint.on('/big', (call) => ({
+  provider.rail('rail_big', '/big', (call) => ({
     status: 200,
     body: `${JSON.stringify({ type: 'payment.ack', idempotency_key: call.body.idempotency_key, status: 'ACCEPTED' })}${' '.repeat(100_000)}`,
   }));
-  for (const path of PATHS)
-    rails.set(`rail${path.replace(/\W/g, '_')}`, { endpoint: endpoint.url(path), secret });
   rails.set('rail_plain_http', { endpoint: 'http://provider.example/accept', secret });
-  bus = await connectBus(system, rails);
 
-  child = await spawnDelivery(system, bus, {
+  child = await spawnDelivery(provider, {
     NODE_EXTRA_CA_CERTS: certificate.certPath,
     DELIVERY_TIMEOUT_MS: '700',
     DELIVERY_BACKOFF_MS: '100',
@@ -66,19 +52,16 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await child?.kill('SIGTERM');
-  await bus?.close();
-  await endpoint?.close();
-  await system.cleanup();
   certificate.remove();
 });
 
 /** Delivers an order to `railId`, which must end in exactly one outcome, like `outcome`. */
 async function deliverTo(railId: string, outcome: Record<string, unknown>) {
-  const data = await bus.publishOrder({ railId, transport: 'webhook' });
-  await bus.settled(data.orderKey);
+  const data = await provider.bus.publishOrder({ railId, transport: 'webhook' });
+  await provider.bus.settled(data.orderKey);
   await new Promise((resolve) => setTimeout(resolve, 100));
-  expect(bus.outcomesOf(data.orderKey)).toEqual([expect.objectContaining(outcome)]);
-  const { deliveries } = await bus.deliveries(data.orderKey);
+  expect(provider.bus.outcomesOf(data.orderKey)).toEqual([expect.objectContaining(outcome)]);
+  const { deliveries } = await provider.bus.deliveries(data.orderKey);
   return { data, delivery: deliveries[0]! };
 }
 
@@ -90,7 +73,7 @@ describe('webhook delivery over HTTPS trusted through NODE_EXTRA_CA_CERTS', () =
       attempts: 1,
       railId: 'rail_accept',
     });
-    const [call] = endpoint.orders('/accept', data.orderKey);
+    const [call] = provider.endpoint.orders('/accept', data.orderKey);
     expect(signedWith(secret, call!)).toBe(true);
     expect(call?.headers).toMatchObject({
       'content-type': 'application/json',
@@ -123,7 +106,7 @@ describe('webhook delivery over HTTPS trusted through NODE_EXTRA_CA_CERTS', () =
       reason: 'HTTP 500',
       attempts: 1,
     });
-    expect(endpoint.orders('/500', data.orderKey)).toHaveLength(1);
+    expect(provider.endpoint.orders('/500', data.orderKey)).toHaveLength(1);
     expect(delivery).toMatchObject({
       status: 'FAILED',
       attempts: [expect.objectContaining({ httpStatus: 500, classification: 'HTTP_ERROR' })],
@@ -135,7 +118,7 @@ describe('webhook delivery over HTTPS trusted through NODE_EXTRA_CA_CERTS', () =
       type: 'delivery.accepted',
       attempts: 2,
     });
-    const calls = endpoint.orders('/502-then-accept', data.orderKey);
+    const calls = provider.endpoint.orders('/502-then-accept', data.orderKey);
     expect(calls).toHaveLength(2);
     expect(calls.every((call) => signedWith(secret, call))).toBe(true);
     expect(delivery.attempts.map((a) => [a.httpStatus, a.classification])).toEqual([
@@ -150,7 +133,7 @@ describe('webhook delivery over HTTPS trusted through NODE_EXTRA_CA_CERTS', () =
       classification: 'TIMEOUT',
       attempts: 3,
     });
-    expect(endpoint.orders('/silent', data.orderKey)).toHaveLength(3);
+    expect(provider.endpoint.orders('/silent', data.orderKey)).toHaveLength(3);
     expect(delivery.attempts.map((a) => [a.httpStatus, a.classification])).toEqual([
       [null, 'TIMEOUT'],
       [null, 'TIMEOUT'],
@@ -167,13 +150,13 @@ describe('webhook delivery over HTTPS trusted through NODE_EXTRA_CA_CERTS', () =
   });
 
   it('an http:// endpoint is refused without sending anything', async () => {
-    const before = endpoint.calls.length;
+    const before = provider.endpoint.calls.length;
     await deliverTo('rail_plain_http', {
       type: 'delivery.failed',
       classification: 'UNREACHABLE',
       reason: 'the endpoint must use https://',
     });
-    expect(endpoint.calls.length).toBe(before);
+    expect(provider.endpoint.calls.length).toBe(before);
   });
 });
 
@@ -196,7 +179,7 @@ describe('without NODE_EXTRA_CA_CERTS', () => {
           reason: 'unreachable: tls error',
         }),
       ]);
-      expect(endpoint.orders('/accept', data.orderKey)).toEqual([]);
+      expect(provider.endpoint.orders('/accept', data.orderKey)).toEqual([]);
     } finally {
       await service?.stop();
       await otherBus.close();
