@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream } from '@nats-io/jetstream';
 import { z } from 'zod';
-import { defineEvent, eventSubject } from '@mmp/protocol';
+import { defineEvent, eventSubject, eventsOf } from '@mmp/protocol';
 import { startService } from '../src/service.js';
 import { operation } from '../src/rpc.js';
 import {
@@ -39,11 +39,9 @@ const widgetMade = defineEvent({
   consumers: ['certification-runner'],
   summary: 'A widget was made',
 });
-const elsewhere = defineEvent({
+const elsewhere = eventsOf('gateway')({
   type: 'widget.sold',
-  version: 1,
   data: z.object({}),
-  producer: 'gateway',
   consumers: ['customers'],
   summary: 'Not for the certification runner',
 });

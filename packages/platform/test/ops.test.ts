@@ -3,7 +3,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { EVENTS_STREAM } from '@mmp/protocol';
 import { z } from 'zod';
-import { defineEvent, defineOperation, pingOperation } from '@mmp/protocol';
+import { defineOperation, eventsOf, pingOperation } from '@mmp/protocol';
 import { createEventPublisher } from '../src/events.js';
 import { operation, type BusClient } from '../src/rpc.js';
 import { startService, type RunningService } from '../src/service.js';
@@ -51,11 +51,9 @@ async function metricsOf(running: RunningService): Promise<string> {
 
 let releaseSlow: () => void = () => undefined;
 
-const thingMade = defineEvent({
+const thingMade = eventsOf('certification-runner')({
   type: 'thing.made',
-  version: 1,
   data: z.object({}),
-  producer: 'certification-runner',
   consumers: ['certification-runner'],
   summary: 'A thing was made',
 });
