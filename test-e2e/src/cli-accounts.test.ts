@@ -4,7 +4,7 @@ import { eventually } from '@mmp/platform/testing';
 import { useShop } from './support/shop.js';
 import { api, startWebhookReceiver } from './support/http.js';
 import { PNG, startLogoHost } from './browser/browser.js';
-import { mmpAgainst } from './support/mmp.js';
+import { mmpAgainst, projectArgs } from './support/mmp.js';
 
 /**
  * `mmp project …` and `mmp keys …` against the whole system, judged by what an operator
@@ -24,14 +24,8 @@ function expectRefusal(result: { code: number; stdout: string; stderr: string },
   expect(result.stderr + result.stdout).not.toMatch(/\n\s+at /);
 }
 
-/** `mmp keys <command> --project <the shop's id> <options>`. */
-const keysOfShop = (command: string, ...options: string[]) => [
-  'keys',
-  command,
-  '--project',
-  keysShop.project.id,
-  ...options,
-];
+const keysOfShop = (command: string, ...options: string[]) =>
+  projectArgs('keys', keysShop.project.id, command, ...options);
 
 const FULL_KEY = /svc_(test|live)_(sk|pk)_[A-Za-z0-9]{32}/;
 const call = (key: string, method = 'GET', path = '/v1/payments', body?: unknown) =>
