@@ -2,7 +2,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, freePort, makeTestCertificate } from '@mmp/platform/testing';
+import { eventually, makeTestCertificate } from '@mmp/platform/testing';
 import { sandboxOperations } from '@mmp/protocol';
 import { startExampleAdapter } from '../../packages/provider-kit/examples/webhook-adapter.js';
 import { api } from './support/http.js';
@@ -167,22 +167,15 @@ describe("certification of the kit's example adapter (webhook rail), then live t
     };
 
     // A live rail first: tested, but its channel is not certified, so it may not activate.
-    const livePort = await freePort();
-    const live = await portal<{ id: string; secret: string }>('POST', '/v1/provider/rails', {
-      transport: 'webhook',
-      endpoint: `https://127.0.0.1:${livePort}/`,
-      environment: 'live',
-      ...CHANNEL,
-    });
-    expect(live.status).toBe(201);
-    await adapterFor(live.body, livePort, { cert: certificate.cert, key: certificate.key });
-    expect((await portal('POST', `/v1/provider/rails/${live.body.id}/test`)).body).toMatchObject({
+    const live = await webhookRailOnFreePort(portal, CHANNEL, { environment: 'live', scheme: 'https' });
+    await adapterFor(live, live.port, { cert: certificate.cert, key: certificate.key });
+    expect((await portal('POST', `/v1/provider/rails/${live.id}/test`)).body).toMatchObject({
       status: 'TESTED',
       certified: false,
     });
     const refused = await portal<{ error: { code: string; message: string } }>(
       'POST',
-      `/v1/provider/rails/${live.body.id}/activate`,
+      `/v1/provider/rails/${live.id}/activate`,
     );
     expect(refused.status).toBe(409);
     expect(refused.body.error.code).toBe('invalid_state');
@@ -273,10 +266,10 @@ describe("certification of the kit's example adapter (webhook rail), then live t
 
     // The channel is certified: the live rail carries the badge, activates, and takes a live payment.
     await eventually(async () => {
-      const view = await portal<{ certified: boolean }>('GET', `/v1/provider/rails/${live.body.id}`);
+      const view = await portal<{ certified: boolean }>('GET', `/v1/provider/rails/${live.id}`);
       return view.body.certified;
     }, 10_000);
-    expect((await portal('POST', `/v1/provider/rails/${live.body.id}/activate`)).body).toMatchObject({
+    expect((await portal('POST', `/v1/provider/rails/${live.id}/activate`)).body).toMatchObject({
       status: 'ACTIVE',
       certified: true,
       certifiedChannels: [{ network: 'ORANGE_MONEY', country: 'CM', currency: 'XAF' }],

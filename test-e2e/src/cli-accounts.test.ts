@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifySignatureHeader } from '@mmp/protocol';
 import { eventually } from '@mmp/platform/testing';
-import { startSystem, type RunningSystem } from './support/system.js';
+import { useShop } from './support/shop.js';
 import { api, startWebhookReceiver } from './support/http.js';
 import { PNG, startLogoHost } from './browser/browser.js';
-import { mmpAgainst } from './support/mmp.js';
+import { mmpAgainst, projectArgs } from './support/mmp.js';
 
 /**
  * `mmp project …` and `mmp keys …` against the whole system, judged by what an operator
@@ -12,11 +12,10 @@ import { mmpAgainst } from './support/mmp.js';
  * --json parses, lists never show a full key, and bad input says what is wrong, exits
  * non-zero and prints no stack trace. Also `mmp provider roll-key`, the other key roll.
  */
-let system: RunningSystem;
-const { mmp, mmpJson } = mmpAgainst(() => system);
+const keysShop = useShop('Keys Shop');
+const { mmp, mmpJson } = mmpAgainst(() => keysShop.system);
 let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
 let logoHost: Awaited<ReturnType<typeof startLogoHost>>;
-let projectId: string;
 
 /** A refusal as a user sees it: one `mmp:` line naming the problem, exit 1, no stack trace. */
 function expectRefusal(result: { code: number; stdout: string; stderr: string }, ...says: RegExp[]) {
@@ -25,25 +24,25 @@ function expectRefusal(result: { code: number; stdout: string; stderr: string },
   expect(result.stderr + result.stdout).not.toMatch(/\n\s+at /);
 }
 
+const keysOfShop = (command: string, ...options: string[]) =>
+  projectArgs('keys', keysShop.project.id, command, ...options);
+
 const FULL_KEY = /svc_(test|live)_(sk|pk)_[A-Za-z0-9]{32}/;
 const call = (key: string, method = 'GET', path = '/v1/payments', body?: unknown) =>
-  api(system.baseUrl, key)<{ code?: string; error?: { code?: string }; livemode?: boolean }>(
+  api(keysShop.system.baseUrl, key)<{ code?: string; error?: { code?: string }; livemode?: boolean }>(
     method,
     path,
     body,
   );
 
 beforeAll(async () => {
-  system = await startSystem();
   receiver = await startWebhookReceiver();
   logoHost = await startLogoHost();
-  projectId = (await system.createProject('Keys Shop')).id;
-}, 60_000);
+});
 
 afterAll(async () => {
   await logoHost?.close();
   await receiver?.close();
-  await system?.stop();
 });
 
 describe('mmp project', () => {
@@ -99,15 +98,15 @@ describe('mmp project', () => {
   it('list --json parses and holds every project; show prints the keys as hints only', async () => {
     const projects = await mmpJson(['project', 'list']);
     expect(projects).toEqual(
-      expect.arrayContaining([expect.objectContaining({ id: projectId, name: 'Keys Shop' })]),
+      expect.arrayContaining([expect.objectContaining({ id: keysShop.project.id, name: 'Keys Shop' })]),
     );
 
-    const human = await mmp(['project', 'show', projectId]);
+    const human = await mmp(['project', 'show', keysShop.project.id]);
     expect(human.code, human.stderr).toBe(0);
-    expect(human.stdout).toMatch(new RegExp(`^Project ${projectId} \\(Keys Shop\\)`));
+    expect(human.stdout).toMatch(new RegExp(`^Project ${keysShop.project.id} \\(Keys Shop\\)`));
     expect(human.stdout).toMatch(/ test secret svc_test_sk_…[A-Za-z0-9]{4}\n/);
     expect(human.stdout).toMatch(/ live publishable svc_live_pk_…[A-Za-z0-9]{4}\n/);
-    const shown = await mmp(['project', 'show', projectId, '--json']);
+    const shown = await mmp(['project', 'show', keysShop.project.id, '--json']);
     const parsed = JSON.parse(shown.stdout) as { keys: { key?: string; hint: string }[] };
     expect(parsed.keys).toHaveLength(4);
     for (const key of parsed.keys) expect(key.key).toBeUndefined();
@@ -128,8 +127,8 @@ describe('mmp project', () => {
   });
 
   it('suspend: every key of the project answers 403 service_suspended until resume; other projects keep working', async () => {
-    const shop = await system.createProject('Suspended Shop');
-    const other = await system.createProject('Neighbour Shop');
+    const shop = await keysShop.system.createProject('Suspended Shop');
+    const other = await keysShop.system.createProject('Neighbour Shop');
     const keys = [shop.testSecretKey, shop.liveSecretKey];
     const suspended = await mmp(['project', 'suspend', shop.id]);
     expect(suspended.code, suspended.stderr).toBe(0);
@@ -158,33 +157,33 @@ describe('mmp project', () => {
 
 describe('mmp keys', () => {
   it('create prints a key that works at once; revoke refuses it with 401 invalid_api_key', async () => {
-    const created = await mmp(['keys', 'create', '--project', projectId]);
+    const created = await mmp(keysOfShop('create'));
     expect(created.code, created.stderr).toBe(0);
     const [, keyId, key] =
       created.stdout.match(/^Key (\S+) \(test secret\), shown this once:\n {2}(\S+)/) ?? [];
     expect(key).toMatch(/^svc_test_sk_/);
     expect((await call(key!)).status).toBe(200);
 
-    const listed = await mmpJson(['keys', 'list', '--project', projectId]);
+    const listed = await mmpJson(keysOfShop('list'));
     expect(listed).toHaveLength(5);
     const summary = listed.find((k: { id: string }) => k.id === keyId);
     expect(summary).toMatchObject({ hint: `svc_test_sk_…${key!.slice(-4)}`, revokedAt: null });
     expect(JSON.stringify(listed)).not.toMatch(FULL_KEY);
 
-    const revoked = await mmp(['keys', 'revoke', '--project', projectId, '--key', keyId!]);
+    const revoked = await mmp(keysOfShop('revoke', '--key', keyId!));
     expect(revoked.code, revoked.stderr).toBe(0);
     expect(revoked.stdout).toContain(`Key ${keyId} (svc_test_sk_…${key!.slice(-4)}) revoked.`);
     const refused = await call(key!);
     expect(refused.status).toBe(401);
     expect(refused.body.code).toBe('invalid_api_key');
 
-    const table = await mmp(['keys', 'list', '--project', projectId]);
+    const table = await mmp(keysOfShop('list'));
     expect(table.stdout).toMatch(new RegExp(`${keyId}\\s+test\\s+secret\\s+svc_test_sk_…\\S+\\s+revoked`));
     expect(table.stdout).not.toMatch(FULL_KEY);
   });
 
   it('--scopes restricts a key: 403 insufficient_permissions outside its scopes', async () => {
-    const key = await mmpJson(['keys', 'create', '--project', projectId, '--scopes', 'payments:read']);
+    const key = await mmpJson(keysOfShop('create', '--scopes', 'payments:read'));
     expect(key).toMatchObject({ kind: 'secret', livemode: false, scopes: ['payments:read'] });
     expect((await call(key.key)).status).toBe(200);
     const write = await call(key.key, 'POST', '/v1/payments', { amount: 1000 });
@@ -196,7 +195,7 @@ describe('mmp keys', () => {
   });
 
   it('--live issues a live key that acts on production data', async () => {
-    const key = await mmpJson(['keys', 'create', '--project', projectId, '--live']);
+    const key = await mmpJson(keysOfShop('create', '--live'));
     expect(key.key).toMatch(/^svc_live_sk_/);
     const payment = await call(key.key, 'POST', '/v1/payments', { amount: 1000 });
     expect(payment.status).toBe(201);
@@ -205,55 +204,39 @@ describe('mmp keys', () => {
 
   it('--expires-at: the key works until then, then answers 401 expired_api_key and lists as expired', async () => {
     const expiresAt = new Date(Date.now() + 3_000).toISOString();
-    const key = await mmpJson(['keys', 'create', '--project', projectId, '--expires-at', expiresAt]);
+    const key = await mmpJson(keysOfShop('create', '--expires-at', expiresAt));
     expect(key.expiresAt).toBe(expiresAt);
     expect((await call(key.key)).status).toBe(200);
     await eventually(async () => (await call(key.key)).status === 401, 10_000, 250);
     expect((await call(key.key)).body.code).toBe('expired_api_key');
-    const table = await mmp(['keys', 'list', '--project', projectId]);
+    const table = await mmp(keysOfShop('list'));
     expect(table.stdout).toMatch(new RegExp(`${key.id}\\s+test\\s+secret\\s+\\S+\\s+expired`));
   });
 
   it('roll --expires-at gives the new key that expiry', async () => {
-    const old = await mmpJson(['keys', 'create', '--project', projectId]);
+    const old = await mmpJson(keysOfShop('create'));
     const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
-    const rolled = await mmpJson([
-      'keys',
-      'roll',
-      '--project',
-      projectId,
-      '--key',
-      old.id,
-      '--expires-at',
-      expiresAt,
-    ]);
+    const rolled = await mmpJson(keysOfShop('roll', '--key', old.id, '--expires-at', expiresAt));
     expect(rolled).toMatchObject({ expiresAt, key: expect.stringMatching(/^svc_test_sk_/) });
     expect((await call(rolled.key)).status).toBe(200);
     expect((await call(old.key)).status).toBe(401);
   });
 
   it('refuses a publishable key with a secret scope, and an unknown scope, saying which', async () => {
-    const publishable = await mmp([
-      'keys',
-      'create',
-      '--project',
-      projectId,
-      '--kind',
-      'publishable',
-      '--scopes',
-      'checkout_sessions:read,payments:write',
-    ]);
+    const publishable = await mmp(
+      keysOfShop('create', '--kind', 'publishable', '--scopes', 'checkout_sessions:read,payments:write'),
+    );
     expectRefusal(
       publishable,
       /validation_error: A publishable key cannot hold: payments:write\./,
       /- scopes: payments:write is not allowed on a publishable key; it may hold only checkout_sessions:read/,
     );
     expectRefusal(
-      await mmp(['keys', 'create', '--project', projectId, '--scopes', 'payments:read,payments:admin']),
+      await mmp(keysOfShop('create', '--scopes', 'payments:read,payments:admin')),
       /validation_error: A secret key cannot hold: payments:admin\./,
       /- scopes: payments:admin is not a scope; scopes are payments:read, payments:write, /,
     );
-    const safe = await mmpJson(['keys', 'create', '--project', projectId, '--kind', 'publishable']);
+    const safe = await mmpJson(keysOfShop('create', '--kind', 'publishable'));
     expect(safe).toMatchObject({ kind: 'publishable', scopes: ['checkout_sessions:read'] });
     expect(safe.key).toMatch(/^svc_test_pk_/);
   });
@@ -261,16 +244,12 @@ describe('mmp keys', () => {
   it('refuses unknown projects and keys, bad values and missing options by name', async () => {
     expectRefusal(await mmp(['keys', 'create', '--project', 'no-such-project']), /resource_not_found/);
     expectRefusal(await mmp(['keys', 'list', '--project', 'no-such-project']), /resource_not_found/);
-    const unknownKey = await mmp(['keys', 'revoke', '--project', projectId, '--key', 'key_nope', '--json']);
+    const unknownKey = await mmp(keysOfShop('revoke', '--key', 'key_nope', '--json'));
     expectRefusal(unknownKey, /resource_not_found: No key key_nope/);
     expect(JSON.parse(unknownKey.stdout)).toMatchObject({ error: { code: 'resource_not_found' } });
+    expectRefusal(await mmp(keysOfShop('create', '--kind', 'restricted')), /validation_error/, /kind/);
     expectRefusal(
-      await mmp(['keys', 'create', '--project', projectId, '--kind', 'restricted']),
-      /validation_error/,
-      /kind/,
-    );
-    expectRefusal(
-      await mmp(['keys', 'create', '--project', projectId, '--expires-at', 'tomorrow']),
+      await mmp(keysOfShop('create', '--expires-at', 'tomorrow')),
       /validation_error/,
       /expiresAt/,
     );
@@ -281,17 +260,15 @@ describe('mmp keys', () => {
     expect(JSON.parse(usage.stdout)).toEqual({
       error: { message: "required option '--project <id>' not specified" },
     });
-    expectRefusal(
-      await mmp(['keys', 'revoke', '--project', projectId]),
-      /required option '--key <id>' not specified/,
-    );
+    expectRefusal(await mmp(keysOfShop('revoke')), /required option '--key <id>' not specified/);
   });
 });
 
 describe('mmp provider roll-key', () => {
   it('prints a new provider key that works at once; the old one gets 401 invalid_api_key', async () => {
     const provider = await mmpJson(['provider', 'create', '--name', 'Rolling Keys']);
-    const rails = (key: string) => api(system.baseUrl, key)<{ code?: string }>('GET', '/v1/provider/rails');
+    const rails = (key: string) =>
+      api(keysShop.system.baseUrl, key)<{ code?: string }>('GET', '/v1/provider/rails');
     expect((await rails(provider.apiKey)).status).toBe(200);
 
     const rolled = await mmp(['provider', 'roll-key', '--provider', provider.id]);

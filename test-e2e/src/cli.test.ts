@@ -7,7 +7,7 @@ import { createPullClient, paymentAck, pushSettlement, type SettlementEvent } fr
 import { startSystem, type ProjectKeys, type RunningSystem } from './support/system.js';
 import { api, startWebhookReceiver } from './support/http.js';
 import { SAMPLE_MAPPING } from './support/fixtures.js';
-import { PULL_RAIL_ARGS, mmpAgainst } from './support/mmp.js';
+import { PULL_RAIL_ARGS, mmpAgainst, projectArgs } from './support/mmp.js';
 import { payOnHostedPage } from './support/shopper.js';
 import { activeMtnCameroonRail } from './support/rails.js';
 
@@ -25,6 +25,8 @@ async function human(args: string[], ...expected: RegExp[]) {
   return result.stdout;
 }
 let shop: ProjectKeys;
+const webhookOfShop = (command: string, ...options: string[]) =>
+  projectArgs('webhook', shop.id, command, ...options);
 let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
 
 beforeAll(async () => {
@@ -42,28 +44,21 @@ afterAll(async () => {
 
 describe('mmp webhook', () => {
   it('sets an endpoint, rolls its secret, lists it per environment, lists its deliveries and redelivers one', async () => {
-    const endpoint = await mmpJson([
-      'webhook',
-      'set',
-      '--project',
-      shop.id,
-      '--url',
-      receiver.url,
-      '--events',
-      'transaction.cancelled',
-    ]);
+    const endpoint = await mmpJson(
+      webhookOfShop('set', '--url', receiver.url, '--events', 'transaction.cancelled'),
+    );
     expect(endpoint).toMatchObject({
       id: expect.any(String),
       url: receiver.url,
       secret: expect.stringMatching(/^whsec_/),
     });
 
-    const rolled = await mmpJson(['webhook', 'roll', '--project', shop.id, '--id', endpoint.id]);
+    const rolled = await mmpJson(webhookOfShop('roll', '--id', endpoint.id));
     expect(rolled).toMatchObject({ id: endpoint.id, secret: expect.stringMatching(/^whsec_/) });
     expect(rolled.secret).not.toBe(endpoint.secret);
     const [sandbox, live] = await Promise.all([
-      mmpJson(['webhook', 'list', '--project', shop.id]),
-      mmpJson(['webhook', 'list', '--project', shop.id, '--live']),
+      mmpJson(webhookOfShop('list')),
+      mmpJson(webhookOfShop('list', '--live')),
     ]);
     expect(sandbox.data.map((e: { id: string }) => e.id)).toEqual([endpoint.id]);
     expect(JSON.stringify(sandbox)).not.toContain(rolled.secret);
@@ -87,13 +82,13 @@ describe('mmp webhook', () => {
         )
       ).body.data[0]?.status === 'delivered';
     await eventually(settled, 10_000);
-    const deliveries = await mmpJson(['webhook', 'deliveries', '--project', shop.id, '--id', endpoint.id]);
+    const deliveries = await mmpJson(webhookOfShop('deliveries', '--id', endpoint.id));
     await human(
-      ['webhook', 'deliveries', '--project', shop.id, '--id', endpoint.id],
+      webhookOfShop('deliveries', '--id', endpoint.id),
       /ID\s+EVENT\s+STATUS\s+ATTEMPTS/,
       /transaction\.cancelled\s+delivered\s+1\s+200/,
     );
-    await human(['webhook', 'list', '--project', shop.id], /ID\s+URL\s+STATUS/, new RegExp(endpoint.id));
+    await human(webhookOfShop('list'), /ID\s+URL\s+STATUS/, new RegExp(endpoint.id));
     expect(deliveries).toMatchObject({
       data: [
         { endpointId: endpoint.id, eventType: 'transaction.cancelled', attemptCount: 1, status: 'delivered' },
@@ -102,16 +97,9 @@ describe('mmp webhook', () => {
     });
 
     const delivery = deliveries.data[0];
-    const redelivered = await mmpJson([
-      'webhook',
-      'redeliver',
-      '--project',
-      shop.id,
-      '--id',
-      endpoint.id,
-      '--delivery',
-      delivery.id,
-    ]);
+    const redelivered = await mmpJson(
+      webhookOfShop('redeliver', '--id', endpoint.id, '--delivery', delivery.id),
+    );
     expect(redelivered).toMatchObject({ id: delivery.id, eventId: delivery.eventId, status: 'pending' });
     await eventually(async () => receiver.received.length === 2, 10_000);
     expect(JSON.parse(receiver.received[1]!.rawBody)).toMatchObject({ type: 'transaction.cancelled' });

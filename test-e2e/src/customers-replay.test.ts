@@ -8,12 +8,12 @@ import {
   type CustomerStats,
   type CustomerTransactions,
 } from '@mmp/protocol';
-import { startSystem, type ProjectKeys, type RunningSystem } from './support/system.js';
-import { api, createPayment } from './support/http.js';
+import { useShop } from './support/shop.js';
+import { createPayment } from './support/http.js';
 import { payOnHostedPage } from './support/shopper.js';
 
-let system: RunningSystem;
-let shop: ProjectKeys;
+const shop = useShop('Replay Shop');
+const { merchant } = shop;
 let nc: NatsConnection;
 let stream: ReturnType<typeof eventsStream>;
 
@@ -78,9 +78,9 @@ function eventsStream(connection: NatsConnection, naming: Naming) {
 }
 
 /** The customers projection's durable consumer, as the customers service names it. */
-const projectionConsumer = () => system.system.naming.consumer('customers');
+const projectionConsumer = () => shop.system.system.naming.consumer('customers');
 const isPaymentEvent = (event: StoredEvent) =>
-  event.subject.startsWith(system.system.naming.subject(eventSubject('payment.')));
+  event.subject.startsWith(shop.system.system.naming.subject(eventSubject('payment.')));
 
 /** Waits until every consumer is idle and no service published anything in reaction. */
 async function settle(): Promise<number> {
@@ -91,31 +91,29 @@ async function settle(): Promise<number> {
   }, 20_000);
 }
 
-const merchant = () => api(system.baseUrl, shop.testSecretKey);
-
 /** A real payment through the public API, paid with a sandbox number and waited for. */
 async function pay(customerId: string, amount: number, phone: string | null, customer = {}) {
-  const created = await createPayment(merchant(), { amount, description: 'Order', customerId, customer });
+  const created = await createPayment(merchant, { amount, description: 'Order', customerId, customer });
   const { token } = created;
   if (phone === null) {
-    expect((await merchant()('POST', `/v1/payments/${token}/cancel`)).status).toBe(200);
+    expect((await merchant('POST', `/v1/payments/${token}/cancel`)).status).toBe(200);
   } else {
-    await payOnHostedPage(system.baseUrl, created, phone);
+    await payOnHostedPage(shop.system.baseUrl, created, phone);
   }
   await eventually(async () => {
-    const { status } = (await merchant()<{ status: string }>('GET', `/v1/payments/${token}`)).body;
+    const { status } = (await merchant<{ status: string }>('GET', `/v1/payments/${token}`)).body;
     return ['COMPLETED', 'FAILED', 'CANCELLED'].includes(status);
   }, 30_000);
 }
 
 /** Everything a merchant can read about its customers. */
 async function customersAsSeen() {
-  const base = `/v1/projects/${shop.id}/customers`;
-  const list = await merchant()<CustomerList>('GET', `${base}?per_page=100&sort_by=name&sort_order=asc`);
-  const stats = await merchant()<CustomerStats>('GET', `${base}/stats`);
+  const base = `/v1/projects/${shop.project.id}/customers`;
+  const list = await merchant<CustomerList>('GET', `${base}?per_page=100&sort_by=name&sort_order=asc`);
+  const stats = await merchant<CustomerStats>('GET', `${base}/stats`);
   const histories: Record<string, CustomerTransactions> = {};
   for (const customer of list.body.data) {
-    const history = await merchant()<CustomerTransactions>(
+    const history = await merchant<CustomerTransactions>(
       'GET',
       `${base}/${customer.id}/transactions?per_page=100`,
     );
@@ -128,14 +126,12 @@ async function customersAsSeen() {
 let before: Awaited<ReturnType<typeof customersAsSeen>>;
 
 beforeAll(async () => {
-  system = await startSystem();
-  shop = await system.createProject('Replay Shop');
   nc = await connectNats({
-    url: system.system.env.NATS_URL!,
+    url: shop.system.system.env.NATS_URL!,
     name: 'customers-replay',
     log: createLogger({ service: 'test', level: 'silent' }),
   });
-  stream = eventsStream(nc, system.system.naming);
+  stream = eventsStream(nc, shop.system.system.naming);
   const awa = { email: 'awa@example.cm', name: 'Awa Ndiaye', phone: '+237690000001' };
   await pay('cust-awa', 5000, '+237690000001', awa);
   await pay('cust-paul', 10000, '+237670000001', { email: 'paul@example.cm', name: 'Paul Biya' });
@@ -155,7 +151,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await nc?.drain();
-  await system?.stop();
 });
 
 describe('customer profiles under a replayed event stream', () => {
@@ -176,7 +171,7 @@ describe('customer profiles under a replayed event stream', () => {
   });
 
   it('are identical after a rebuild from the stream: profiles, statistics and histories', async () => {
-    const rebuilt = await system.admin<{ events: number; customers: number; transactions: number }>(
+    const rebuilt = await shop.system.admin<{ events: number; customers: number; transactions: number }>(
       'POST',
       '/v1/admin/customers/rebuild',
     );

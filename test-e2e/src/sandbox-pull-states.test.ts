@@ -3,8 +3,8 @@ import { createSecretBox } from '@mmp/platform';
 import { eventually } from '@mmp/platform/testing';
 import { routerQueries, sandboxOperations } from '@mmp/protocol';
 import { createPullClient, type OrderAck, type PullClient } from '@mmp/provider-kit';
-import { startSystem, type ChildService, type ProjectKeys, type RunningSystem } from './support/system.js';
-import { api } from './support/http.js';
+import type { ChildService } from './support/system.js';
+import { useShop } from './support/shop.js';
 import { providerBus, type ProviderBus } from './support/provider-bus.js';
 import { payOnHostedPage } from './support/shopper.js';
 import { failure } from './support/service-errors.js';
@@ -22,28 +22,24 @@ import { failure } from './support/service-errors.js';
  */
 /** Long enough to fetch an order and restart the sandbox before it expires. */
 const ORDER_TTL_SECONDS = 6;
-let system: RunningSystem;
+const shop = useShop('Sandbox Pull Shop', {
+  external: ['sandbox-provider'],
+  env: { ORDER_TTL_SECONDS: String(ORDER_TTL_SECONDS), ORDER_EXPIRY_INTERVAL_MS: '200' },
+});
 let sandbox: ChildService;
-let project: ProjectKeys;
 let bus: ProviderBus;
 
 beforeAll(async () => {
-  system = await startSystem({
-    external: ['sandbox-provider'],
-    env: { ORDER_TTL_SECONDS: String(ORDER_TTL_SECONDS), ORDER_EXPIRY_INTERVAL_MS: '200' },
-  });
-  project = await system.createProject('Sandbox Pull Shop');
-  bus = await providerBus(system, 'sandbox-pull-e2e');
+  bus = await providerBus(shop.system, 'sandbox-pull-e2e');
   sandbox = await startSandbox();
 }, 60_000);
 
 afterAll(async () => {
   await bus?.close();
-  await system?.stop();
 });
 
 async function startSandbox(): Promise<ChildService> {
-  const child = system.spawnService('sandbox-provider');
+  const child = shop.system.spawnService('sandbox-provider');
   await child.waitReady();
   await eventually(
     async () => (await bus.as('gateway').request(sandboxOperations.status, {})).registered,
@@ -64,14 +60,16 @@ async function whileSandboxDown<T>(steps: () => Promise<T>): Promise<T> {
 
 /** The sandbox's pull client, with the key it registered with (sealed in its own store). */
 async function sandboxClient(): Promise<{ client: PullClient; providerId: string }> {
-  const store = await system.openStore('sandbox-provider');
+  const store = await shop.system.openStore('sandbox-provider');
   try {
     const registration = await store
       .collection<{ _id: string; providerId: string; sealedApiKey: string }>('registration')
       .findOne({ _id: 'sandbox' });
-    const apiKey = createSecretBox(system.system.env.SERVICE_SECRET_KEY!).open(registration!.sealedApiKey);
+    const apiKey = createSecretBox(shop.system.system.env.SERVICE_SECRET_KEY!).open(
+      registration!.sealedApiKey,
+    );
     return {
-      client: createPullClient({ baseUrl: `${system.baseUrl}/v1`, apiKey }),
+      client: createPullClient({ baseUrl: `${shop.system.baseUrl}/v1`, apiKey }),
       providerId: registration!.providerId,
     };
   } finally {
@@ -80,12 +78,12 @@ async function sandboxClient(): Promise<{ client: PullClient; providerId: string
 }
 
 async function pay(phone: string) {
-  const merchant = api(system.baseUrl, project.testSecretKey);
+  const { merchant } = shop;
   const created = await merchant<{ id: string; token: string; paymentUrl: string }>('POST', '/v1/payments', {
     amount: 5000,
     currency: 'XAF',
   });
-  await payOnHostedPage(system.baseUrl, created.body, phone, 'ORANGE_MONEY');
+  await payOnHostedPage(shop.system.baseUrl, created.body, phone, 'ORANGE_MONEY');
   const status = async () =>
     (await merchant<{ status: string }>('GET', `/v1/payments/${created.body.token}`)).body.status;
   return { id: created.body.id, status };
@@ -194,7 +192,7 @@ describe('the sandbox provider as the pull client', () => {
     sandbox = await startSandbox();
     await new Promise((resolve) => setTimeout(resolve, 800));
     await sandbox.kill('SIGTERM');
-    const store = await system.openStore('sandbox-provider');
+    const store = await shop.system.openStore('sandbox-provider');
     try {
       expect(await store.collection('executions').findOne({ _id: orderKey })).toBeNull();
     } finally {

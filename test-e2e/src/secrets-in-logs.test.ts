@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { captureLogs, eventually } from '@mmp/platform/testing';
 import { SECRET_SHAPE } from './support/log-scan.global.js';
-import { startSystem, type ProjectKeys, type RunningSystem } from './support/system.js';
+import { useShop } from './support/shop.js';
 import { api, startWebhookReceiver } from './support/http.js';
 import { payOnHostedPage } from './support/shopper.js';
 
@@ -22,24 +22,21 @@ const remember = <T>(value: T): T => {
   return value;
 };
 
-let system: RunningSystem;
-let project: ProjectKeys;
+const shop = useShop('Quiet Shop', { env: { LOG_LEVEL: 'trace' }, logDestination: logs.stream });
 let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
 
 beforeAll(async () => {
-  system = await startSystem({ env: { LOG_LEVEL: 'trace' }, logDestination: logs.stream });
+  remember(shop.project);
   receiver = await startWebhookReceiver();
-  project = remember(await system.createProject('Quiet Shop'));
-}, 60_000);
+});
 
 afterAll(async () => {
   await receiver?.close();
-  await system?.stop();
 });
 
 describe('secrets in logs', () => {
   it('never writes a key or secret, through a run that uses every kind of them', async () => {
-    const merchant = api(system.baseUrl, project.testSecretKey);
+    const { system, project, merchant } = shop;
 
     // Merchant keys: issued, rolled, revoked, presented after revocation, unknown, malformed.
     const key = remember(

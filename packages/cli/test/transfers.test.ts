@@ -55,6 +55,19 @@ const payout = (): Payout => ({
 const mmp = (args: string[], env: Record<string, string> = {}) =>
   runMmp(args, { MMP_URL: gateway!.url, MMP_SECRET_KEY: secretKey, ...env });
 
+/** `mmp payout create` of `amount` to the test's payee. */
+const payoutCreate = (amount: string, reference: string, ...more: string[]) =>
+  mmp([
+    'payout',
+    'create',
+    '--amount',
+    amount,
+    '--phone',
+    '+237690000001',
+    '--reference',
+    reference,
+    ...more,
+  ]);
 const record = (operationName: string, request: { body?: unknown; headers?: Record<string, string> }) =>
   received.push({
     operation: operationName,
@@ -133,17 +146,7 @@ describe('mmp refund, payout and balance', () => {
   });
 
   it('payout create --json prints the payout as JSON, with a fresh Idempotency-Key when none is given', async () => {
-    const result = await mmp([
-      'payout',
-      'create',
-      '--amount',
-      '3000',
-      '--phone',
-      '+237690000001',
-      '--reference',
-      'supplier-42',
-      '--json',
-    ]);
+    const result = await payoutCreate('3000', 'supplier-42', '--json');
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ id: 'po_CliTransfersPayout000001', status: 'PENDING' });
     expect(received.at(-1)).toMatchObject({
@@ -170,16 +173,7 @@ describe('mmp refund, payout and balance', () => {
   });
 
   it("fails with the service's code, and says how to give a key when there is none", async () => {
-    const refused = await mmp([
-      'payout',
-      'create',
-      '--amount',
-      '2000000',
-      '--phone',
-      '+237690000001',
-      '--reference',
-      'x',
-    ]);
+    const refused = await payoutCreate('2000000', 'x');
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('insufficient_available_balance');
     const bad = await mmp(['refund', 'create', refund.paymentToken, '--amount', 'ten']);

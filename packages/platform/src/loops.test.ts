@@ -1,24 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from './logger.js';
-import { startLoop } from './loops.js';
+import { startLoop, type LoopSpec } from './loops.js';
 import { captureLogs, eventually } from './testing/index.js';
 
-function capturedLog() {
+/** A loop logging into memory, so that a test reads what it warned of. */
+function startTestLoop(spec: LoopSpec) {
   const logs = captureLogs();
   const log = createLogger({ service: 'loop-test', level: 'warn', destination: logs.stream });
-  return { log, text: logs.text };
+  return { loop: startLoop({ ...spec, log }), text: logs.text };
 }
 
 describe('startLoop', () => {
   it('runs at start, never overlaps passes, and goes on after a failed one', async () => {
-    const { log, text } = capturedLog();
     let passes = 0;
     let inPass = 0;
     let overlapped = false;
-    const loop = startLoop({
+    const { loop, text } = startTestLoop({
       name: 'test_loop',
       intervalMs: 5,
-      log,
       pass: async () => {
         overlapped ||= inPass > 0;
         inPass += 1;
@@ -36,13 +35,11 @@ describe('startLoop', () => {
   });
 
   it('tells a long pass to end on stop, waits for it, and runs no more', async () => {
-    const { log } = capturedLog();
     let passes = 0;
     let sawAbort = false;
-    const loop = startLoop({
+    const { loop } = startTestLoop({
       name: 'long_loop',
       intervalMs: 1,
-      log,
       pass: async (signal) => {
         passes += 1;
         while (!signal.aborted) await new Promise((resolve) => setTimeout(resolve, 2));
@@ -57,13 +54,11 @@ describe('startLoop', () => {
   });
 
   it('runs a pass at once when kicked, or right after the pass under way, without waiting for the interval', async () => {
-    const { log } = capturedLog();
     let passes = 0;
     let release: () => void = () => undefined;
-    const loop = startLoop({
+    const { loop } = startTestLoop({
       name: 'kicked_loop',
       intervalMs: 60_000,
-      log,
       pass: async () => {
         passes += 1;
         if (passes === 2) await new Promise<void>((resolve) => (release = resolve));

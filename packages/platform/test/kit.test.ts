@@ -2,18 +2,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream } from '@nats-io/jetstream';
 import { z } from 'zod';
-import { defineEvent, eventSubject } from '@mmp/protocol';
-import { BaseEnv } from '../src/config.js';
-import { startService, type ServiceDefinition } from '../src/service.js';
+import { defineEvent, eventSubject, eventsOf } from '@mmp/protocol';
+import { startService } from '../src/service.js';
 import { operation } from '../src/rpc.js';
 import {
   captureLogs,
   createTestBus,
   createTestSystem,
   eventually,
+  metricSample,
   TEST_NATS_URL,
 } from '../src/testing/index.js';
-import { helloOperation } from './test-contracts.js';
+import { helloOperation, testService } from './test-contracts.js';
 
 /**
  * The kit's promises to a service: events reach a handler only as their contract says,
@@ -39,11 +39,9 @@ const widgetMade = defineEvent({
   consumers: ['certification-runner'],
   summary: 'A widget was made',
 });
-const elsewhere = defineEvent({
+const elsewhere = eventsOf('gateway')({
   type: 'widget.sold',
-  version: 1,
   data: z.object({}),
-  producer: 'gateway',
   consumers: ['customers'],
   summary: 'Not for the certification runner',
 });
@@ -54,30 +52,19 @@ async function publishRaw(body: unknown, id: string) {
   });
 }
 
-function metricOf(text: string, outcome: string): number {
-  const line = text
-    .split('\n')
-    .find((l) => l.startsWith('mmp_events_handled_total{') && l.includes(`outcome="${outcome}"`));
-  return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
-}
-
 describe('consumers by contract', () => {
   it('hands over parsed data, and drops an event that breaks its contract with a log line and a metric', async () => {
     const seen: number[] = [];
     const logs = captureLogs();
-    const definition: ServiceDefinition<typeof BaseEnv> = {
-      name: 'certification-runner',
-      env: BaseEnv,
-      async setup(kit) {
-        kit.consume({
-          durable: 'kit-widgets',
-          events: [widgetMade],
-          handle: async (event) => {
-            seen.push(event.data.size);
-          },
-        });
-      },
-    };
+    const definition = testService(async (kit) => {
+      kit.consume({
+        durable: 'kit-widgets',
+        events: [widgetMade],
+        handle: async (event) => {
+          seen.push(event.data.size);
+        },
+      });
+    });
     const running = await startService(
       definition,
       { ...system.env, LOG_LEVEL: 'info' },
@@ -105,9 +92,9 @@ describe('consumers by contract', () => {
       const metrics = await eventually(async () => {
         const text = await (await fetch(`http://127.0.0.1:${running.opsPort}/metrics`)).text();
         return (
-          metricOf(text, 'ack') === 2 &&
-          metricOf(text, 'dropped') === 2 &&
-          metricOf(text, 'too_new') >= 1 &&
+          metricSample(text, 'mmp_events_handled_total', { outcome: 'ack' }) === 2 &&
+          metricSample(text, 'mmp_events_handled_total', { outcome: 'dropped' }) === 2 &&
+          metricSample(text, 'mmp_events_handled_total', { outcome: 'too_new' }) >= 1 &&
           text
         );
       });
@@ -122,19 +109,15 @@ describe('consumers by contract', () => {
 
   it("handles an event once with dedupe, though it comes again past the stream's duplicate window", async () => {
     const seen: string[] = [];
-    const definition: ServiceDefinition<typeof BaseEnv> = {
-      name: 'certification-runner',
-      env: BaseEnv,
-      async setup(kit) {
-        kit.consume({
-          durable: 'kit-dedupe',
-          events: [widgetMade],
-          dedupe: true,
-          deliverAll: false,
-          handle: async (event) => void seen.push(event.id),
-        });
-      },
-    };
+    const definition = testService(async (kit) => {
+      kit.consume({
+        durable: 'kit-dedupe',
+        events: [widgetMade],
+        dedupe: true,
+        deliverAll: false,
+        handle: async (event) => void seen.push(event.id),
+      });
+    });
     const running = await startService(definition, system.env);
     try {
       const event = {
@@ -156,23 +139,14 @@ describe('consumers by contract', () => {
   });
 
   it('refuses, at start, to consume an event whose contract does not list the service', async () => {
-    const definition: ServiceDefinition<typeof BaseEnv> = {
-      name: 'certification-runner',
-      env: BaseEnv,
-      async setup(kit) {
-        kit.consume({ durable: 'kit-wrong', events: [elsewhere], handle: async () => undefined });
-      },
-    };
+    const definition = testService(async (kit) => {
+      kit.consume({ durable: 'kit-wrong', events: [elsewhere], handle: async () => undefined });
+    });
     await expect(startService(definition, system.env)).rejects.toThrow(/not a consumer of widget\.sold/);
   });
 
   it('refuses to publish an event the service does not produce', async () => {
-    const definition: ServiceDefinition<typeof BaseEnv> = {
-      name: 'certification-runner',
-      env: BaseEnv,
-      events: [widgetMade],
-      async setup() {},
-    };
+    const definition = testService(async () => {}, [widgetMade]);
     await expect(startService(definition, system.env)).rejects.toThrow(/cannot publish widget\.made/);
   });
 });
@@ -180,33 +154,29 @@ describe('consumers by contract', () => {
 describe('lifecycle', () => {
   it('starts background work, consumers, then operations, and stops them in the reverse order', async () => {
     const order: string[] = [];
-    const definition: ServiceDefinition<typeof BaseEnv> = {
-      name: 'certification-runner',
-      env: BaseEnv,
-      async setup(kit) {
-        kit.serve(
-          operation(helloOperation, async (name) => {
-            order.push('served');
-            return { hello: name };
-          }),
-        );
-        kit.onStop(async () => void order.push('resource released'));
-        kit.loop({
-          name: 'kit_loop',
-          intervalMs: 60_000,
-          pass: async (signal) => {
-            order.push('loop ran');
-            await new Promise((resolve) => signal.addEventListener('abort', resolve));
-            order.push('loop stopped');
-          },
-        });
-        kit.consume({
-          durable: 'kit-lifecycle',
-          events: [widgetMade],
-          handle: async () => undefined,
-        });
-      },
-    };
+    const definition = testService(async (kit) => {
+      kit.serve(
+        operation(helloOperation, async (name) => {
+          order.push('served');
+          return { hello: name };
+        }),
+      );
+      kit.onStop(async () => void order.push('resource released'));
+      kit.loop({
+        name: 'kit_loop',
+        intervalMs: 60_000,
+        pass: async (signal) => {
+          order.push('loop ran');
+          await new Promise((resolve) => signal.addEventListener('abort', resolve));
+          order.push('loop stopped');
+        },
+      });
+      kit.consume({
+        durable: 'kit-lifecycle',
+        events: [widgetMade],
+        handle: async () => undefined,
+      });
+    });
     const running = await startService(definition, system.env);
     const bus = createTestBus(nc, system.naming);
     expect(await bus.request(helloOperation, 'you')).toEqual({ hello: 'you' });
@@ -219,14 +189,10 @@ describe('lifecycle', () => {
 
   it('stops what already started when a later part cannot start', async () => {
     let released = false;
-    const definition: ServiceDefinition<typeof BaseEnv> = {
-      name: 'certification-runner',
-      env: BaseEnv,
-      async setup(kit) {
-        kit.onStop(async () => void (released = true));
-        kit.consume({ durable: 'kit-broken', events: [elsewhere], handle: async () => undefined });
-      },
-    };
+    const definition = testService(async (kit) => {
+      kit.onStop(async () => void (released = true));
+      kit.consume({ durable: 'kit-broken', events: [elsewhere], handle: async () => undefined });
+    });
     await expect(startService(definition, system.env)).rejects.toThrow();
     expect(released).toBe(true);
   });

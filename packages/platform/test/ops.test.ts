@@ -2,20 +2,20 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { EVENTS_STREAM } from '@mmp/protocol';
-import { BaseEnv } from '../src/config.js';
 import { z } from 'zod';
-import { defineEvent, defineOperation, pingOperation } from '@mmp/protocol';
+import { defineOperation, eventsOf, pingOperation } from '@mmp/protocol';
 import { createEventPublisher } from '../src/events.js';
 import { operation, type BusClient } from '../src/rpc.js';
-import { startService, type RunningService, type ServiceDefinition } from '../src/service.js';
+import { startService, type RunningService } from '../src/service.js';
 import {
   createTestBus,
   createTestSystem,
   eventually,
+  metricSample,
   startTcpProxy,
   TEST_NATS_URL,
 } from '../src/testing/index.js';
-import { testOperation } from './test-contracts.js';
+import { testOperation, testService } from './test-contracts.js';
 
 /**
  * What a platform team relies on when each service runs as its own Deployment: liveness
@@ -49,25 +49,11 @@ async function metricsOf(running: RunningService): Promise<string> {
   return (await fetch(`http://127.0.0.1:${running.opsPort}/metrics`)).text();
 }
 
-/** The value of one series in Prometheus text, 0 when absent. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number {
-  const line = text
-    .split('\n')
-    .find(
-      (l) =>
-        l.startsWith(`${name}{`) &&
-        Object.entries(labels).every(([key, value]) => l.includes(`${key}="${value}"`)),
-    );
-  return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
-}
-
 let releaseSlow: () => void = () => undefined;
 
-const thingMade = defineEvent({
+const thingMade = eventsOf('certification-runner')({
   type: 'thing.made',
-  version: 1,
   data: z.object({}),
-  producer: 'certification-runner',
   consumers: ['certification-runner'],
   summary: 'A thing was made',
 });
@@ -81,11 +67,8 @@ const operations = {
   relay: testOperation('relay', z.object({}).optional(), z.object({})),
 };
 
-const definition: ServiceDefinition<typeof BaseEnv> = {
-  name: 'certification-runner',
-  env: BaseEnv,
-  events: [thingMade],
-  async setup(kit) {
+const definition = testService(
+  async (kit) => {
     const things = kit.store.collection('things');
     const outbox = kit.outbox([things], { relayIntervalMs: 60_000 });
     let failedOnce = false;
@@ -121,7 +104,8 @@ const definition: ServiceDefinition<typeof BaseEnv> = {
       }),
     );
   },
-};
+  [thingMade],
+);
 
 async function withClient<T>(work: (client: BusClient) => Promise<T>) {
   const nc: NatsConnection = await connect({ servers: TEST_NATS_URL });
@@ -152,7 +136,7 @@ describe('liveness and readiness', () => {
       });
       expect(lost.body).toMatchObject({ status: 'not_ready', checks: { nats: 'failing', store: 'ok' } });
       expect(await probe(running, '/healthz')).toMatchObject({ status: 200, body: { status: 'ok' } });
-      expect(sample(await metricsOf(running), 'mmp_nats_connected')).toBe(0);
+      expect(metricSample(await metricsOf(running), 'mmp_nats_connected')).toBe(0);
 
       proxy.restore();
       const back = await eventually(async () => {
@@ -160,7 +144,7 @@ describe('liveness and readiness', () => {
         return ready.status === 200 && ready;
       }, 15_000);
       expect(back.body).toMatchObject({ status: 'ready', checks: { nats: 'ok' } });
-      expect(sample(await metricsOf(running), 'mmp_nats_connected')).toBe(1);
+      expect(metricSample(await metricsOf(running), 'mmp_nats_connected')).toBe(1);
     } finally {
       await running.stop();
       await proxy.close();
@@ -246,19 +230,21 @@ describe('metrics', () => {
 
       const text = await eventually(async () => {
         const current = await metricsOf(running);
-        return sample(current, 'mmp_events_handled_total', { outcome: 'ack' }) >= 2 && current;
+        return metricSample(current, 'mmp_events_handled_total', { outcome: 'ack' }) >= 2 && current;
       });
-      expect(sample(text, 'mmp_operations_total', { operation: 'write', status_class: '2xx' })).toBe(2);
+      expect(metricSample(text, 'mmp_operations_total', { operation: 'write', status_class: '2xx' })).toBe(2);
       expect(text).toContain('mmp_operation_duration_seconds_bucket{');
       expect(text).toMatch(/mmp_operations_total\{[^}]*service="certification-runner"/);
-      expect(sample(text, 'mmp_calls_total', { target: 'gateway', outcome: 'unavailable' })).toBe(1);
-      expect(sample(text, 'mmp_events_handled_total', { consumer: 'ops-test', outcome: 'failed' })).toBe(1);
-      expect(sample(text, 'mmp_event_redeliveries_total', { consumer: 'ops-test' })).toBeGreaterThanOrEqual(
-        1,
-      );
-      expect(sample(text, 'mmp_outbox_unpublished_events', { collection: 'things' })).toBe(1);
-      expect(sample(text, 'mmp_outbox_relay_failures_total')).toBe(1);
-      expect(sample(text, 'mmp_loop_runs_total', { loop: 'outbox_relay', outcome: 'error' })).toBe(1);
+      expect(metricSample(text, 'mmp_calls_total', { target: 'gateway', outcome: 'unavailable' })).toBe(1);
+      expect(
+        metricSample(text, 'mmp_events_handled_total', { consumer: 'ops-test', outcome: 'failed' }),
+      ).toBe(1);
+      expect(
+        metricSample(text, 'mmp_event_redeliveries_total', { consumer: 'ops-test' }),
+      ).toBeGreaterThanOrEqual(1);
+      expect(metricSample(text, 'mmp_outbox_unpublished_events', { collection: 'things' })).toBe(1);
+      expect(metricSample(text, 'mmp_outbox_relay_failures_total')).toBe(1);
+      expect(metricSample(text, 'mmp_loop_runs_total', { loop: 'outbox_relay', outcome: 'error' })).toBe(1);
     } finally {
       await running.stop();
     }

@@ -1,24 +1,19 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { connect } from '@nats-io/transport-node';
-import { BaseEnv } from '../src/config.js';
 import { pingOperation } from '@mmp/protocol';
 import { operation } from '../src/rpc.js';
-import { startService, type ServiceDefinition } from '../src/service.js';
+import { startService } from '../src/service.js';
 import { createTestBus, createTestSystem, TEST_NATS_URL } from '../src/testing/index.js';
-import { helloOperation } from './test-contracts.js';
+import { helloOperation, testService } from './test-contracts.js';
 
 const system = createTestSystem('svc');
 afterAll(() => system.cleanup());
 
 let healthy = true;
-const definition: ServiceDefinition<typeof BaseEnv> = {
-  name: 'certification-runner',
-  env: BaseEnv,
-  async setup(kit) {
-    kit.serve(operation(helloOperation, async (name) => ({ hello: name })));
-    kit.readiness('dependency', async () => healthy);
-  },
-};
+const definition = testService(async (kit) => {
+  kit.serve(operation(helloOperation, async (name) => ({ hello: name })));
+  kit.readiness('dependency', async () => healthy);
+});
 
 describe('a service started by the kit', () => {
   it('answers ping and its operations, reports health, readiness and metrics, and stops cleanly', async () => {

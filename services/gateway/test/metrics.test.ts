@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { metricSample } from '@mmp/platform/testing';
 import { startTestGateway, type TestGateway } from './fixtures/gateway.js';
 import { publicLinkRoute, serveReadRoutes } from './fixtures/read-routes.js';
 
@@ -15,13 +16,7 @@ beforeAll(async () => {
 afterAll(() => gw?.stop());
 
 async function sample(labels: Record<string, string>, name = 'mmp_http_requests_total'): Promise<number> {
-  const text = await gw.running.context.metrics.metrics();
-  const line = text
-    .split('\n')
-    .find(
-      (l) => l.startsWith(`${name}{`) && Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)),
-    );
-  return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
+  return metricSample(await gw.running.context.metrics.metrics(), name, labels);
 }
 
 describe('gateway metrics', () => {

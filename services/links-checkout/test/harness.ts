@@ -203,6 +203,9 @@ export function useHarness(
       expect({ code: error.code, status: error.status }).toEqual({ code, status });
       return error;
     },
+    /** Asserts the call answers 404 resource_not_found, as whatever the actor may not see does. */
+    notFound: (operationName: string, request: Request, actor?: Actor) =>
+      harness.fails(operationName, request, 'resource_not_found', 404, actor),
     /**
      * Publishes a payment event as payments would, returning its id (to replay it);
      * `payment.initiated` with the payer's choice as its execution.

@@ -88,30 +88,19 @@ describe('deleting a link', () => {
     const open = await start(link);
     expect((await pay(paid)).status).toBe(200);
 
-    await h.fails('links.delete', { params: { id: link.id } }, 'resource_not_found', 404, merchant());
+    await h.notFound('links.delete', { params: { id: link.id } }, merchant());
     expect(await h.ok('links.delete', { params: { id: link.id } }, owner, 200)).toEqual({
       id: link.id,
       deleted: true,
     });
-    await h.fails('links.delete', { params: { id: link.id } }, 'resource_not_found', 404, owner);
-    await h.fails('links.retrieve', { params: { id: link.id } }, 'resource_not_found', 404, owner);
-    await h.fails(
-      'links.update',
-      { params: { id: link.id }, body: { name: 'Back' } },
-      'resource_not_found',
-      404,
-      owner,
-    );
+    await h.notFound('links.delete', { params: { id: link.id } }, owner);
+    await h.notFound('links.retrieve', { params: { id: link.id } }, owner);
+    await h.notFound('links.update', { params: { id: link.id }, body: { name: 'Back' } }, owner);
     const list = await h.ok<{ data: Link[]; meta: { total: number } }>('links.list', {}, owner);
     expect(list.data.map((l) => l.id)).toEqual([kept.id]);
     expect(list.meta.total).toBe(1);
-    await h.fails('links.public', { params: { shortCode: link.shortCode } }, 'resource_not_found', 404);
-    await h.fails(
-      'links.start',
-      { params: { shortCode: link.shortCode }, body: {} },
-      'resource_not_found',
-      404,
-    );
+    await h.notFound('links.public', { params: { shortCode: link.shortCode } });
+    await h.notFound('links.start', { params: { shortCode: link.shortCode }, body: {} });
     const page = await h.call('pages.link', { params: { shortCode: link.shortCode } });
     expect(page.status).toBe(404);
 

@@ -98,21 +98,9 @@ describe('payment links: merchant operations', () => {
   it('scopes links to their project and environment', async () => {
     const other = merchant(randomUUID());
     const mine = await create({ name: 'Mine', amount: 1000 });
-    await h.fails('links.retrieve', { params: { id: mine.id } }, 'resource_not_found', 404, other);
-    await h.fails(
-      'links.retrieve',
-      { params: { id: mine.id } },
-      'resource_not_found',
-      404,
-      merchant(PROJECT.id, true),
-    );
-    await h.fails(
-      'links.update',
-      { params: { id: mine.id }, body: { name: 'x' } },
-      'resource_not_found',
-      404,
-      other,
-    );
+    await h.notFound('links.retrieve', { params: { id: mine.id } }, other);
+    await h.notFound('links.retrieve', { params: { id: mine.id } }, merchant(PROJECT.id, true));
+    await h.notFound('links.update', { params: { id: mine.id }, body: { name: 'x' } }, other);
     const theirs = await h.ok<{ data: Link[] }>('links.list', {}, other);
     expect(theirs.data).toEqual([]);
     const retrieved = await h.ok<Link>('links.retrieve', { params: { id: mine.id } }, merchant());
@@ -186,9 +174,9 @@ describe('payment links: public read and expiry', () => {
   });
 
   it('answers 404 for unknown and malformed codes', async () => {
-    await h.fails('links.public', { params: { shortCode: 'ZZZZZZZZ' } }, 'resource_not_found', 404);
-    await h.fails('links.public', { params: { shortCode: 'abc' } }, 'resource_not_found', 404);
-    await h.fails('links.public', { params: { shortCode: '../../etc' } }, 'resource_not_found', 404);
+    await h.notFound('links.public', { params: { shortCode: 'ZZZZZZZZ' } });
+    await h.notFound('links.public', { params: { shortCode: 'abc' } });
+    await h.notFound('links.public', { params: { shortCode: '../../etc' } });
   });
 
   it('answers 200 with the status for inactive and expired links; the sweep stores EXPIRED', async () => {

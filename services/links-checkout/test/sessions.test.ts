@@ -109,7 +109,7 @@ describe('creating sessions', () => {
     expect(await h.ok<Session>('sessions.retrieve', { params: { id } })).toEqual(opened);
     expect(h.calls.retrieve).toHaveLength(asked + 1);
     // A session id payments does not know either is not found.
-    await h.fails('sessions.status', { params: { id: newCheckoutSessionId() } }, 'resource_not_found', 404);
+    await h.notFound('sessions.status', { params: { id: newCheckoutSessionId() } });
   });
 
   it('creates a merchant session and reads it publicly with every field', async () => {
@@ -145,13 +145,8 @@ describe('creating sessions', () => {
     for (const [body, code, httpStatus] of refusals)
       await h.fails('sessions.create', { body }, code, httpStatus, merchant());
     await h.fails('sessions.create', { body: { amount: 1000 } }, 'insufficient_permissions', 403);
-    await h.fails(
-      'sessions.retrieve',
-      { params: { id: 'cs_doesnotexist000000000000' } },
-      'resource_not_found',
-      404,
-    );
-    await h.fails('sessions.status', { params: { id: 'nope' } }, 'resource_not_found', 404);
+    await h.notFound('sessions.retrieve', { params: { id: 'cs_doesnotexist000000000000' } });
+    await h.notFound('sessions.status', { params: { id: 'nope' } });
   });
 
   it('lists the operators of the currency', async () => {

@@ -20,6 +20,17 @@ async function status(token: string) {
 }
 
 const initiated = (body: Record<string, unknown> = {}) => initiatedBy(h, actor, body);
+
+/** provider-router's settlement of `payment` as `outcome`, once the payment shows that status. */
+async function settle(
+  payment: { id: string; token: string },
+  outcome: 'COMPLETED' | 'FAILED' | 'REFUNDED',
+  extra: Parameters<typeof settlement>[2] = {},
+) {
+  await h.publish('settlement.received', settlement(payment.id, outcome, extra));
+  await eventually(async () => (await status(payment.token)) === outcome);
+}
+
 const ORANGE = { paymentMethod: 'ORANGE_MONEY', phone: '+237690000001' } as const;
 
 describe('initiate', () => {
@@ -129,8 +140,7 @@ describe('lifecycle events', () => {
     const payment = await initiated();
     await h.publish('execution.accepted', execution(payment.id));
     await eventually(async () => (await status(payment.token)) === 'PROCESSING');
-    await h.publish('settlement.received', settlement(payment.id, 'COMPLETED'));
-    await eventually(async () => (await status(payment.token)) === 'COMPLETED');
+    await settle(payment, 'COMPLETED');
     const full = await timeline(h, payment.token, actor);
     expect(full.completedAt).toEqual(expect.any(String));
     expect(full.events.map((e) => e.type)).toEqual([
@@ -171,10 +181,7 @@ describe('lifecycle events', () => {
 
   it('fails with the settlement failure code', async () => {
     const payment = await initiated();
-    await h.publish(
-      'settlement.received',
-      settlement(payment.id, 'FAILED', { failureCode: 'insufficient_balance' }),
-    );
+    await settle(payment, 'FAILED', { failureCode: 'insufficient_balance' });
     const event = await eventually(async () => h.eventsOf(payment.id, 'payment.failed')[0]);
     expect(event.data).toMatchObject({
       payment: {
@@ -187,11 +194,7 @@ describe('lifecycle events', () => {
 
   it('forgets an earlier failure once money moved after all', async () => {
     const payment = await initiated();
-    await h.publish(
-      'settlement.received',
-      settlement(payment.id, 'FAILED', { failureCode: 'insufficient_balance' }),
-    );
-    await eventually(async () => (await status(payment.token)) === 'FAILED');
+    await settle(payment, 'FAILED', { failureCode: 'insufficient_balance' });
     await h.publish('settlement.received', settlement(payment.id, 'COMPLETED'));
     const event = await eventually(async () => h.eventsOf(payment.id, 'payment.completed')[0]);
     expect(event.data).toMatchObject({ payment: { failureCode: null, failureReason: null } });
@@ -201,8 +204,7 @@ describe('lifecycle events', () => {
 
   it('never downgrades COMPLETED on a FAILED settlement, and records the anomaly', async () => {
     const payment = await initiated();
-    await h.publish('settlement.received', settlement(payment.id, 'COMPLETED'));
-    await eventually(async () => (await status(payment.token)) === 'COMPLETED');
+    await settle(payment, 'COMPLETED');
     await h.publish('settlement.received', settlement(payment.id, 'FAILED'));
     const events = await eventually(async () => {
       const body = await timeline(h, payment.token, actor);
@@ -216,8 +218,7 @@ describe('lifecycle events', () => {
   it('completes a CANCELLED payment on a COMPLETED settlement, as an anomaly', async () => {
     const payment = await createPayment(h, actor);
     await h.call('cancel', { params: { token: payment.token } }, actor);
-    await h.publish('settlement.received', settlement(payment.id, 'COMPLETED'));
-    await eventually(async () => (await status(payment.token)) === 'COMPLETED');
+    await settle(payment, 'COMPLETED');
     const body = await timeline(h, payment.token, actor);
     expect(body.events.map((e) => e.type)).toEqual([
       'payment.created',
@@ -229,10 +230,8 @@ describe('lifecycle events', () => {
 
   it('refunds a completed payment on a REFUNDED settlement', async () => {
     const payment = await initiated();
-    await h.publish('settlement.received', settlement(payment.id, 'COMPLETED'));
-    await eventually(async () => (await status(payment.token)) === 'COMPLETED');
-    await h.publish('settlement.received', settlement(payment.id, 'REFUNDED'));
-    await eventually(async () => (await status(payment.token)) === 'REFUNDED');
+    await settle(payment, 'COMPLETED');
+    await settle(payment, 'REFUNDED');
   });
 
   it('applies a redelivered settlement once', async () => {

@@ -136,18 +136,7 @@ describe('list', () => {
     const reply = await h.call('list', { query: {} }, actor);
     const body = reply.body as ListBody;
     expect(body.data.map((p) => p.id)).toEqual([...created].reverse().map((p) => p.id));
-    expect(Object.keys(body.data[0] as object).sort()).toEqual([
-      'amount',
-      'completedAt',
-      'createdAt',
-      'currency',
-      'failureCode',
-      'failureMessage',
-      'id',
-      'paymentMethod',
-      'status',
-      'token',
-    ]);
+    expect(Object.keys(body.data[0] as object).sort()).toEqual([...SPEC_PAYMENT_FIELDS.listItem].sort());
     expect(body.has_more).toBe(false);
     expect(body.meta).toEqual({ limit: 20, total: 7, page: 1 });
   });

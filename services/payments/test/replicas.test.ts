@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, startService, type RunningService, type Store } from '@mmp/platform';
+import { metricSample } from '@mmp/platform/testing';
 import { createPaymentsService } from '../src/service.js';
 import { createPayment, eventually, merchant, usePaymentsHarness } from './support.js';
 import { startReceiver } from './receiver.js';
@@ -36,12 +37,7 @@ afterAll(async () => {
 
 async function metric(replica: RunningService, name: string, labels: Record<string, string>) {
   const text = await (await fetch(`http://127.0.0.1:${replica.opsPort}/metrics`)).text();
-  const line = text
-    .split('\n')
-    .find(
-      (l) => l.startsWith(`${name}{`) && Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)),
-    );
-  return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
+  return metricSample(text, name, labels);
 }
 
 describe('two replicas of payments', () => {

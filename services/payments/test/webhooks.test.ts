@@ -23,6 +23,11 @@ async function addEndpoint(actor: MerchantActor, body: Record<string, unknown>) 
   return (await h.call('webhook-endpoints.create', { body }, actor)).body as Endpoint;
 }
 
+/** The error code a call fails with. */
+async function refusal(...call: Parameters<typeof h.callError>) {
+  return (await h.callError(...call)).code;
+}
+
 async function deliveries(actor: MerchantActor, endpointId: string) {
   return (
     (await h.call('webhook-endpoints.deliveries', { params: { id: endpointId } }, actor)).body as {
@@ -104,30 +109,19 @@ describe('webhook endpoints', () => {
       enabledEvents: ['transaction.failed'],
       description: 'main',
     });
+    const params = { id: created.id };
     for (const who of [merchant(), { ...actor, livemode: true }]) {
-      expect(
-        (
-          await h.callError(
-            'webhook-endpoints.update',
-            { params: { id: created.id }, body: { status: 'enabled' } },
-            who,
-          )
-        ).code,
-      ).toBe('resource_not_found');
-      expect((await h.callError('webhook-endpoints.delete', { params: { id: created.id } }, who)).code).toBe(
+      expect(await refusal('webhook-endpoints.update', { params, body: { status: 'enabled' } }, who)).toBe(
         'resource_not_found',
       );
-      expect(
-        (await h.callError('webhook-endpoints.deliveries', { params: { id: created.id } }, who)).code,
-      ).toBe('resource_not_found');
+      expect(await refusal('webhook-endpoints.delete', { params }, who)).toBe('resource_not_found');
+      expect(await refusal('webhook-endpoints.deliveries', { params }, who)).toBe('resource_not_found');
     }
     expect((await h.call('webhook-endpoints.delete', { params: { id: created.id } }, actor)).body).toEqual({
       id: created.id,
       deleted: true,
     });
-    expect(
-      (await h.callError('webhook-endpoints.roll-secret', { params: { id: created.id } }, actor)).code,
-    ).toBe('resource_not_found');
+    expect(await refusal('webhook-endpoints.roll-secret', { params }, actor)).toBe('resource_not_found');
   });
 
   it.each([
@@ -145,18 +139,11 @@ describe('webhook endpoints', () => {
   it('refuses an empty update and a bad deliveries limit', async () => {
     const actor = merchant();
     const created = await addEndpoint(actor, { url: 'http://127.0.0.1:9/a' });
-    expect(
-      (await h.callError('webhook-endpoints.update', { params: { id: created.id }, body: {} }, actor)).code,
-    ).toBe('validation_error');
-    expect(
-      (
-        await h.callError(
-          'webhook-endpoints.deliveries',
-          { params: { id: created.id }, query: { limit: '0' } },
-          actor,
-        )
-      ).code,
-    ).toBe('invalid_request');
+    const params = { id: created.id };
+    expect(await refusal('webhook-endpoints.update', { params, body: {} }, actor)).toBe('validation_error');
+    expect(await refusal('webhook-endpoints.deliveries', { params, query: { limit: '0' } }, actor)).toBe(
+      'invalid_request',
+    );
   });
 });
 

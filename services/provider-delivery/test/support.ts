@@ -1,3 +1,5 @@
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
 import {
   connectNats,
   consumeEvents,
@@ -9,7 +11,19 @@ import {
   type NatsConnection,
   type ReceivedEvent,
 } from '@mmp/platform';
-import { TEST_NATS_URL, createTestBus, eventually, type TestSystem } from '@mmp/platform/testing';
+import {
+  TEST_NATS_URL,
+  createTestBus,
+  createTestSystem,
+  eventually,
+  samplePaymentExecute,
+  spawnServiceProcess,
+  startProviderEndpoint,
+  type ChildService,
+  type EndpointBehaviour,
+  type ProviderEndpoint,
+  type TestSystem,
+} from '@mmp/platform/testing';
 import {
   DELIVERY_EVENTS,
   appError,
@@ -23,22 +37,6 @@ import {
 } from '@mmp/protocol';
 
 export type Rail = { endpoint: string; secret: string };
-
-/** A payment.execute body as provider-router builds it. */
-export function executeBody(orderKey: string, msisdn = '+237690000001') {
-  return {
-    protocol_version: '1',
-    type: 'payment.execute',
-    idempotency_key: orderKey,
-    amount: '5000',
-    currency: 'XAF',
-    network: 'ORANGE_MONEY',
-    country: 'CM',
-    payee: { msisdn },
-    transaction_ref: `pay_${orderKey.slice(6)}`,
-    timestamp: Math.floor(Date.now() / 1000),
-  };
-}
 
 /**
  * The test's side of the bus: publishes order.created as provider-router does, records
@@ -101,7 +99,7 @@ export async function connectBus(system: TestSystem, rails: Map<string, Rail>) {
         railId: 'rail_1',
         providerId: 'prv_test',
         transport: 'webhook',
-        payload: executeBody(orderKey),
+        payload: samplePaymentExecute(orderKey),
         expiresAt: new Date(Date.now() + 15 * 60_000).toISOString(),
         ...overrides,
       };
@@ -140,3 +138,65 @@ export async function connectBus(system: TestSystem, rails: Map<string, Rail>) {
   return bus;
 }
 export type Bus = Awaited<ReturnType<typeof connectBus>>;
+
+/**
+ * provider-delivery as its own process on `system`, ready, for a test that needs what only a
+ * process gives (SIGKILL, NODE_EXTRA_CA_CERTS read at start). The development switch is on:
+ * the test's endpoints are on loopback.
+ */
+export async function spawnDelivery(
+  { system, bus }: { system: TestSystem; bus: Bus },
+  env: Record<string, string>,
+): Promise<ChildService> {
+  const child = spawnServiceProcess({
+    name: 'provider-delivery',
+    main: fileURLToPath(new URL('../src/main.ts', import.meta.url)),
+    env: { ...process.env, ...system.env, LOG_LEVEL: 'warn', ALLOW_HTTP_LOOPBACK_ENDPOINTS: 'true', ...env },
+    naming: system.naming,
+    nc: async () => bus.nc,
+  });
+  await child.waitReady();
+  return child;
+}
+
+/**
+ * What a test file of deliveries to a provider's endpoint stands on: its own system, the
+ * provider's endpoint (HTTPS with `tls`) and the test's bus, opened before the file's tests
+ * and closed after them (after the file's own afterAll, which stops the service first).
+ * `rail()` adds a rail whose endpoint answers as told, signed with `secret`.
+ */
+export function useProviderEndpoint(
+  label: string,
+  { secret, tls }: { secret: string; tls?: { key: Buffer; cert: Buffer } },
+) {
+  const system = createTestSystem(label);
+  const rails = new Map<string, Rail>();
+  let opened: { endpoint: ProviderEndpoint; bus: Bus } | undefined;
+  const open = () => {
+    if (!opened) throw new Error('the endpoint opens before the tests; call useProviderEndpoint at the top');
+    return opened;
+  };
+  beforeAll(async () => {
+    const endpoint = await startProviderEndpoint(tls);
+    opened = { endpoint, bus: await connectBus(system, rails) };
+  });
+  afterAll(async () => {
+    await opened?.bus.close();
+    await opened?.endpoint.close();
+    await system.cleanup();
+  });
+  return {
+    system,
+    rails,
+    get endpoint() {
+      return open().endpoint;
+    },
+    get bus() {
+      return open().bus;
+    },
+    rail(railId: string, path: string, behaviour: EndpointBehaviour) {
+      open().endpoint.on(path, behaviour);
+      rails.set(railId, { endpoint: open().endpoint.url(path), secret });
+    },
+  };
+}

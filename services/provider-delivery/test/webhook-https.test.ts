@@ -1,4 +1,3 @@
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type RunningService } from '@mmp/platform';
 import {
@@ -6,13 +5,10 @@ import {
   createTestSystem,
   makeTestCertificate,
   signedWith,
-  spawnServiceProcess,
-  startProviderEndpoint,
   type ChildService,
-  type ProviderEndpoint,
 } from '@mmp/platform/testing';
 import { providerDeliveryService } from '../src/service.js';
-import { connectBus, type Bus, type Rail } from './support.js';
+import { connectBus, spawnDelivery, useProviderEndpoint } from './support.js';
 
 /**
  * The trust path for real: provider-delivery runs as its own process with
@@ -21,90 +17,63 @@ import { connectBus, type Bus, type Rail } from './support.js';
  * endpoint is on loopback, so the development switch is on.
  */
 const secret = 'whsec_https0123456789abcdefghijklmnop';
-const system = createTestSystem('https');
 const certificate = makeTestCertificate();
-const rails = new Map<string, Rail>();
-const PATHS = [
-  '/accept',
-  '/reject',
-  '/500',
-  '/502-then-accept',
-  '/silent',
-  '/wrong-echo',
-  '/garbage',
-  '/big',
-];
-let endpoint: ProviderEndpoint;
-let bus: Bus;
+const provider = useProviderEndpoint('https', { secret, tls: certificate });
+const { rails } = provider;
 let child: ChildService | undefined;
 
 beforeAll(async () => {
-  endpoint = await startProviderEndpoint(certificate);
-  endpoint.on('/accept', answerOrders('ACCEPTED'));
-  endpoint.on('/reject', answerOrders('REJECTED', 'insufficient_balance'));
-  endpoint.on('/500', () => ({ status: 500, body: { error: 'boom' } }));
-  endpoint.on('/502-then-accept', (call, n) =>
+  provider.rail('rail_accept', '/accept', answerOrders('ACCEPTED'));
+  provider.rail('rail_reject', '/reject', answerOrders('REJECTED', 'insufficient_balance'));
+  provider.rail('rail_500', '/500', () => ({ status: 500, body: { error: 'boom' } }));
+  provider.rail('rail_502_then_accept', '/502-then-accept', (call, n) =>
     n === 1 ? { status: 502 } : answerOrders('ACCEPTED')(call, n),
   );
-  endpoint.on('/silent', () => 'silence');
-  endpoint.on('/wrong-echo', answerOrders('ACCEPTED', undefined, { idempotency_key: 'pexec_someone_else' }));
-  endpoint.on('/garbage', () => ({ status: 200, body: 'OK, got it!' }));
+  provider.rail('rail_silent', '/silent', () => 'silence');
+  provider.rail(
+    'rail_wrong_echo',
+    '/wrong-echo',
+    answerOrders('ACCEPTED', undefined, { idempotency_key: 'pexec_someone_else' }),
+  );
+  provider.rail('rail_garbage', '/garbage', () => ({ status: 200, body: 'OK, got it!' }));
   // A valid ack, then more blank space than an ack could need: cut at the cap, never read.
-  endpoint.on('/big', (call) => ({
+  provider.rail('rail_big', '/big', (call) => ({
     status: 200,
     body: `${JSON.stringify({ type: 'payment.ack', idempotency_key: call.body.idempotency_key, status: 'ACCEPTED' })}${' '.repeat(100_000)}`,
   }));
-  for (const path of PATHS)
-    rails.set(`rail${path.replace(/\W/g, '_')}`, { endpoint: endpoint.url(path), secret });
   rails.set('rail_plain_http', { endpoint: 'http://provider.example/accept', secret });
-  bus = await connectBus(system, rails);
 
-  child = spawnServiceProcess({
-    name: 'provider-delivery',
-    main: fileURLToPath(new URL('../src/main.ts', import.meta.url)),
-    env: {
-      ...process.env,
-      ...system.env,
-      LOG_LEVEL: 'warn',
-      ALLOW_HTTP_LOOPBACK_ENDPOINTS: 'true',
-      NODE_EXTRA_CA_CERTS: certificate.certPath,
-      DELIVERY_TIMEOUT_MS: '700',
-      DELIVERY_BACKOFF_MS: '100',
-    },
-    naming: system.naming,
-    nc: async () => bus.nc,
+  child = await spawnDelivery(provider, {
+    NODE_EXTRA_CA_CERTS: certificate.certPath,
+    DELIVERY_TIMEOUT_MS: '700',
+    DELIVERY_BACKOFF_MS: '100',
   });
-  await child.waitReady();
 });
 
 afterAll(async () => {
   await child?.kill('SIGTERM');
-  await bus?.close();
-  await endpoint?.close();
-  await system.cleanup();
   certificate.remove();
 });
 
-async function deliverTo(railId: string) {
-  const data = await bus.publishOrder({ railId, transport: 'webhook' });
-  await bus.settled(data.orderKey);
+/** Delivers an order to `railId`, which must end in exactly one outcome, like `outcome`. */
+async function deliverTo(railId: string, outcome: Record<string, unknown>) {
+  const data = await provider.bus.publishOrder({ railId, transport: 'webhook' });
+  await provider.bus.settled(data.orderKey);
   await new Promise((resolve) => setTimeout(resolve, 100));
-  const { deliveries } = await bus.deliveries(data.orderKey);
-  return { data, outcomes: bus.outcomesOf(data.orderKey), delivery: deliveries[0]! };
+  expect(provider.bus.outcomesOf(data.orderKey)).toEqual([expect.objectContaining(outcome)]);
+  const { deliveries } = await provider.bus.deliveries(data.orderKey);
+  return { data, delivery: deliveries[0]! };
 }
 
 describe('webhook delivery over HTTPS trusted through NODE_EXTRA_CA_CERTS', () => {
   it('200 ACCEPTED: delivery.accepted, one signed request with the documented headers', async () => {
-    const { data, outcomes, delivery } = await deliverTo('rail_accept');
-    expect(outcomes).toEqual([
-      expect.objectContaining({
-        type: 'delivery.accepted',
-        classification: 'ACCEPTED',
-        attempts: 1,
-        railId: 'rail_accept',
-      }),
-    ]);
-    const [call] = endpoint.orders('/accept', data.orderKey);
+    const { data, delivery } = await deliverTo('rail_accept', {
+      type: 'delivery.accepted',
+      classification: 'ACCEPTED',
+      attempts: 1,
+      railId: 'rail_accept',
+    });
+    const [call] = provider.endpoint.orders('/accept', data.orderKey);
     expect(signedWith(secret, call!)).toBe(true);
     expect(call?.headers).toMatchObject({
       'content-type': 'application/json',
@@ -123,27 +92,21 @@ describe('webhook delivery over HTTPS trusted through NODE_EXTRA_CA_CERTS', () =
   });
 
   it('REJECTED: delivery.rejected with the provider’s reason', async () => {
-    const { outcomes } = await deliverTo('rail_reject');
-    expect(outcomes).toEqual([
-      expect.objectContaining({
-        type: 'delivery.rejected',
-        classification: 'REJECTED',
-        reason: 'insufficient_balance',
-      }),
-    ]);
+    await deliverTo('rail_reject', {
+      type: 'delivery.rejected',
+      classification: 'REJECTED',
+      reason: 'insufficient_balance',
+    });
   });
 
   it('500: a failed delivery at once (not retried), HTTP_ERROR', async () => {
-    const { data, outcomes, delivery } = await deliverTo('rail_500');
-    expect(outcomes).toEqual([
-      expect.objectContaining({
-        type: 'delivery.failed',
-        classification: 'HTTP_ERROR',
-        reason: 'HTTP 500',
-        attempts: 1,
-      }),
-    ]);
-    expect(endpoint.orders('/500', data.orderKey)).toHaveLength(1);
+    const { data, delivery } = await deliverTo('rail_500', {
+      type: 'delivery.failed',
+      classification: 'HTTP_ERROR',
+      reason: 'HTTP 500',
+      attempts: 1,
+    });
+    expect(provider.endpoint.orders('/500', data.orderKey)).toHaveLength(1);
     expect(delivery).toMatchObject({
       status: 'FAILED',
       attempts: [expect.objectContaining({ httpStatus: 500, classification: 'HTTP_ERROR' })],
@@ -151,9 +114,11 @@ describe('webhook delivery over HTTPS trusted through NODE_EXTRA_CA_CERTS', () =
   });
 
   it('502 then success on the 2nd attempt, with the same key and a fresh signature', async () => {
-    const { data, outcomes, delivery } = await deliverTo('rail_502_then_accept');
-    expect(outcomes).toEqual([expect.objectContaining({ type: 'delivery.accepted', attempts: 2 })]);
-    const calls = endpoint.orders('/502-then-accept', data.orderKey);
+    const { data, delivery } = await deliverTo('rail_502_then_accept', {
+      type: 'delivery.accepted',
+      attempts: 2,
+    });
+    const calls = provider.endpoint.orders('/502-then-accept', data.orderKey);
     expect(calls).toHaveLength(2);
     expect(calls.every((call) => signedWith(secret, call))).toBe(true);
     expect(delivery.attempts.map((a) => [a.httpStatus, a.classification])).toEqual([
@@ -163,11 +128,12 @@ describe('webhook delivery over HTTPS trusted through NODE_EXTRA_CA_CERTS', () =
   });
 
   it('silence: three attempts, then an explicit TIMEOUT', async () => {
-    const { data, outcomes, delivery } = await deliverTo('rail_silent');
-    expect(outcomes).toEqual([
-      expect.objectContaining({ type: 'delivery.failed', classification: 'TIMEOUT', attempts: 3 }),
-    ]);
-    expect(endpoint.orders('/silent', data.orderKey)).toHaveLength(3);
+    const { data, delivery } = await deliverTo('rail_silent', {
+      type: 'delivery.failed',
+      classification: 'TIMEOUT',
+      attempts: 3,
+    });
+    expect(provider.endpoint.orders('/silent', data.orderKey)).toHaveLength(3);
     expect(delivery.attempts.map((a) => [a.httpStatus, a.classification])).toEqual([
       [null, 'TIMEOUT'],
       [null, 'TIMEOUT'],
@@ -180,21 +146,17 @@ describe('webhook delivery over HTTPS trusted through NODE_EXTRA_CA_CERTS', () =
     ['an unparseable 200 body: BAD_ACK', 'rail_garbage', 'BAD_ACK'],
     ['an answer past the size of an ack: BAD_ACK', 'rail_big', 'BAD_ACK'],
   ])('%s, never accepted', async (_name, railId, classification) => {
-    const { outcomes } = await deliverTo(railId);
-    expect(outcomes).toEqual([expect.objectContaining({ type: 'delivery.failed', classification })]);
+    await deliverTo(railId, { type: 'delivery.failed', classification });
   });
 
   it('an http:// endpoint is refused without sending anything', async () => {
-    const before = endpoint.calls.length;
-    const { outcomes } = await deliverTo('rail_plain_http');
-    expect(outcomes).toEqual([
-      expect.objectContaining({
-        type: 'delivery.failed',
-        classification: 'UNREACHABLE',
-        reason: 'the endpoint must use https://',
-      }),
-    ]);
-    expect(endpoint.calls.length).toBe(before);
+    const before = provider.endpoint.calls.length;
+    await deliverTo('rail_plain_http', {
+      type: 'delivery.failed',
+      classification: 'UNREACHABLE',
+      reason: 'the endpoint must use https://',
+    });
+    expect(provider.endpoint.calls.length).toBe(before);
   });
 });
 
@@ -217,7 +179,7 @@ describe('without NODE_EXTRA_CA_CERTS', () => {
           reason: 'unreachable: tls error',
         }),
       ]);
-      expect(endpoint.orders('/accept', data.orderKey)).toEqual([]);
+      expect(provider.endpoint.orders('/accept', data.orderKey)).toEqual([]);
     } finally {
       await service?.stop();
       await otherBus.close();

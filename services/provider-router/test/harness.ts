@@ -262,3 +262,18 @@ export function paymentSnapshot(overrides: Partial<PaymentSnapshot> = {}): Payme
     ...overrides,
   });
 }
+
+/** A provider's SettlementEvent for order `orderKey`: 5000 XAF on Orange Money, COMPLETED now. */
+export function settlementEvent(orderKey: string, overrides: Record<string, unknown> = {}) {
+  return {
+    protocol_version: '1',
+    idempotency_key: orderKey,
+    transaction_ref: `OM-${orderKey}`,
+    amount: '5000',
+    currency: 'XAF',
+    status: 'COMPLETED',
+    network: 'ORANGE_MONEY',
+    settled_at: new Date().toISOString(),
+    ...overrides,
+  };
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { providerPortalApi, routerQueries, type OrderCreatedData } from '@mmp/protocol';
-import { providerActor, startRouter } from './harness.js';
+import { providerActor, settlementEvent, startRouter } from './harness.js';
 
 const h = await startRouter({ ORDER_TTL_SECONDS: '600', SETTLEMENT_CLOCK_SKEW_SECONDS: '60' });
 const { updateRail, disableRail, enableRail, deleteRail, getRail } = providerPortalApi;
@@ -25,19 +25,6 @@ async function activeRailIn(country: string, overrides: Record<string, unknown> 
     enable: async () => (await h.call(enableRail, { params }, actor)).body as RailBody,
     remove: () => h.call(deleteRail, { params }, actor),
     removeFailure: () => h.failure(deleteRail, { params }, actor),
-  };
-}
-
-function settlement(order: OrderCreatedData, status = 'COMPLETED') {
-  return {
-    protocol_version: '1',
-    idempotency_key: order.orderKey,
-    transaction_ref: `OM-${order.orderKey}`,
-    amount: '5000',
-    currency: 'XAF',
-    status,
-    network: 'ORANGE_MONEY',
-    settled_at: new Date().toISOString(),
   };
 }
 
@@ -126,7 +113,7 @@ describe('out of service and back', () => {
     await disable();
     await accept(order);
     await h.waitFor('execution.accepted', payment.id);
-    const receipt = await h.settle(provider.id, provider.signingSecret, settlement(order));
+    const receipt = await h.settle(provider.id, provider.signingSecret, settlementEvent(order.orderKey));
     expect(receipt.body).toMatchObject({ matched: true, orderKey: order.orderKey, status: 'COMPLETED' });
     await h.waitFor('settlement.received', payment.id);
   });
@@ -144,7 +131,11 @@ describe('deleting a rail', () => {
     await accept(order);
     await h.waitFor('execution.accepted', payment.id);
     expect(await removeFailure()).toMatchObject({ status: 409, code: 'rail_has_open_orders' });
-    await h.settle(provider.id, provider.signingSecret, settlement(order, 'FAILED'));
+    await h.settle(
+      provider.id,
+      provider.signingSecret,
+      settlementEvent(order.orderKey, { status: 'FAILED' }),
+    );
     expect((await remove()).body).toEqual({ id: rail.id, deleted: true });
     expect(await h.failure(getRail, { params }, actor)).toMatchObject({ status: 404 });
     expect(await h.failure(routerQueries.railCredentials, { railId: rail.id }, DELIVERY)).toMatchObject({

@@ -1,4 +1,4 @@
-import { ADMIN, paymentSnapshot, startRouter } from './harness.js';
+import { ADMIN, paymentSnapshot, settlementEvent, startRouter } from './harness.js';
 import { providersAdminApi } from '@mmp/protocol';
 import { openRouterDb } from '../src/store/db.js';
 
@@ -24,17 +24,7 @@ export async function startSettling(env: Record<string, string> = {}) {
     },
     event(orderKey: string, overrides: Record<string, unknown> = {}) {
       sequence += 1;
-      return {
-        protocol_version: '1',
-        idempotency_key: orderKey,
-        transaction_ref: `OM-${sequence}`,
-        amount: '5000',
-        currency: 'XAF',
-        status: 'COMPLETED',
-        network: 'ORANGE_MONEY',
-        settled_at: new Date().toISOString(),
-        ...overrides,
-      };
+      return settlementEvent(orderKey, { transaction_ref: `OM-${sequence}`, ...overrides });
     },
     /** A SettlementEvent sent as the provider, signed with its secret. */
     settle: (body: unknown) => h.settle(provider.id, provider.signingSecret, body),

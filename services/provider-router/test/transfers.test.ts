@@ -6,7 +6,7 @@ import {
   routerQueries,
   type TransferRequestedData,
 } from '@mmp/protocol';
-import { startRouter } from './harness.js';
+import { settlementEvent, startRouter } from './harness.js';
 
 const h = await startRouter({ ORDER_TTL_SECONDS: '600', SETTLEMENT_CLOCK_SKEW_SECONDS: '60' });
 const PAYMENTS = { kind: 'service', service: 'payments' } as const;
@@ -122,24 +122,14 @@ describe("a transfer's outcome", () => {
     return { provider, rail, data, order: await h.orderOf(data.transferId) };
   }
 
-  function settlementEvent(orderKey: string, status: string) {
-    return {
-      protocol_version: '1',
-      idempotency_key: orderKey,
-      transaction_ref: `OM-${orderKey}`,
-      amount: '2500',
-      currency: 'XAF',
-      status,
-      network: 'ORANGE_MONEY',
-      settled_at: new Date().toISOString(),
-    };
-  }
+  const payoutSettlement = (orderKey: string, status: string) =>
+    settlementEvent(orderKey, { amount: '2500', status });
 
   it('is COMPLETED by its settlement, correlated by the order key, once', async () => {
     const { provider, order, data } = await routedPayout('ML');
     await h.deliver('delivery.accepted', { ...order, classification: 'ACCEPTED' });
     const secret = provider.signingSecret;
-    const receipt = await h.settle(provider.id, secret, settlementEvent(order.orderKey, 'COMPLETED'));
+    const receipt = await h.settle(provider.id, secret, payoutSettlement(order.orderKey, 'COMPLETED'));
     expect(receipt.body).toMatchObject({ matched: true, orderKey: order.orderKey });
     expect(await settledOf(data.transferId)).toMatchObject({
       transferId: data.transferId,
@@ -148,7 +138,9 @@ describe("a transfer's outcome", () => {
       failureCode: null,
     });
     // The same event again, now FAILED, is a duplicate of its key: nothing more is announced.
-    await h.settle(provider.id, secret, settlementEvent(order.orderKey, 'FAILED'), {}).catch(() => undefined);
+    await h
+      .settle(provider.id, secret, payoutSettlement(order.orderKey, 'FAILED'), {})
+      .catch(() => undefined);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(h.events('transfer.settled', data.transferId)).toHaveLength(1);
     expect(h.events('settlement.received', data.transferId)).toEqual([]);
@@ -171,7 +163,7 @@ describe("a transfer's outcome", () => {
   it('is FAILED by a FAILED settlement', async () => {
     const { provider, order, data } = await routedPayout('GN');
     await h.deliver('delivery.accepted', { ...order, classification: 'ACCEPTED' });
-    await h.settle(provider.id, provider.signingSecret, settlementEvent(order.orderKey, 'FAILED'));
+    await h.settle(provider.id, provider.signingSecret, payoutSettlement(order.orderKey, 'FAILED'));
     expect(await settledOf(data.transferId)).toMatchObject({
       status: 'FAILED',
       failureCode: 'provider_declined',

@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '@mmp/platform/testing';
-import { startSystem, type ChildService, type ProjectKeys, type RunningSystem } from '../support/system.js';
+import { startSystem, type ProjectKeys, type RunningSystem } from '../support/system.js';
+import { startOwnProcess, type OwnProcess } from '../support/own-process.js';
 import { api } from '../support/http.js';
 import {
   createLink,
@@ -25,18 +26,19 @@ import {
 const REQUEST_TIMEOUT_MS = '2000';
 
 let system: RunningSystem;
-let payments: ChildService;
-let checkout: ChildService;
+let payments: OwnProcess;
+let checkout: OwnProcess;
 let project: ProjectKeys;
 let merchant: Call;
 let shopper: Call;
 
 beforeAll(async () => {
   system = await startSystem({ external: ['payments', 'links-checkout'] });
-  payments = system.spawnService('payments');
-  // It waits for the frozen payments longer than the test takes to kill it.
-  checkout = system.spawnService('links-checkout', { REQUEST_TIMEOUT_MS });
-  await Promise.all([payments.waitReady(), checkout.waitReady()]);
+  [payments, checkout] = await Promise.all([
+    startOwnProcess(system, 'payments'),
+    // It waits for the frozen payments longer than the test takes to kill it.
+    startOwnProcess(system, 'links-checkout', { REQUEST_TIMEOUT_MS }),
+  ]);
   project = await system.createProject('Recovery Shop');
   merchant = api(system.baseUrl, project.testSecretKey);
   shopper = api(system.baseUrl);
@@ -61,19 +63,17 @@ describe('links-checkout killed while payments never answered', () => {
     await eventually(async () => (await statusOf(a)).status === 'processing', 10_000);
     // The claim and the call to payments follow each other within milliseconds.
     await sleep(300);
-    expect((await checkout.kill('SIGKILL')).signal).toBe('SIGKILL');
-    expect((await payments.kill('SIGKILL')).signal).toBe('SIGKILL');
+    await checkout.kill();
+    await payments.kill();
     expect((await paying).status).toBe(503);
 
-    checkout = system.spawnService('links-checkout', { REQUEST_TIMEOUT_MS });
-    await checkout.waitReady();
+    await checkout.start();
     // Past the attempt's bound (two request timeouts), the session is on the form again,
     // with the reason, though payments is still away.
     await eventually(async () => (await statusOf(a)).status === 'idle', 15_000, 500);
     expect(await statusOf(a)).toMatchObject({ paymentStatus: null, failureCode: 'service_unavailable' });
 
-    payments = system.spawnService('payments');
-    await payments.waitReady();
+    await payments.start();
     expect((await pay(b)).status).toBe(200);
     await eventually(async () => (await statusOf(b)).status === 'success', 20_000);
     await eventually(

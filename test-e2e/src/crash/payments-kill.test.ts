@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReceivedEvent } from '@mmp/platform';
 import { eventually } from '@mmp/platform/testing';
 import { paymentEvents } from '@mmp/protocol';
-import { startSystem, type ChildService, type ProjectKeys, type RunningSystem } from '../support/system.js';
+import { startSystem, type ProjectKeys, type RunningSystem } from '../support/system.js';
+import { startOwnProcess, type OwnProcess } from '../support/own-process.js';
 import { api } from '../support/http.js';
 import { startMerchantReceiver } from './merchant-receiver.js';
 import { payOnHostedPage } from '../support/shopper.js';
@@ -26,7 +27,7 @@ const paymentsEnv = {
 };
 
 let system: RunningSystem;
-let payments: ChildService;
+let payments: OwnProcess;
 let project: ProjectKeys;
 let merchant: ReturnType<typeof api>;
 let receiver: Awaited<ReturnType<typeof startMerchantReceiver>>;
@@ -36,8 +37,7 @@ const endpointIds: string[] = [];
 
 beforeAll(async () => {
   system = await startSystem({ external: ['payments'] });
-  payments = system.spawnService('payments', paymentsEnv);
-  await payments.waitReady();
+  payments = await startOwnProcess(system, 'payments', paymentsEnv);
   project = await system.createProject('Crash Shop');
   merchant = api(system.baseUrl, project.testSecretKey);
   receiver = await startMerchantReceiver();
@@ -57,13 +57,6 @@ afterAll(async () => {
   await receiver?.close();
   await system?.stop();
 });
-
-async function restartPayments() {
-  const how = await payments.kill('SIGKILL');
-  expect(how.signal).toBe('SIGKILL');
-  payments = system.spawnService('payments', paymentsEnv);
-  await payments.waitReady();
-}
 
 type Create = {
   key: string;
@@ -98,7 +91,7 @@ describe('payments killed with SIGKILL', () => {
       while (next < creates.length) {
         const request = creates[next++]!;
         await create(request);
-        if (!killed && creates.filter((c) => c.token).length >= BURST / 3) killed = restartPayments();
+        if (!killed && creates.filter((c) => c.token).length >= BURST / 3) killed = payments.restart();
       }
     };
     await Promise.all(Array.from({ length: 6 }, worker));
@@ -196,14 +189,13 @@ describe('payments killed with SIGKILL', () => {
     receiver.hold(true);
     for (const token of during) await pay(token);
     await eventually(async () => receiver.held().length === during.length * 2, 20_000);
-    await payments.kill('SIGKILL');
+    await payments.kill();
     await eventually(async () => receiver.held().length === 0);
     receiver.hold(false);
     const aborted = receiver.deliveries.filter((d) => d.outcome === 'aborted');
     expect(aborted.map((d) => d.token).sort()).toEqual([...during, ...during].sort());
 
-    payments = system.spawnService('payments', paymentsEnv);
-    await payments.waitReady();
+    await payments.start();
     // A crashed sender's claim lapses after twice the webhook timeout plus 10 s.
     await eventually(
       async () => during.every((token) => ['/a', '/b'].every((path) => answered(token, path).length === 1)),

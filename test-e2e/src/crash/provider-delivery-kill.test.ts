@@ -7,7 +7,8 @@ import {
   type ProviderEndpoint,
 } from '@mmp/platform/testing';
 import { deliveryOperations } from '@mmp/protocol';
-import { startSystem, type ChildService, type RunningSystem } from '../support/system.js';
+import { startSystem, type RunningSystem } from '../support/system.js';
+import { startOwnProcess, type OwnProcess } from '../support/own-process.js';
 import { api } from '../support/http.js';
 import { providerBus, type ProviderBus } from '../support/provider-bus.js';
 import { payOnHostedPage } from '../support/shopper.js';
@@ -27,7 +28,7 @@ const deliveryEnv = {
 };
 
 let system: RunningSystem;
-let delivery: ChildService;
+let delivery: OwnProcess;
 let bus: ProviderBus;
 let endpoint: ProviderEndpoint;
 
@@ -36,8 +37,7 @@ const ordersReceived = (orderKey?: string) => endpoint.orders('/orders', orderKe
 
 beforeAll(async () => {
   system = await startSystem({ external: ['provider-delivery', 'sandbox-provider'] });
-  delivery = system.spawnService('provider-delivery', deliveryEnv);
-  await delivery.waitReady();
+  delivery = await startOwnProcess(system, 'provider-delivery', deliveryEnv);
   endpoint = await startProviderEndpoint();
   endpoint.on('/orders', (call, n) =>
     call.event === 'payment.execute' && ordersReceived(String(call.body.idempotency_key)).length === 1
@@ -52,12 +52,6 @@ afterAll(async () => {
   await endpoint?.close();
   await system?.stop();
 });
-
-async function restartDelivery() {
-  expect((await delivery.kill('SIGKILL')).signal).toBe('SIGKILL');
-  delivery = system.spawnService('provider-delivery', deliveryEnv);
-  await delivery.waitReady();
-}
 
 describe('provider-delivery killed with SIGKILL', () => {
   it('in the middle of retries loses no order, and after acceptance delivers it never again', async () => {
@@ -82,11 +76,10 @@ describe('provider-delivery killed with SIGKILL', () => {
     const first = await eventually(async () => ordersReceived()[0], 15_000);
     const orderKey = String(first.body.idempotency_key);
     await sleep(200);
-    await delivery.kill('SIGKILL');
+    await delivery.kill();
     await sleep(BACKOFF_MS);
     expect(ordersReceived(orderKey)).toHaveLength(1);
-    delivery = system.spawnService('provider-delivery', deliveryEnv);
-    await delivery.waitReady();
+    await delivery.start();
 
     // The restarted process picks the order up from JetStream and sends attempt 2, which is accepted.
     await eventually(async () => ordersReceived(orderKey).length === 2, 15_000);
@@ -101,8 +94,8 @@ describe('provider-delivery killed with SIGKILL', () => {
     expect(accepted()[0]).toMatchObject({ type: 'delivery.accepted', attempts: 2 });
 
     // Killed and restarted twice more after acceptance: nothing more reaches the provider.
-    await restartDelivery();
-    await restartDelivery();
+    await delivery.restart();
+    await delivery.restart();
     await sleep(BACKOFF_MS * 2);
     expect(ordersReceived(orderKey)).toHaveLength(2);
     expect(ordersReceived()).toHaveLength(2);

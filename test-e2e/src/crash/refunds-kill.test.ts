@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '@mmp/platform/testing';
 import { transferEvents } from '@mmp/protocol';
-import { startSystem, type ChildService, type ProjectKeys, type RunningSystem } from '../support/system.js';
+import { startSystem, type ProjectKeys, type RunningSystem } from '../support/system.js';
+import { startOwnProcess, type OwnProcess } from '../support/own-process.js';
 import { api } from '../support/http.js';
 import { outcomeOf, paySandbox } from '../support/sandbox-payments.js';
 import { observeEvents, type Observer } from '../support/observer.js';
@@ -21,15 +22,14 @@ const paymentsEnv = {
 };
 
 let system: RunningSystem;
-let payments: ChildService;
+let payments: OwnProcess;
 let project: ProjectKeys;
 let merchant: ReturnType<typeof api>;
 let observer: Observer<[typeof transferEvents.requested]>;
 
 beforeAll(async () => {
   system = await startSystem({ external: ['payments'] });
-  payments = system.spawnService('payments', paymentsEnv);
-  await payments.waitReady();
+  payments = await startOwnProcess(system, 'payments', paymentsEnv);
   project = await system.createProject('Refund Crash Shop');
   merchant = api(system.baseUrl, project.testSecretKey);
   // Watches the orders payments asks for, as provider-router receives them.
@@ -83,11 +83,7 @@ describe('payments killed with SIGKILL during a burst of refunds', () => {
       while (next < requests.length) {
         await refund(requests[next++]!);
         if (!killed && requests.filter((r) => r.id).length >= requests.length / 3) {
-          killed = (async () => {
-            expect((await payments.kill('SIGKILL')).signal).toBe('SIGKILL');
-            payments = system.spawnService('payments', paymentsEnv);
-            await payments.waitReady();
-          })();
+          killed = payments.restart();
         }
       }
     };

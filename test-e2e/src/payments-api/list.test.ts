@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { SPEC_PAYMENT_FIELDS } from '@mmp/platform/testing';
 import { useShop } from '../support/shop.js';
 import { api } from '../support/http.js';
 import { createPayment, expectSimpleError, payAndSettle, type CreatedPayment } from './helpers.js';
@@ -57,20 +58,7 @@ describe('GET /v1/payments', () => {
     const all = await list();
     expect(all.status).toBe(200);
     expect(all.body.data.map((x) => x.token)).toEqual(newest.map((x) => x.token));
-    expect(Object.keys(all.body.data[0]!).sort()).toEqual(
-      [
-        'amount',
-        'completedAt',
-        'createdAt',
-        'currency',
-        'failureCode',
-        'failureMessage',
-        'id',
-        'paymentMethod',
-        'status',
-        'token',
-      ].sort(),
-    );
+    expect(Object.keys(all.body.data[0]!).sort()).toEqual([...SPEC_PAYMENT_FIELDS.listItem].sort());
     expect(all.body.has_more).toBe(false);
     expect(all.body.meta).toEqual({ limit: 20, total: 6, page: 1 });
     const live = await api(shop.system.baseUrl, shop.project.liveSecretKey)<List>('GET', '/v1/payments');

@@ -9,7 +9,8 @@ import {
 } from '@mmp/platform';
 import { eventually } from '@mmp/platform/testing';
 import { routerEvents } from '@mmp/protocol';
-import { startSystem, type ChildService, type ProjectKeys, type RunningSystem } from '../support/system.js';
+import { startSystem, type ProjectKeys, type RunningSystem } from '../support/system.js';
+import { startOwnProcess, type OwnProcess } from '../support/own-process.js';
 import { api, startWebhookReceiver } from '../support/http.js';
 import { createPayment, type Call, type CreatedPayment } from './helpers.js';
 import { payOnHostedPage } from '../support/shopper.js';
@@ -27,7 +28,7 @@ const SETTLE_AFTER_MS = 4_000;
 const PAYER = '+237690000077';
 
 let system: RunningSystem;
-let payments: ChildService;
+let payments: OwnProcess;
 let project: ProjectKeys;
 let merchant: Call;
 let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
@@ -36,8 +37,7 @@ let nc: NatsConnection;
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
   system = await startSystem({ external: ['payments'], env: { SANDBOX_DELAY_MS: String(SETTLE_AFTER_MS) } });
-  payments = system.spawnService('payments', paymentsEnv);
-  await payments.waitReady();
+  payments = await startOwnProcess(system, 'payments', paymentsEnv);
   // Every service answers, and the sandbox provider has registered its rail.
   await eventually(async () => (await fetch(`${system.baseUrl}/v1/health`)).ok, 20_000);
   project = await system.createProject('Missed Outcome Shop');
@@ -100,11 +100,10 @@ describe('verify recovers an outcome payments missed', () => {
     // The sandbox accepted the order; its settlement is due a few seconds later.
     await eventually(async () => (await statusOf(payment.token)) === 'PROCESSING', 10_000, 50);
 
-    await payments.kill('SIGKILL');
+    await payments.kill();
     const settlement = await loseSettlementOf(payment.id);
     expect(settlement.data).toMatchObject({ paymentId: payment.id, status: 'COMPLETED' });
-    payments = system.spawnService('payments', paymentsEnv);
-    await payments.waitReady();
+    await payments.start();
 
     // Back up, payments has nothing left to consume: the payment is stuck where it was.
     await sleep(1_000);

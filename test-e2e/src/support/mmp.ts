@@ -70,6 +70,16 @@ export function webhookRailArgs(endpoint: string, providerKey: string): string[]
   ];
 }
 
+/** `mmp <group> <command> --project <projectId> <options>`: a command on one project's keys or webhooks. */
+export function projectArgs(
+  group: 'keys' | 'webhook',
+  projectId: string,
+  command: string,
+  ...options: string[]
+) {
+  return [group, command, '--project', projectId, ...options];
+}
+
 /** `mmp rails create` options of a pull rail serving MTN MoMo in CM (XAF). */
 export const PULL_RAIL_ARGS = [
   ...['--transport', 'pull', '--networks', 'MTN_MOMO'],

@@ -7,7 +7,7 @@ import {
   type NatsConnection,
   type ReceivedEvent,
 } from '@mmp/platform';
-import { createTestBus } from '@mmp/platform/testing';
+import { createTestBus, samplePaymentExecute } from '@mmp/platform/testing';
 import {
   DELIVERY_EVENTS,
   newEvent,
@@ -66,18 +66,7 @@ export async function providerBus(system: RunningSystem, name: string) {
         railId: options.railId ?? 'rail_pull',
         providerId,
         transport: options.transport ?? 'pull',
-        payload: {
-          protocol_version: '1',
-          type: 'payment.execute',
-          idempotency_key: orderKey,
-          amount: '5000',
-          currency: 'XAF',
-          network: 'ORANGE_MONEY',
-          country: 'CM',
-          payee: { msisdn: options.msisdn ?? '+237690000001' },
-          transaction_ref: `pay_${orderKey.slice(6)}`,
-          timestamp: Math.floor(Date.now() / 1000),
-        },
+        payload: samplePaymentExecute(orderKey, options.msisdn),
         expiresAt: new Date(Date.now() + (options.ttlMs ?? 15 * 60_000)).toISOString(),
       };
       await publish(newEvent(routerEvents.orderCreated, data, { occurredAt: new Date().toISOString() }));

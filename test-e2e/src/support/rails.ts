@@ -14,18 +14,23 @@ export async function newProvider(system: RunningSystem, name: string) {
 }
 
 /**
- * A sandbox webhook rail of the provider `portal` calls as, pointed at a free loopback port on
- * which nothing listens yet: the test starts the provider's adapter there.
+ * A webhook rail of the provider `portal` calls as (a sandbox one over http unless told),
+ * pointed at a free loopback port on which nothing listens yet: the test starts the
+ * provider's adapter there.
  */
 export async function webhookRailOnFreePort(
   portal: ReturnType<typeof api>,
   coverage: { networks: string[]; countries: string[]; currencies: string[]; supportsPayout?: boolean },
+  {
+    environment = 'sandbox',
+    scheme = 'http',
+  }: { environment?: 'sandbox' | 'live'; scheme?: 'http' | 'https' } = {},
 ) {
   const port = await freePort();
   const rail = await portal<{ id: string; secret: string }>('POST', '/v1/provider/rails', {
     transport: 'webhook',
-    endpoint: `http://127.0.0.1:${port}/`,
-    environment: 'sandbox',
+    endpoint: `${scheme}://127.0.0.1:${port}/`,
+    environment,
     ...coverage,
   });
   expect(rail.status).toBe(201);

@@ -5,7 +5,13 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { EVENTS_STREAM, newPaymentToken, type PaymentSnapshot, type ServiceName } from '@mmp/protocol';
+import {
+  EVENTS_STREAM,
+  newPaymentToken,
+  type PaymentExecute,
+  type PaymentSnapshot,
+  type ServiceName,
+} from '@mmp/protocol';
 import { createLogger } from '../logger.js';
 import { createNaming, type Naming } from '../nats.js';
 import { createBusClient, serveOperations, type BusClient, type ServedOperation } from '../rpc.js';
@@ -164,6 +170,25 @@ export function samplePaymentSnapshot(overrides: Partial<PaymentSnapshot> = {}):
   };
 }
 /**
+ * The payment.execute order provider-router hands a rail for order `orderKey`: 5000 XAF
+ * on Orange Money in Cameroon, paid by `msisdn`.
+ */
+export function samplePaymentExecute(orderKey: string, msisdn = '+237690000001'): PaymentExecute {
+  return {
+    protocol_version: '1',
+    type: 'payment.execute',
+    idempotency_key: orderKey,
+    amount: '5000',
+    currency: 'XAF',
+    network: 'ORANGE_MONEY',
+    country: 'CM',
+    payee: { msisdn },
+    transaction_ref: `pay_${orderKey.slice(6)}`,
+    timestamp: Math.floor(Date.now() / 1000),
+  };
+}
+
+/**
  * The fields of the specification's Payment tables, written out here rather than read from
  * the protocol's schemas, so that a schema losing or gaining a field fails the tests that
  * compare an answer with them.
@@ -204,6 +229,19 @@ export const SPEC_PAYMENT_FIELDS = {
     'status',
     'token',
   ],
+  /** An item of a payment list: the payments list and a customer's transactions. */
+  listItem: [
+    'amount',
+    'completedAt',
+    'createdAt',
+    'currency',
+    'failureCode',
+    'failureMessage',
+    'id',
+    'paymentMethod',
+    'status',
+    'token',
+  ],
 } as const;
 
 export { makeTestCertificate } from './tls.js';
@@ -213,6 +251,7 @@ export { spawnServiceProcess, type ChildService } from './child.js';
 export { freePort } from './ports.js';
 export { natsServerInstalled, startNatsServer, type PrivateNatsServer } from './nats-server.js';
 export { captureLogs } from './logs.js';
+export { metricSample } from './metrics.js';
 export {
   answerOrders,
   failOrders,

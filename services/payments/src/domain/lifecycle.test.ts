@@ -54,16 +54,36 @@ describe('payment lifecycle', () => {
     }
   });
 
-  it('moves PENDING to PROCESSING on an accepted execution, once', () => {
-    expect(to(onExecutionAccepted('PENDING'))).toBe('PROCESSING');
-    expect(to(onExecutionAccepted('PROCESSING'))).toBeNull();
-    expect(to(onExecutionAccepted('COMPLETED'))).toBeNull();
-  });
-
-  it('fails open payments on a failed execution and leaves settled ones alone', () => {
-    expect(to(onExecutionFailed('PENDING'))).toBe('FAILED');
-    expect(to(onExecutionFailed('PROCESSING'))).toBe('FAILED');
-    expect(to(onExecutionFailed('COMPLETED'))).toBeNull();
+  /** A trigger that reads nothing but the status, and where it leads from each status tried (null: nowhere). */
+  const byStatus: [
+    string,
+    (from: PaymentStatus) => Decision,
+    Partial<Record<PaymentStatus, PaymentStatus | null>>,
+  ][] = [
+    [
+      'moves PENDING to PROCESSING on an accepted execution, once',
+      onExecutionAccepted,
+      { PENDING: 'PROCESSING', PROCESSING: null, COMPLETED: null },
+    ],
+    [
+      'fails open payments on a failed execution and leaves settled ones alone',
+      onExecutionFailed,
+      { PENDING: 'FAILED', PROCESSING: 'FAILED', COMPLETED: null },
+    ],
+    [
+      'lets the merchant cancel only PENDING payments',
+      onMerchantCancel,
+      { PENDING: 'CANCELLED', PROCESSING: null, COMPLETED: null },
+    ],
+    [
+      'lets the payer cancel open payments only',
+      onPayerCancel,
+      { PENDING: 'CANCELLED', PROCESSING: 'CANCELLED', COMPLETED: null, EXPIRED: null },
+    ],
+  ];
+  it.each(byStatus)('%s', (_name, trigger, outcomes) => {
+    for (const [from, target] of Object.entries(outcomes))
+      expect(to(trigger(from as PaymentStatus)), from).toBe(target);
   });
 
   it('applies settlements by status', () => {
@@ -101,19 +121,6 @@ describe('payment lifecycle', () => {
     expect(to(onExpiry('PROCESSING', '2024-01-01T00:15:00.000Z', now))).toBe('EXPIRED');
     expect(to(onExpiry('PENDING', '2024-01-01T00:15:01.000Z', now))).toBeNull();
     expect(to(onExpiry('COMPLETED', '2024-01-01T00:00:00.000Z', now))).toBeNull();
-  });
-
-  it('lets the merchant cancel only PENDING payments', () => {
-    expect(to(onMerchantCancel('PENDING'))).toBe('CANCELLED');
-    expect(to(onMerchantCancel('PROCESSING'))).toBeNull();
-    expect(to(onMerchantCancel('COMPLETED'))).toBeNull();
-  });
-
-  it('lets the payer cancel open payments only', () => {
-    expect(to(onPayerCancel('PENDING'))).toBe('CANCELLED');
-    expect(to(onPayerCancel('PROCESSING'))).toBe('CANCELLED');
-    expect(to(onPayerCancel('COMPLETED'))).toBeNull();
-    expect(to(onPayerCancel('EXPIRED'))).toBeNull();
   });
 
   it('names the event of each state', () => {
