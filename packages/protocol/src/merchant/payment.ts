@@ -30,6 +30,9 @@ export const PaymentCustomerInput = z.strictObject({
 });
 export type PaymentCustomerInput = z.infer<typeof PaymentCustomerInput>;
 
+/** What a merchant told of its customer, as a payment and its checkout session keep it (null: not told). */
+export type CustomerContact = { email: string | null; phone: string | null; name: string | null };
+
 export const CreatePaymentBody = z.strictObject({
   amount: ApiAmount,
   currency: Currency.default('XAF'),

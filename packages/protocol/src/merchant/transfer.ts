@@ -23,6 +23,9 @@ const TransferAmount = z
   .max(MAX_AMOUNT, AMOUNT_RANGE_MESSAGE);
 
 /** How a refund or payout ended, and when: the same fields on both. */
+/** How much a refund or payout moves and where it stands. */
+const TRANSFER_MONEY = { amount: z.number().int(), currency: Currency, status: TransferStatus };
+
 const TRANSFER_OUTCOME = {
   livemode: z.boolean(),
   /** A code of the catalog (account_inactive, provider_unavailable, …) when FAILED; null otherwise. */
@@ -44,9 +47,7 @@ export const Refund = z.strictObject({
   id: RefundId,
   object: z.literal('refund'),
   paymentToken: PaymentToken,
-  amount: z.number().int(),
-  currency: Currency,
-  status: TransferStatus,
+  ...TRANSFER_MONEY,
   reason: z.string().nullable(),
   ...TRANSFER_OUTCOME,
 });
@@ -71,9 +72,7 @@ export const Payout = z.strictObject({
   id: PayoutId,
   object: z.literal('payout'),
   projectId: Uuid,
-  amount: z.number().int(),
-  currency: Currency,
-  status: TransferStatus,
+  ...TRANSFER_MONEY,
   recipient: z.strictObject({ phone: z.string() }),
   network: Network,
   reference: z.string(),

@@ -1,8 +1,6 @@
-import type { Currency } from '@mmp/protocol';
+import type { Currency, CustomerContact } from '@mmp/protocol';
 import type { SessionOrigin, SessionState } from '../domain/session-state.js';
 import type { LinksCheckoutDb } from './db.js';
-
-export type SessionCustomer = { email: string | null; phone: string | null; name: string | null };
 
 export type SessionDoc = {
   /** For a merchant's payment, the id payments minted (its paymentUrl names it). */
@@ -19,7 +17,7 @@ export type SessionDoc = {
   description: string | null;
   successUrl: string | null;
   cancelUrl: string | null;
-  customer: SessionCustomer;
+  customer: CustomerContact;
   customFields: Record<string, string>;
   /** The merchant's metadata, or a link's id and code: flat values, carried onto the payment. */
   metadata: Record<string, string | number | boolean>;

@@ -6,6 +6,7 @@ import {
   newCheckoutSessionId,
   paymentsForCheckout,
   type Currency,
+  type CustomerContact,
   type PaymentSnapshot,
 } from '@mmp/protocol';
 import {
@@ -15,14 +16,7 @@ import {
   type SessionOrigin,
   type SessionState,
 } from '../domain/session-state.js';
-import {
-  adoptPayment,
-  findSession,
-  insertSession,
-  moveSession,
-  type SessionCustomer,
-  type SessionDoc,
-} from '../store/sessions.js';
+import { adoptPayment, findSession, insertSession, moveSession, type SessionDoc } from '../store/sessions.js';
 import type { Deps } from '../deps.js';
 
 export type NewSession = {
@@ -34,7 +28,7 @@ export type NewSession = {
   description?: string | null;
   successUrl?: string | null;
   cancelUrl?: string | null;
-  customer?: Partial<SessionCustomer> | null;
+  customer?: Partial<CustomerContact> | null;
   customFields?: Record<string, string>;
   metadata?: SessionDoc['metadata'];
   linkId?: string | null;

@@ -1,7 +1,5 @@
-import type { Currency, PaymentSnapshot, PaymentStatus } from '@mmp/protocol';
+import type { Currency, CustomerContact, PaymentSnapshot, PaymentStatus } from '@mmp/protocol';
 import type { TimelineEntry } from './timeline.js';
-
-export type PaymentCustomer = { email: string | null; phone: string | null; name: string | null };
 
 /** A payment as stored: the merchant view, internal links, and the lifecycle's bookkeeping. */
 export type Payment = {
@@ -26,7 +24,7 @@ export type Payment = {
   cancelUrl: string | null;
   userId: string | null;
   customerId: string | null;
-  customer: PaymentCustomer | null;
+  customer: CustomerContact | null;
   metadata: Record<string, unknown>;
   /** The hosted page's session: minted here for a merchant's payment, or the session that asked. */
   checkoutSessionId: string | null;
