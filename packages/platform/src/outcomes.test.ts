@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { z } from 'zod';
 import { appError, defineHttpOperation, isAppError, type ServiceReply } from '@mmp/protocol';
-import { createTestSystem, TEST_NATS_URL } from './testing/index.js';
+import { createTestSystem, serveStandIn, TEST_NATS_URL } from './testing/index.js';
 import { createLogger } from './logger.js';
-import { createBusClient, operation, serveOperations } from './rpc.js';
+import { createBusClient, operation, type ServedOperations } from './rpc.js';
 import { createOperationOutcomes, type OutcomeRecord } from './outcomes.js';
 import { createSecretBox } from './secrets.js';
 import { openEmbeddedStore } from './store/embedded.js';
@@ -23,7 +23,7 @@ const dir = await mkdtemp(path.join(os.tmpdir(), 'mmp-outcomes-'));
 const store = await openEmbeddedStore({ dir });
 const records = store.collection<OutcomeRecord>('operation_outcomes');
 let nc: NatsConnection;
-let served: Awaited<ReturnType<typeof serveOperations>>;
+let served: ServedOperations;
 
 const pay = defineHttpOperation({
   service: 'links-checkout',
@@ -40,30 +40,22 @@ const slow = new Set<string>();
 
 beforeAll(async () => {
   nc = await connect({ servers: TEST_NATS_URL });
-  served = await serveOperations({
-    nc,
-    naming: system.naming,
-    service: 'links-checkout',
-    version: '0.0.1',
-    log,
-    outcomes: createOperationOutcomes(records, {
-      box: createSecretBox('k'.repeat(32)),
-      leaseMs: 200,
-      waitMs: 2000,
-    }),
-    operations: [
-      operation(pay, async (request): Promise<ServiceReply> => {
-        const session = request.params.token!;
-        if (paid.has(session)) throw appError('invalid_state', 'This session is already paid.');
-        paid.set(session, (paid.get(session) ?? 0) + 1);
-        if (slow.has(session)) await new Promise((resolve) => setTimeout(resolve, 600));
-        return {
-          status: 200,
-          body: { id: `pay_${session}`, status: 'paid', secret: `shown-once-${session}` },
-        };
-      }),
-    ],
+  const outcomes = createOperationOutcomes(records, {
+    box: createSecretBox('k'.repeat(32)),
+    leaseMs: 200,
+    waitMs: 2000,
   });
+  const payOnce = operation(pay, async (request): Promise<ServiceReply> => {
+    const session = request.params.token!;
+    if (paid.has(session)) throw appError('invalid_state', 'This session is already paid.');
+    paid.set(session, (paid.get(session) ?? 0) + 1);
+    if (slow.has(session)) await new Promise((resolve) => setTimeout(resolve, 600));
+    return {
+      status: 200,
+      body: { id: `pay_${session}`, status: 'paid', secret: `shown-once-${session}` },
+    };
+  });
+  served = await serveStandIn(nc, system.naming, 'links-checkout', [payOnce], { log, outcomes });
 });
 
 afterAll(async () => {

@@ -3,16 +3,16 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { z } from 'zod';
 import { Registry } from 'prom-client';
 import { appError, defineHttpOperation, defineOperation, isAppError, type ErrorCode } from '@mmp/protocol';
-import { captureLogs, createTestSystem, TEST_NATS_URL } from './testing/index.js';
+import { captureLogs, createTestSystem, serveStandIn, TEST_NATS_URL } from './testing/index.js';
 import { createLogger } from './logger.js';
-import { createBusClient, operation, operations, serveOperations } from './rpc.js';
+import { createBusClient, operation, operations, type ServedOperations } from './rpc.js';
 
 const system = createTestSystem('rpc');
 const logs = captureLogs();
 const log = createLogger({ service: 'test', level: 'info', destination: logs.stream });
 const callerMetrics = new Registry();
 let nc: NatsConnection;
-let served: Awaited<ReturnType<typeof serveOperations>>;
+let served: ServedOperations;
 
 const merchantActor = {
   kind: 'merchant' as const,
@@ -75,13 +75,11 @@ const unserved = gatewayCalled('nobody', z.object({}), z.object({}), 'Nobody ser
 
 beforeAll(async () => {
   nc = await connect({ servers: TEST_NATS_URL });
-  served = await serveOperations({
+  served = await serveStandIn(
     nc,
-    naming: system.naming,
-    service: 'payments',
-    version: '0.0.1',
-    log,
-    operations: [
+    system.naming,
+    'payments',
+    [
       operation(echo, async (request, context) => ({
         status: 200,
         body: { request, actor: context.actor, requestId: context.requestId },
@@ -100,7 +98,8 @@ beforeAll(async () => {
         throw new Error('database password is hunter2');
       }),
     ],
-  });
+    { log },
+  );
 });
 
 afterAll(async () => {

@@ -14,7 +14,13 @@ import {
 } from '@mmp/protocol';
 import { createLogger } from '../logger.js';
 import { createNaming, type Naming } from '../nats.js';
-import { createBusClient, serveOperations, type BusClient, type ServedOperation } from '../rpc.js';
+import {
+  createBusClient,
+  serveOperations,
+  type BusClient,
+  type ServedOperation,
+  type ServedOperations,
+} from '../rpc.js';
 
 export const TEST_NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 
@@ -79,16 +85,19 @@ export function createTestBus(
 
 /**
  * A stand-in answering for `service`, by contract, as the real one would (the peers a test
- * does not start): `stop()` makes it absent again.
+ * does not start): `stop()` makes it absent again. `options` are the kit's own for a test
+ * of serving itself: where the log goes, and the outcomes kept of keyed operations.
  */
 export function serveStandIn(
   nc: NatsConnection,
   naming: Naming,
   service: ServiceName,
   operations: ServedOperation[],
-): Promise<{ stop(): Promise<void> }> {
-  const log = createLogger({ service: `${service}-stand-in`, level: 'silent' });
-  return serveOperations({ nc, naming, service, version: '0.0.1', log, operations });
+  options: Pick<Parameters<typeof serveOperations>[0], 'log' | 'outcomes'> = {
+    log: createLogger({ service: `${service}-stand-in`, level: 'silent' }),
+  },
+): Promise<ServedOperations> {
+  return serveOperations({ nc, naming, service, version: '0.0.1', operations, ...options });
 }
 
 /**
