@@ -5,12 +5,20 @@ import { Channel, CertificationRunView, RunStatus } from '../provider/certificat
 /** A portal route of certification: the provider (its key) or an admin acting for it. */
 const portalRoute = httpOperationsOf({ service: 'certification-runner', actors: ['provider', 'admin'] });
 
+/** Starting a run answers 202 with the run RUNNING, or refuses the rail, channel or case. */
+const STARTS_A_RUN = {
+  responses: { 202: CertificationRunView },
+  errors: ['validation_error', 'resource_not_found', 'invalid_state'],
+} as const;
+
+/** Reading one run answers it whole, or 404 when the rail or run is not the provider's. */
+const READS_A_RUN = { responses: { 200: CertificationRunView }, errors: ['resource_not_found'] } as const;
+
 /** Certification runs in the provider portal (provider key `sk_…`), mirrored for admins. */
 export const certificationApi = {
   start: portalRoute({
     name: 'runs.start',
-    responses: { 202: CertificationRunView },
-    errors: ['validation_error', 'resource_not_found', 'invalid_state'],
+    ...STARTS_A_RUN,
     summary:
       'Start a full certification run on a sandbox rail (TESTED or ACTIVE) for one of its channels: 202 with the run RUNNING; every case passing certifies the channel, a failed full run removes the badge; 409 while a run of the rail is still RUNNING',
   }),
@@ -22,22 +30,19 @@ export const certificationApi = {
   }),
   get: portalRoute({
     name: 'runs.get',
-    responses: { 200: CertificationRunView },
-    errors: ['resource_not_found'],
+    ...READS_A_RUN,
     summary:
       'A certification run with each case: expected, observed, pass or fail, latency, exchanged messages',
   }),
   rerunCase: portalRoute({
     name: 'runs.rerun-case',
-    responses: { 202: CertificationRunView },
-    errors: ['validation_error', 'resource_not_found', 'invalid_state'],
+    ...STARTS_A_RUN,
     summary:
       "Re-run one case of a run's rail and channel as a new single-case run (202); it never awards or removes the badge",
   }),
   report: portalRoute({
     name: 'runs.report',
-    responses: { 200: CertificationRunView },
-    errors: ['resource_not_found'],
+    ...READS_A_RUN,
     summary: 'The run as a JSON report (the CertificationRun schema), for a CI to gate on',
   }),
   junit: portalRoute({

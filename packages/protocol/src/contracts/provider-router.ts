@@ -28,6 +28,9 @@ const portalRoute = httpOperationsOf({ service: 'provider-router', actors: ['pro
 /** An operators' route (admin token). */
 const adminRoute = httpOperationsOf({ service: 'provider-router', actors: ['admin'] });
 
+/** An operation on one rail that answers the rail as it now stands, or 404. */
+const ANSWERS_THE_RAIL = { responses: { 200: RailView }, errors: ['resource_not_found'] } as const;
+
 /** The provider portal (provider key `sk_…`), mirrored for admins under /v1/admin/providers/:providerId. */
 export const providerPortalApi = {
   profile: portalRoute({
@@ -51,8 +54,7 @@ export const providerPortalApi = {
   }),
   getRail: portalRoute({
     name: 'rails.get',
-    responses: { 200: RailView },
-    errors: ['resource_not_found'],
+    ...ANSWERS_THE_RAIL,
     summary: 'Read a rail: state, last test result and reason, certified badge',
   }),
   testRail: portalRoute({
@@ -81,15 +83,13 @@ export const providerPortalApi = {
   }),
   disableRail: portalRoute({
     name: 'rails.disable',
-    responses: { 200: RailView },
-    errors: ['resource_not_found'],
+    ...ANSWERS_THE_RAIL,
     summary:
       'Take a rail out of service: no new order is routed to it (failovers included); orders already out finish and their settlements apply. Idempotent',
   }),
   enableRail: portalRoute({
     name: 'rails.enable',
-    responses: { 200: RailView },
-    errors: ['resource_not_found'],
+    ...ANSWERS_THE_RAIL,
     summary:
       'Put a rail back in service: an ACTIVE rail takes new orders again (its state is unchanged). Idempotent',
   }),
