@@ -17,7 +17,7 @@ import {
 } from '../domain/order-events.js';
 import { findOrder, moveRoutedOrder } from '../store/orders.js';
 import { updateBreaker } from '../store/rails.js';
-import { pickRail } from './route-payment.js';
+import { pickRail } from './route-order.js';
 import { isoNow, type RouterDeps } from './deps.js';
 
 export type DeliveryOutcome =

@@ -9,7 +9,7 @@ import { orderCreatedEvent, transferSettledEvents } from '../domain/order-events
 import { chooseRail, environmentOf, type RouteCriteria } from '../domain/routing.js';
 import { activeRails } from '../store/rails.js';
 import type { RouterDeps } from './deps.js';
-import { routeNewOrder } from './route-payment.js';
+import { routeNewOrder } from './route-order.js';
 
 /**
  * transfer.requested: a refund or payout payments has debited becomes one payout.execute
