@@ -39,8 +39,11 @@ describe.skipIf(!natsServerInstalled)('soak at the size of CI', () => {
         Math.max(verdict.firstP99Ms * 3, verdict.firstP99Ms + 500),
       );
       const [warm, last] = [windows[1]!, windows.at(-1)!];
-      for (const service of CHAOS_SERVICES)
+      for (const service of CHAOS_SERVICES) {
         expect(last.rssMiB[service]! - warm.rssMiB[service]!, `${service} RSS growth (MiB)`).toBeLessThan(50);
+        // The memory verdict reads each heap from the service's metrics: a heap not read would pass unseen.
+        expect(last.heapMiB[service], `${service} JS heap (MiB)`).toBeGreaterThan(0);
+      }
     },
     SECONDS * 1000 + 180_000,
   );
