@@ -114,6 +114,12 @@ export type ConsumerSpec<Cs extends readonly EventContract[]> = {
    * every other event behind it.
    */
   concurrency?: number;
+  /**
+   * With a concurrency above 1, the lane of an event: events of one lane (an order, a rail)
+   * are handled one after another in stream order, those of different lanes side by side.
+   * Without it, events handled at once keep no order among themselves.
+   */
+  laneOf?: (event: ReceivedEvent<Cs[number]>) => string;
 };
 
 export type EventConsumer = { stop(): Promise<void>; running(): boolean };
@@ -266,8 +272,7 @@ export async function consumeEvents<Cs extends readonly EventContract[]>(
     }
   })();
 
-  async function handleOne(msg: JsMsg): Promise<void> {
-    const reading = readEvent(msg, byType);
+  async function handleOne(msg: JsMsg, reading: Reading): Promise<void> {
     if (reading.kind === 'other') {
       // Only when the server could not filter on every subject (see consumerFilter).
       msg.ack();
@@ -308,14 +313,26 @@ export async function consumeEvents<Cs extends readonly EventContract[]>(
     }
   }
 
+  // The last handling of each lane: the next event of the lane starts once it has finished.
+  const lanes = new Map<string, Promise<void>>();
   const done = (async () => {
     for await (const msg of messages) {
       missing = false;
-      const work: Promise<void> = handleOne(msg)
+      const reading = readEvent(msg, byType);
+      const lane =
+        reading.kind === 'event' ? options.laneOf?.(reading.event as ReceivedEvent<Cs[number]>) : undefined;
+      const ahead = lane === undefined ? undefined : lanes.get(lane);
+      const work: Promise<void> = (
+        ahead ? ahead.then(() => handleOne(msg, reading)) : handleOne(msg, reading)
+      )
         .catch((error: unknown) =>
           log.error({ err: error, seq: msg.seq }, 'event left unacknowledged; JetStream will redeliver it'),
         )
-        .finally(() => inFlight.delete(work));
+        .finally(() => {
+          inFlight.delete(work);
+          if (lane !== undefined && lanes.get(lane) === work) lanes.delete(lane);
+        });
+      if (lane !== undefined) lanes.set(lane, work);
       inFlight.add(work);
       if (inFlight.size >= concurrency) await Promise.race(inFlight);
     }

@@ -192,4 +192,42 @@ describe('event consumers', () => {
     });
     await consumer.stop();
   });
+
+  it("handles a lane's events in stream order while other lanes go on beside a slow one", async () => {
+    const publish = createEventPublisher(nc, system.naming, producer);
+    const steps: string[] = [];
+    let releaseFirst = () => {};
+    const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve));
+    const consumer = await consumeEvents({
+      nc,
+      naming: system.naming,
+      service: 'provider-delivery',
+      durable: 'test-lanes',
+      events: [orderCreated],
+      log,
+      concurrency: 4,
+      // Even numbers share a lane, odd ones another.
+      laneOf: (event) => String(event.data.n % 2),
+      handle: async (event) => {
+        steps.push(`start ${event.data.n}`);
+        if (event.data.n === 2) await firstHeld;
+        steps.push(`end ${event.data.n}`);
+      },
+    });
+    for (const n of [2, 3, 4, 5])
+      await publish({
+        id: `evt_lane0000000${n}`,
+        type: 'order.created',
+        occurredAt: new Date().toISOString(),
+        data: { n },
+      });
+    // The odd lane finishes while 2 holds its lane: 4 waits for 2, not for the others.
+    await eventually(async () => steps.includes('end 5'));
+    expect(steps).not.toContain('start 4');
+    releaseFirst();
+    await eventually(async () => steps.includes('end 4'));
+    expect(steps.indexOf('start 4')).toBeGreaterThan(steps.indexOf('end 2'));
+    expect(steps.indexOf('end 3')).toBeLessThan(steps.indexOf('start 5'));
+    await consumer.stop();
+  });
 });

@@ -140,6 +140,10 @@ export function createPaymentsService(options: PaymentsServiceOptions = {}): Ser
         durable: 'payments-lifecycle',
         events: LIFECYCLE_EVENTS,
         handle: (event) => onLifecycleEvent(deps, event),
+        // A payment's events in order, payments side by side: one slow write no longer holds
+        // up every payment behind it, and the writes of several share a commit.
+        concurrency: 8,
+        laneOf: (event) => event.data.paymentId,
       });
       // Its own durable, so a slow or failing timeline write never holds up the lifecycle.
       kit.consume({

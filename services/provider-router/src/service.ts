@@ -18,7 +18,7 @@ import {
 import { ensureIndexes, openRouterDb } from './store/db.js';
 import type { RouterDeps } from './use-cases/deps.js';
 import { adminHandlers, createProviderHandler } from './handlers/admin.js';
-import { ROUTER_EVENTS, routerEventHandler } from './handlers/events.js';
+import { ROUTER_EVENTS, routerEventHandler, routerEventLane } from './handlers/events.js';
 import { certificationHandlers, internalHandlers } from './handlers/internal.js';
 import { portalHandlers } from './handlers/portal.js';
 import { settlementHandler } from './handlers/settlements.js';
@@ -85,6 +85,8 @@ export function providerRouter(options: { resolve?: Resolve } = {}): ServiceDefi
         durable: 'provider-router',
         events: ROUTER_EVENTS,
         handle: routerEventHandler(deps),
+        concurrency: 8,
+        laneOf: routerEventLane,
         // Each event once, by id, whatever JetStream redelivers.
         dedupe: true,
       });

@@ -28,3 +28,17 @@ export function routerEventHandler(deps: RouterDeps) {
     else await applyDeliveryOutcome(deps, event.type, event.data, event.id);
   };
 }
+
+/**
+ * Events handled side by side, each lane in stream order: a payment or a transfer is routed
+ * on its own; a rail's delivery outcomes go one after another, since each one updates that
+ * rail's breaker (compare-and-set, which parallel outcomes of one busy rail would keep
+ * losing); channel badges keep their order.
+ */
+export function routerEventLane(event: ReceivedEvent<(typeof ROUTER_EVENTS)[number]>): string {
+  if (event.type === 'payment.initiated') return `payment:${event.data.payment.id}`;
+  if (event.type === 'transfer.requested') return `transfer:${event.data.transferId}`;
+  if (event.type === 'certification.channel-certified' || event.type === 'certification.channel-uncertified')
+    return 'channels';
+  return `rail:${event.data.railId}`;
+}
