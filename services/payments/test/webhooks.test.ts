@@ -7,8 +7,10 @@ import { createPayment, eventually, merchant, settlement, usePaymentsHarness } f
 import { merchantVerifies, startReceiver } from './receiver.js';
 
 // The merchant's receivers in these tests listen on loopback: the development switch is on.
+// The timeout leaves a receiver that answers at once time to do so on a loaded machine (at
+// 500 ms, a first delivery timed out there and was counted as a second attempt).
 const h = usePaymentsHarness({
-  env: { WEBHOOK_TIMEOUT_MS: '500', ALLOW_HTTP_LOOPBACK_ENDPOINTS: 'true' },
+  env: { WEBHOOK_TIMEOUT_MS: '1500', ALLOW_HTTP_LOOPBACK_ENDPOINTS: 'true' },
 });
 
 type Endpoint = { id: string; secret?: string; secretHint: string; status: string; enabledEvents: string[] };
@@ -280,7 +282,7 @@ describe('webhook delivery', () => {
 
   it('keeps payments fast while an endpoint hangs', async () => {
     const receiver = await startReceiver(
-      () => new Promise((resolve) => setTimeout(() => resolve(200), 2000)),
+      () => new Promise((resolve) => setTimeout(() => resolve(200), 4000)),
     );
     try {
       const actor = merchant();
