@@ -322,9 +322,7 @@ export function soakVerdict(windows: Window[]): SoakVerdict {
   const grewBy = (from: number | undefined, to: number | undefined, share: number, floorMiB: number) =>
     from !== undefined && to !== undefined && to - from > Math.max(floorMiB, from * share);
   const grew = CHAOS_SERVICES.filter(
-    (s) =>
-      grewBy(warm.heapMiB[s], last.heapMiB[s], 0.25, 10) ||
-      grewBy(peakRss(s), last.rssMiB[s], 0.1, 10),
+    (s) => grewBy(warm.heapMiB[s], last.heapMiB[s], 0.25, 10) || grewBy(peakRss(s), last.rssMiB[s], 0.1, 10),
   );
   const worstLagS = Math.max(...windows.map((w) => w.lagS));
   const failures = windows.reduce((sum, w) => sum + w.failed, 0);
