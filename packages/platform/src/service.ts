@@ -158,6 +158,8 @@ export async function startService<S extends z.ZodType<BaseEnv>>(
   const { name } = definition;
   const log = createLogger({ service: name, level: env.LOG_LEVEL, destination: options.logDestination });
   const naming = createNaming(env.NATS_PREFIX);
+  // Checked before anything is opened: a refusal here leaves no connection or store behind.
+  const produced = producedTypes(name, definition.events);
   const nc = await connectNats({
     url: env.NATS_URL,
     name,
@@ -185,7 +187,7 @@ export async function startService<S extends z.ZodType<BaseEnv>>(
   });
   const publish = createEventPublisher(nc, naming, {
     service: name,
-    types: producedTypes(name, definition.events),
+    types: produced,
   });
 
   const parts: Part[] = [];
