@@ -302,12 +302,10 @@ export type SoakVerdict = {
  * Flat: the last window's p99 within 1.5× the first's (or 50 ms).
  * Stable: no service's JS heap (its least in use over a window) grew by more than 25 % (or
  * 10 MiB) from the second window (after warm-up) to the last, and no service's RSS ended
- * more than 10 % (or 10 MiB) above both its level four windows before the end and its peak
- * before then. A leak keeps
- * growing to the end; the native memory a process takes for its store's page cache and its
- * allocator's arenas as data arrives grows in the first minutes and then stays (README,
- * "Reliability"), and what a process hands back to the system and takes again later only
- * returns to that peak.
+ * more than 10 % (or 10 MiB) above its peak from the second window to four before the end.
+ * A leak keeps growing to the end; the native memory a process takes for its store's page
+ * cache and its allocator's arenas as data arrives grows in the first minutes and then stays
+ * (README, "Reliability"), and what a process hands back and takes again returns to that peak.
  * Lag: every consumer within 1 s of the stream in every window; no paid payment failed.
  */
 export function soakVerdict(windows: Window[]): SoakVerdict {
@@ -316,9 +314,13 @@ export function soakVerdict(windows: Window[]): SoakVerdict {
   if (!first || !last) throw new Error('soak: too short for a verdict');
   const flat = last.p99Ms <= Math.max(first.p99Ms * 1.5, first.p99Ms + 50);
   const warm = windows[1] ?? first;
-  // From the second window (the first holds start-up's garbage) to four before the end.
-  const earlier = windows.slice(1, -3).length ? windows.slice(1, -3) : [warm];
-  const peakRss = (s: string) => Math.max(...earlier.map((w) => w.rssMiB[s] ?? 0));
+  // From the second window (the first holds start-up's garbage) to four before the end; a
+  // service whose RSS could not be read there is not judged by it.
+  const earlier = windows.length > 4 ? windows.slice(1, -3) : [warm];
+  const peakRss = (s: string) => {
+    const read = earlier.flatMap((w) => (w.rssMiB[s] === undefined ? [] : [w.rssMiB[s]]));
+    return read.length ? Math.max(...read) : undefined;
+  };
   const grewBy = (from: number | undefined, to: number | undefined, share: number, floorMiB: number) =>
     from !== undefined && to !== undefined && to - from > Math.max(floorMiB, from * share);
   const grew = CHAOS_SERVICES.filter(
