@@ -2,9 +2,10 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { describeStoreContract } from '../testing/store-contract/index.js';
-import { EMBEDDED_FILE, openEmbeddedStore } from './embedded.js';
+import { EMBEDDED_FILE, groupCommits, openEmbeddedStore } from './embedded.js';
 import { openStore } from './open.js';
 import { DuplicateKeyError, type Doc } from './port.js';
 
@@ -91,6 +92,24 @@ describe('embedded store', () => {
     await again.close();
   });
 
+  it('rejects, and never leaves waiting, the writes of a group SQLite rolled back by itself', async () => {
+    const db = new Database(path.join(dir, 'rolled-back.sqlite'));
+    db.exec('CREATE TABLE t (v INTEGER)');
+    const commits = groupCommits(db);
+    const insert = (v: number) => () => db.prepare('INSERT INTO t VALUES (?)').run(v);
+    const lost = commits.writeOne(insert(1));
+    // What SQLite does on a full disk or an I/O error in the middle of a transaction.
+    db.exec('ROLLBACK');
+    const kept = commits.write(insert(2));
+    await expect(lost).rejects.toThrow('rolled back by SQLite');
+    await kept;
+    const alone = commits.writeOne(insert(3));
+    db.exec('ROLLBACK');
+    await expect(alone).rejects.toThrow('rolled back by SQLite');
+    expect(db.prepare('SELECT v FROM t').pluck().all()).toEqual([2]);
+    db.close();
+  });
+
   it('finds a document by its unique field through that index, also beside a wider one', async () => {
     const store = await openEmbeddedStore({ dir: path.join(dir, 'planner') });
     type Payment = Doc & { token: string; projectId: string; livemode: boolean; createdAt: Date };
@@ -110,6 +129,100 @@ describe('embedded store', () => {
       payments.insertOne({ _id: 'dup', token: 't7', projectId: 'a', livemode: false, createdAt: new Date() }),
     ).rejects.toBeInstanceOf(DuplicateKeyError);
     await store.close();
+  });
+
+  type Outboxed = Doc & { status: string; _outbox?: { id: string }[]; _outboxPending?: number };
+  const rawData = (dbFile: string, id: string) => {
+    const db = new Database(dbFile, { readonly: true });
+    try {
+      return db.prepare(`SELECT json(data) FROM orders WHERE _id = ?`).pluck().get(`s:${id}`);
+    } finally {
+      db.close();
+    }
+  };
+
+  it('marks an outbox event published without rewriting the document or its indexes', async () => {
+    const folder = path.join(dir, 'side');
+    const store = await openEmbeddedStore({ dir: folder });
+    const orders = store.collection<Outboxed>('orders');
+    await orders.ensureIndex({ fields: { status: 1 } });
+    await orders.ensureIndex({ fields: { _outboxPending: 1 } });
+    await orders.insertOne({
+      _id: 'a',
+      status: 'paid',
+      _outbox: [{ id: 'e1' }, { id: 'e2' }],
+      _outboxPending: 2,
+    });
+    await orders.insertOne({ _id: 'b', status: 'open' });
+    await store.close();
+    const before = rawData(path.join(folder, EMBEDDED_FILE), 'a');
+
+    const again = await openEmbeddedStore({ dir: folder });
+    const reopened = again.collection<Outboxed>('orders');
+    const marked = await reopened.findOneAndUpdate(
+      { _id: 'a', '_outbox.id': 'e1' },
+      { $pull: { _outbox: { id: 'e1' } }, $inc: { _outboxPending: -1 } },
+    );
+    expect(marked).toEqual({ _id: 'a', status: 'paid', _outbox: [{ id: 'e2' }], _outboxPending: 1 });
+    expect(
+      await reopened.findOneAndUpdate({ _id: 'a', '_outbox.id': 'e1' }, { $inc: { _outboxPending: -1 } }),
+    ).toBeNull();
+    expect((await reopened.find({ _outboxPending: { $gt: 0 } })).map((doc) => doc._id)).toEqual(['a']);
+    expect(await reopened.docsExamined({ _outboxPending: { $gt: 0 } })).toBe(1);
+    expect((await reopened.find({ _outbox: { $exists: false } })).map((doc) => doc._id)).toEqual(['b']);
+    // A state change and its events in one write, as the outbox writes them.
+    const moved = await reopened.findOneAndUpdate(
+      { _id: 'b', status: 'open' },
+      {
+        $set: { status: 'paid' },
+        $push: { _outbox: { $each: [{ id: 'e3' }] } },
+        $inc: { _outboxPending: 1 },
+      },
+    );
+    expect(moved).toEqual({ _id: 'b', status: 'paid', _outbox: [{ id: 'e3' }], _outboxPending: 1 });
+    expect((await reopened.find({ status: 'paid' }, { sort: { _id: 1 } })).map((doc) => doc._id)).toEqual([
+      'a',
+      'b',
+    ]);
+    await again.close();
+    expect(rawData(path.join(folder, EMBEDDED_FILE), 'a')).toBe(before);
+  });
+
+  it('moves the outbox of a store written before the side column into it', async () => {
+    const folder = path.join(dir, 'before-side');
+    await mkdir(folder, { recursive: true });
+    const old = new Database(path.join(folder, EMBEDDED_FILE));
+    old.exec(`CREATE TABLE orders (_id TEXT PRIMARY KEY NOT NULL, data BLOB NOT NULL)`);
+    old.exec(`CREATE INDEX "$ix_old" ON orders ((data ->> '$."_outboxPending"'))`);
+    old.exec(`CREATE INDEX "$ix_status" ON orders ((data ->> '$."status"'))`);
+    const insert = old.prepare(`INSERT INTO orders (_id, data) VALUES (?, jsonb(?))`);
+    insert.run(
+      's:a',
+      JSON.stringify({ _id: 's:a', status: 's:paid', _outbox: [{ id: 's:e1' }], _outboxPending: 1 }),
+    );
+    insert.run('s:b', JSON.stringify({ _id: 's:b', status: 's:open' }));
+    old.close();
+
+    const store = await openEmbeddedStore({ dir: folder });
+    const orders = store.collection<Outboxed>('orders');
+    await orders.ensureIndex({ fields: { _outboxPending: 1 } });
+    expect(await orders.find({}, { sort: { _id: 1 } })).toEqual([
+      { _id: 'a', status: 'paid', _outbox: [{ id: 'e1' }], _outboxPending: 1 },
+      { _id: 'b', status: 'open' },
+    ]);
+    expect(await orders.docsExamined({ _outboxPending: { $gt: 0 } })).toBe(1);
+    expect(await orders.count({ status: 'open' })).toBe(1);
+    await store.close();
+    const db = new Database(path.join(folder, EMBEDDED_FILE), { readonly: true });
+    const indexes = db
+      .prepare(
+        `SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'orders' AND sql IS NOT NULL`,
+      )
+      .pluck()
+      .all();
+    db.close();
+    expect(indexes).not.toContain('$ix_old');
+    expect(indexes).toContain('$ix_status');
   });
 
   it('refuses collection names that are not plain file names', async () => {

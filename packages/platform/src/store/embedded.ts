@@ -50,15 +50,21 @@ function conditionCache() {
  * right after it (setImmediate), and each write's promise resolves once its commit is done.
  * A commit writes every page it touched to the write-ahead log, a dozen pages for a
  * payment and its indexes, so committing each write alone costs ten times more under
- * concurrent load. Each write still runs whole and alone (a savepoint), synchronously:
- * compare-and-set is unchanged, and a failing write undoes only itself.
+ * concurrent load. Each write still runs whole and alone, synchronously: compare-and-set is
+ * unchanged, and a failing write undoes only itself (SQLite undoes a failing statement; a
+ * write of several statements runs in a savepoint).
  */
-function groupCommits(db: BetterSqlite3.Database) {
-  let waiting: { resolve(): void; reject(error: unknown): void }[] = [];
-  function flush() {
-    if (!db.inTransaction) return;
-    const batch = waiting;
-    waiting = [];
+export function groupCommits(db: BetterSqlite3.Database) {
+  type Batch = { resolve(): void; reject(error: unknown): void }[];
+  let open: Batch | undefined;
+  // One transaction function for every write: better-sqlite3 builds a wrapper (and its
+  // variants) each time `transaction()` is called, which cost a write more than its savepoint.
+  const inSavepoint = db.transaction(<R>(operation: () => R): R => operation());
+
+  function flush(batch = open) {
+    if (!batch || batch !== open) return;
+    open = undefined;
+    if (!db.inTransaction) return abandon(batch);
     try {
       db.exec('COMMIT');
     } catch (error) {
@@ -68,15 +74,42 @@ function groupCommits(db: BetterSqlite3.Database) {
     }
     for (const write of batch) write.resolve();
   }
+
+  /** SQLite rolled the group back by itself (disk full, I/O error): its writes are lost. */
+  function abandon(batch: Batch) {
+    const error = new Error('embedded store: the transaction was rolled back by SQLite before its commit');
+    for (const write of batch) write.reject(error);
+  }
+
+  function begin(): Batch {
+    if (open && !db.inTransaction) {
+      abandon(open);
+      open = undefined;
+    }
+    if (!open) {
+      db.exec('BEGIN IMMEDIATE');
+      const batch: Batch = [];
+      open = batch;
+      setImmediate(() => flush(batch));
+    }
+    return open;
+  }
+
+  function commitLater<R>(batch: Batch, result: R): Promise<R> {
+    return new Promise<R>((resolve, reject) => batch.push({ resolve: () => resolve(result), reject }));
+  }
+
   return {
-    flush,
+    flush: () => flush(),
+    /** A write of several statements: all or nothing. */
     write<R>(operation: () => R): Promise<R> {
-      if (!db.inTransaction) {
-        db.exec('BEGIN IMMEDIATE');
-        setImmediate(flush);
-      }
-      const result = db.transaction(operation)();
-      return new Promise<R>((resolve, reject) => waiting.push({ resolve: () => resolve(result), reject }));
+      const batch = begin();
+      return commitLater(batch, inSavepoint(operation) as R);
+    },
+    /** A write that changes at most one statement's rows: SQLite undoes that statement alone if it fails. */
+    writeOne<R>(operation: () => R): Promise<R> {
+      const batch = begin();
+      return commitLater(batch, operation());
     },
   };
 }
@@ -100,10 +133,19 @@ export async function openEmbeddedStore({ dir }: EmbeddedStoreOptions): Promise<
 
   let closed = false;
   const commits = groupCommits(db);
-  const env: StoreEnv = { db, isClosed: () => closed, examined: { count: 0 }, write: commits.write };
+  const env: StoreEnv = {
+    db,
+    isClosed: () => closed,
+    examined: { count: 0 },
+    write: commits.write,
+    writeOne: commits.writeOne,
+  };
   const condition = conditionCache();
-  db.function('mmp_match', { deterministic: true }, (data, text) =>
-    matches(decodeValue(JSON.parse(data as string)), condition(text as string)) ? 1 : 0,
+  // `column` is NULL for a document without side fields (codec.ts): then it has none of them.
+  db.function('mmp_match', { deterministic: true }, (column, text) =>
+    matches(column === null ? {} : decodeValue(JSON.parse(column as string)), condition(text as string))
+      ? 1
+      : 0,
   );
   db.function('mmp_contains', { deterministic: true }, (value, text) =>
     typeof value === 'string' && value.startsWith('s:') && containsText(value.slice(2), text as string)

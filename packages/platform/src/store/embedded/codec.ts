@@ -68,6 +68,40 @@ export function decodeDocument<T>(text: string): T {
 }
 
 /**
+ * Top-level fields kept in a column of their own (`side`) beside the document (`data`):
+ * the outbox's bookkeeping, which every publish rewrites. SQLite maintains only the indexes
+ * whose expressions read a column an UPDATE sets, so marking an event published rewrites
+ * that small column and the relay's index, not the document and every index built on it.
+ */
+export const SIDE_FIELDS: ReadonlySet<string> = new Set(['_outbox', '_outboxPending']);
+
+export type Column = 'data' | 'side';
+
+/** The column holding a dotted path. */
+export function columnOf(path: string): Column {
+  const top = path.split('.', 1)[0] as string;
+  return SIDE_FIELDS.has(top) ? 'side' : 'data';
+}
+
+/** A document as its two columns' JSON texts; `side` is null when it has no side field. */
+export type StoredTexts = { data: string; side: string | null };
+
+export function encodeStored(doc: Plain): StoredTexts {
+  const data: Plain = {};
+  let side: Plain | undefined;
+  for (const key of Object.keys(doc)) {
+    if (SIDE_FIELDS.has(key)) (side ??= {})[key] = doc[key];
+    else data[key] = doc[key];
+  }
+  return { data: encodeDocument(data), side: side ? encodeDocument(side) : null };
+}
+
+export function decodeStored<T>({ data, side }: StoredTexts): T {
+  const doc = decodeDocument<Plain>(data);
+  return (side === null ? doc : Object.assign(doc, decodeDocument<Plain>(side))) as T;
+}
+
+/**
  * Every dotted path of `doc` that holds an array, looking through arrays of sub-documents
  * (`lines` and `lines.tags` for `{lines: [{tags: []}]}`). A filter on such a path, or
  * below it, needs the element-wise matching SQL's `->>` cannot express.

@@ -9,14 +9,34 @@ import {
   type IndexSpec,
   type Update,
 } from '../port.js';
-import { equalityFields, indexFields, translateFilter, translateUpdate, type Dialect } from '../translate.js';
-import { arrayPaths, decodeDocument, encodeDocument, sqlValue, TAG } from './codec.js';
+import {
+  equalityFields,
+  indexFields,
+  translateFilter,
+  translateUpdate,
+  type Dialect,
+  type Plain,
+} from '../translate.js';
+import {
+  arrayPaths,
+  columnOf,
+  decodeDocument,
+  decodeStored,
+  encodeDocument,
+  encodeStored,
+  SIDE_FIELDS,
+  sqlValue,
+  TAG,
+  type StoredTexts,
+} from './codec.js';
 import { compileFilter, compileSort, fieldExpression, type Compiled } from './sql.js';
 import { applyUpdate, nest } from './update.js';
 
 /**
- * One collection of the embedded store: a table `(_id, data)` whose `data` is the tagged
- * JSON of codec.ts in SQLite's binary JSONB form (its fields are read without parsing text), with one SQLite expression index per declared index. Every operation
+ * One collection of the embedded store: a table `(_id, data, side)` whose `data` is the
+ * tagged JSON of codec.ts in SQLite's binary JSONB form (its fields are read without parsing
+ * text) and `side` the outbox's fields in the same form (codec.ts says why), with one SQLite
+ * expression index per declared index. Every operation
  * is synchronous inside SQLite, so a findOneAndUpdate's read and write happen with nothing
  * in between: the guard in its filter is a compare-and-set.
  */
@@ -33,6 +53,13 @@ export type CollectionHandle<T extends Doc> = Collection<T> & {
   /** Removes the documents past their TTL; 0 when the collection has none. */
   sweep(now?: Date): number;
 };
+
+/** True when every path `update` writes is a side field (codec.ts). */
+function changesSideOnly(update: Update): boolean {
+  return Object.values(update).every((fields) =>
+    Object.keys(fields as object).every((path) => columnOf(path) === 'side'),
+  );
+}
 
 function isUniqueViolation(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
@@ -57,10 +84,52 @@ export type StoreEnv = {
    * commit, and resolves once that commit is done: see openEmbeddedStore.
    */
   write<R>(operation: () => R): Promise<R>;
+  /**
+   * The same for a write whose only change is one statement (the meta row of a new array
+   * path aside, which is right whether or not the write succeeds): no savepoint needed.
+   */
+  writeOne<R>(operation: () => R): Promise<R>;
 };
 
 export function createTable(db: Database, name: string): void {
-  db.exec(`CREATE TABLE IF NOT EXISTS ${quote(name)} (_id TEXT PRIMARY KEY NOT NULL, data BLOB NOT NULL)`);
+  const table = quote(name);
+  db.exec(
+    `CREATE TABLE IF NOT EXISTS ${table} (_id TEXT PRIMARY KEY NOT NULL, data BLOB NOT NULL, side BLOB)`,
+  );
+  const columns = db.prepare(`SELECT name FROM pragma_table_info(?)`).pluck().all(name) as string[];
+  if (!columns.includes('side')) moveSideFields(db, name);
+}
+
+/**
+ * A table written before the side column: add it and move the outbox's fields of every
+ * document into it, and drop the indexes built on where those fields were, so the
+ * collection's ensureIndex builds them on the side column.
+ */
+function moveSideFields(db: Database, name: string): void {
+  const table = quote(name);
+  db.transaction(() => {
+    db.exec(`ALTER TABLE ${table} ADD COLUMN side BLOB`);
+    const rows = db.prepare(`SELECT rowid, json(data) AS data FROM ${table}`).all() as {
+      rowid: number;
+      data: string;
+    }[];
+    const move = db.prepare(`UPDATE ${table} SET data = jsonb(?), side = jsonb(?) WHERE rowid = ?`);
+    for (const row of rows) {
+      const doc = decodeDocument<Doc>(row.data);
+      if (!Object.keys(doc).some((key) => SIDE_FIELDS.has(key))) continue;
+      const texts = encodeStored(doc);
+      move.run(texts.data, texts.side, row.rowid);
+    }
+    const indexes = db
+      .prepare(
+        `SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL`,
+      )
+      .all(name) as { name: string; sql: string }[];
+    for (const index of indexes) {
+      if ([...SIDE_FIELDS].some((field) => index.sql.includes(`data ->> '$."${field}"`)))
+        db.exec(`DROP INDEX ${quote(index.name)}`);
+    }
+  })();
 }
 
 export function openCollection<T extends Doc>(env: StoreEnv, name: string): CollectionHandle<T> {
@@ -110,7 +179,7 @@ export function openCollection<T extends Doc>(env: StoreEnv, name: string): Coll
     };
   }
 
-  function rememberArrays(doc: Doc): void {
+  function rememberArrays(doc: Plain): void {
     for (const path of arrayPaths(doc)) {
       if (arrays.has(path)) continue;
       addArrayPath.run(name, path);
@@ -120,45 +189,61 @@ export function openCollection<T extends Doc>(env: StoreEnv, name: string): Coll
 
   function insert(doc: Doc): void {
     rememberArrays(doc);
-    statement(`INSERT INTO ${table} (_id, data) VALUES (?, jsonb(?))`).run(
+    const texts = encodeStored(doc);
+    statement(`INSERT INTO ${table} (_id, data, side) VALUES (?, jsonb(?), jsonb(?))`).run(
       sqlValue(doc._id),
-      encodeDocument(doc),
+      texts.data,
+      texts.side,
     );
   }
 
+  type Row = StoredTexts & { rowid: number };
+
   /** Applies `update` to the stored row and returns the document as now stored. */
-  function rewrite(rowid: number, data: string, update: Update): T {
-    const doc = decodeDocument<Doc>(data);
+  function rewrite(row: Row, update: Update): T {
+    if (changesSideOnly(update)) return rewriteSide(row, update);
+    const doc = decodeStored<Doc>(row);
     const id = doc._id;
     applyUpdate(doc, update);
     if (doc._id !== id) throw new TypeError('_id cannot change');
     rememberArrays(doc);
-    const text = encodeDocument(doc);
-    statement(`UPDATE ${table} SET data = jsonb(?) WHERE rowid = ?`).run(text, rowid);
-    return decodeDocument<T>(text);
+    const texts = encodeStored(doc);
+    statement(`UPDATE ${table} SET data = jsonb(?), side = jsonb(?) WHERE rowid = ?`).run(
+      texts.data,
+      texts.side,
+      row.rowid,
+    );
+    return decodeStored<T>(texts);
   }
 
-  type Row = { rowid: number; data: string };
+  /** An update of the outbox's fields alone: the document and its indexes stay as they are. */
+  function rewriteSide(row: Row, update: Update): T {
+    const side = row.side === null ? {} : decodeDocument<Plain>(row.side);
+    applyUpdate(side, update);
+    rememberArrays(side);
+    const text = encodeDocument(side);
+    statement(`UPDATE ${table} SET side = jsonb(?) WHERE rowid = ?`).run(text, row.rowid);
+    return decodeStored<T>({ data: row.data, side: text });
+  }
+
+  const selectRow = `SELECT rowid, json(data) AS data, json(side) AS side FROM ${table}`;
+
   function findOneAndUpdate(filter: Filter, update: Update, upsert: boolean): T | null {
     const { sql, params } = where(filter);
-    const row = statement(`SELECT rowid, json(data) AS data FROM ${table} WHERE ${sql} LIMIT 1`).get(
-      ...params,
-    ) as Row | undefined;
-    if (row) return rewrite(row.rowid, row.data, update);
+    const row = statement(`${selectRow} WHERE ${sql} LIMIT 1`).get(...params) as Row | undefined;
+    if (row) return rewrite(row, update);
     if (!upsert) return null;
     const seed = nest(equalityFields(filter)) as Doc;
     if (typeof seed._id !== 'string') seed._id = randomUUID();
     applyUpdate(seed, update);
     insert(seed);
-    return decodeDocument<T>(encodeDocument(seed));
+    return decodeStored<T>(encodeStored(seed));
   }
 
   function updateMany(filter: Filter, update: Update): number {
     const { sql, params } = where(filter);
-    const rows = statement(`SELECT rowid, json(data) AS data FROM ${table} WHERE ${sql}`).all(
-      ...params,
-    ) as Row[];
-    for (const row of rows) rewrite(row.rowid, row.data, update);
+    const rows = statement(`${selectRow} WHERE ${sql}`).all(...params) as Row[];
+    for (const row of rows) rewrite(row, update);
     return rows.length;
   }
 
@@ -178,11 +263,11 @@ export function openCollection<T extends Doc>(env: StoreEnv, name: string): Coll
     }
   }
 
-  async function write<R>(operation: () => R): Promise<R> {
+  async function write<R>(operation: () => R, statements: 'one' | 'many' = 'many'): Promise<R> {
     if (isClosed()) throw new Error('store is closed');
     let committed: Promise<R>;
     try {
-      committed = env.write(operation);
+      committed = statements === 'one' ? env.writeOne(operation) : env.write(operation);
     } catch (error) {
       throw storeError(error);
     }
@@ -195,12 +280,10 @@ export function openCollection<T extends Doc>(env: StoreEnv, name: string): Coll
     const { sql, params } = where(filter);
     const paged = Boolean(options.limit || options.skip);
     const page = paged ? [options.limit || -1, options.skip ?? 0] : [];
-    const texts = statement(
-      `SELECT json(data) FROM ${table} WHERE ${sql}${compileSort(options.sort)}${paged ? ' LIMIT ? OFFSET ?' : ''}`,
-    )
-      .pluck()
-      .all(...params, ...page) as string[];
-    return texts.map((text) => decodeDocument<T>(text));
+    const rows = statement(
+      `SELECT json(data) AS data, json(side) AS side FROM ${table} WHERE ${sql}${compileSort(options.sort)}${paged ? ' LIMIT ? OFFSET ?' : ''}`,
+    ).all(...params, ...page) as StoredTexts[];
+    return rows.map((row) => decodeStored<T>(row));
   }
 
   function ensureIndex(spec: IndexSpec): void {
@@ -249,7 +332,7 @@ export function openCollection<T extends Doc>(env: StoreEnv, name: string): Coll
       .prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`)
       .get(`$fts_${id}`);
     const text = (row: string, field: string) => {
-      const x = fieldExpression(field).replace('(data ', `(${row}.data `);
+      const x = fieldExpression(field).replace(/^\((data|side) /, `(${row}.$1 `);
       return `CASE WHEN substr(${x}, 1, 2) = '${TAG.string}' THEN substr(${x}, 3) END`;
     };
     const values = (row: string) => fields.map((field) => text(row, field)).join(', ');
@@ -298,7 +381,7 @@ export function openCollection<T extends Doc>(env: StoreEnv, name: string): Coll
 
   return {
     name,
-    insertOne: (doc) => write(() => insert(doc)),
+    insertOne: (doc) => write(() => insert(doc), 'one'),
     findOne: (filter) => read(() => find(filter, { limit: 1 })[0] ?? null),
     find: (filter, options) => read(() => find(filter, options)),
     count: (filter, options = {}) =>
@@ -316,7 +399,7 @@ export function openCollection<T extends Doc>(env: StoreEnv, name: string): Coll
       write(() => {
         translateUpdate(update, asIs);
         return findOneAndUpdate(filter, update, options.upsert ?? false);
-      }),
+      }, 'one'),
     updateMany: (filter, update) =>
       write(() => {
         translateUpdate(update, asIs);
@@ -326,7 +409,7 @@ export function openCollection<T extends Doc>(env: StoreEnv, name: string): Coll
       write(() => {
         const { sql, params } = where(filter);
         return statement(`DELETE FROM ${table} WHERE ${sql}`).run(...params).changes;
-      }),
+      }, 'one'),
     docsExamined: (filter) => read(() => docsExamined(filter)),
     ensureIndex: (spec) => write(() => ensureIndex(spec)),
     sweep,

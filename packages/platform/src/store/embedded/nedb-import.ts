@@ -2,7 +2,7 @@ import { chmodSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { checkCollectionName, isPlainObject, type Plain } from '../translate.js';
-import { arrayPaths, encodeDocument, sqlValue } from './codec.js';
+import { arrayPaths, encodeStored, sqlValue } from './codec.js';
 import { ARRAY_PATHS_TABLE, createTable, quote } from './collection.js';
 
 /**
@@ -48,13 +48,16 @@ export function importNedbDatafiles(db: BetterSqlite3.Database, dir: string): st
     const docs = readDatafile(file);
     db.transaction(() => {
       createTable(db, name);
-      const insert = db.prepare(`INSERT OR REPLACE INTO ${quote(name)} (_id, data) VALUES (?, jsonb(?))`);
+      const insert = db.prepare(
+        `INSERT OR REPLACE INTO ${quote(name)} (_id, data, side) VALUES (?, jsonb(?), jsonb(?))`,
+      );
       const addPath = db.prepare(
         `INSERT OR IGNORE INTO ${ARRAY_PATHS_TABLE} (collection, path) VALUES (?, ?)`,
       );
       const paths = new Set<string>();
       for (const doc of docs.values()) {
-        insert.run(sqlValue(doc._id), encodeDocument(doc));
+        const texts = encodeStored(doc);
+        insert.run(sqlValue(doc._id), texts.data, texts.side);
         arrayPaths(doc, '', paths);
       }
       for (const arrayPath of paths) addPath.run(name, arrayPath);

@@ -1,10 +1,11 @@
 import type { Filter, Sort } from '../port.js';
 import { isOperatorObject } from '../translate.js';
-import { encodeValue, sqlValue, TAG, tagEnd } from './codec.js';
+import { columnOf, encodeValue, sqlValue, TAG, tagEnd } from './codec.js';
 
 /**
  * Compiles the port's filter language to a SQLite WHERE clause over the tagged JSON of
- * codec.ts. Every condition on a plain path becomes a comparison of `data ->> '$."path"'`,
+ * codec.ts. Every condition on a plain path becomes a comparison of `data ->> '$."path"'`
+ * (`side ->> …` for the outbox's fields, see codec.ts),
  * the very expression the collection's indexes are built on, so SQLite answers it from an
  * index where one exists. A condition SQL cannot state exactly (a path that has held an
  * array, a sub-document operand) is handed to the JavaScript matcher through `mmp_match`.
@@ -34,7 +35,7 @@ export function fieldExpression(path: string): string {
   for (const segment of segments) {
     if (segment === '' || /["'\\]/.test(segment)) throw new TypeError(`unsupported field name ${path}`);
   }
-  return `(data ->> '$.${segments.map((s) => `"${s}"`).join('.')}')`;
+  return `(${columnOf(path)} ->> '$.${segments.map((s) => `"${s}"`).join('.')}')`;
 }
 
 function jsonPath(path: string): string {
@@ -110,7 +111,7 @@ class Builder {
   }
 
   private fallback(path: string, condition: unknown): string {
-    return `mmp_match(json(data), ${this.bind(JSON.stringify(encodeValue({ [path]: condition })))})`;
+    return `mmp_match(json(${columnOf(path)}), ${this.bind(JSON.stringify(encodeValue({ [path]: condition })))})`;
   }
 
   private field(path: string, condition: unknown): string {
@@ -161,7 +162,7 @@ class Builder {
         return this.range(x, op, operand);
       case '$exists':
         if (path === '_id') return operand ? '1' : '0';
-        return `json_type(data, ${jsonPath(path)}) IS ${operand ? 'NOT ' : ''}NULL`;
+        return `json_type(${columnOf(path)}, ${jsonPath(path)}) IS ${operand ? 'NOT ' : ''}NULL`;
       case '$contains':
         return this.contains(path, x, operand as string);
       default:
