@@ -37,8 +37,9 @@ export function benchEnv(sandboxPollMs: number): Record<string, string> {
     RATE_LIMIT_IP_MAX: UNLIMITED,
     ALLOW_HTTP_LOOPBACK_ENDPOINTS: 'true',
     WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-    // The flow pays with the sandbox's success number, which settles without the delay;
-    // zero keeps any other number from adding simulated time as well.
+    // The flow times the system, not a simulated payer: the success number it pays with
+    // settles at once (200 ms by default), and so would any other number.
+    SANDBOX_LISTED_DELAY_MS: '0',
     SANDBOX_DELAY_MS: '0',
     SANDBOX_POLL_MS: String(sandboxPollMs),
   };

@@ -19,6 +19,11 @@ export const Env = BaseEnv.extend({
   SANDBOX_POLL_MS: z.coerce.number().int().positive().default(1_000),
   /** How long "any other number" takes to succeed. */
   SANDBOX_DELAY_MS: z.coerce.number().int().nonnegative().default(3_000),
+  /**
+   * How long the listed numbers take to settle: long enough for the hosted page to show
+   * the payment PROCESSING; a benchmark sets 0 to time the system alone.
+   */
+  SANDBOX_LISTED_DELAY_MS: z.coerce.number().int().nonnegative().default(200),
 });
 export type Env = typeof Env;
 
@@ -63,7 +68,7 @@ export const sandboxProviderService: ServiceDefinition<Env> = {
           pull: createPullClient({ baseUrl, apiKey: registered.apiKey }),
           credentials: registered,
           baseUrl,
-          delayMs: env.SANDBOX_DELAY_MS,
+          delays: { listedMs: env.SANDBOX_LISTED_DELAY_MS, otherMs: env.SANDBOX_DELAY_MS },
           log,
         };
         work.kick();

@@ -95,7 +95,7 @@ beforeAll(async () => {
       railId: 'rail',
     },
     baseUrl,
-    delayMs: 0,
+    delays: { listedMs: 200, otherMs: 0 },
     log: createLogger({ service: 'sandbox-provider', level: 'silent' }),
   };
 });
@@ -127,5 +127,70 @@ describe('the sandbox worker', () => {
       status: 'DONE',
       outcome: 'settled COMPLETED',
     });
+  });
+});
+
+describe('a round of the sandbox worker', () => {
+  it('acks its orders and pushes their settlements side by side, not one at a time', async () => {
+    const orders = Array.from({ length: 6 }, (_, i) => ({
+      ...order,
+      idempotency_key: `pexec_side_${i}`,
+      transaction_ref: `pay_side_${i}`,
+    }));
+    let acking = 0;
+    let mostAcksAtOnce = 0;
+    const held: (() => void)[] = [];
+    const settled: string[] = [];
+    // Each ack is answered once all of them are in flight (or after 500 ms, so a worker that
+    // sends one at a time still finishes and the assertion, not a timeout, says why).
+    const server = createServer((request, response) => {
+      const url = request.url ?? '';
+      response.setHeader('content-type', 'application/json');
+      if (request.method === 'GET') {
+        const pending = orders.map((payload) => ({
+          idempotency_key: payload.idempotency_key,
+          payload,
+          status: 'pending',
+          created_at: new Date().toISOString(),
+          expires_at: new Date(Date.now() + 60_000).toISOString(),
+          delivery_count: 0,
+        }));
+        return response.end(JSON.stringify({ orders: pending }));
+      }
+      let text = '';
+      request.on('data', (chunk) => (text += String(chunk)));
+      request.on('end', () => {
+        if (url.endsWith('/ack')) {
+          acking += 1;
+          mostAcksAtOnce = Math.max(mostAcksAtOnce, acking);
+          const answer = () => {
+            acking -= 1;
+            response.end(text);
+          };
+          held.push(answer);
+          if (held.length === orders.length) held.splice(0).forEach((release) => release());
+          else
+            setTimeout(() => held.includes(answer) && held.splice(held.indexOf(answer), 1) && answer(), 500);
+          return;
+        }
+        settled.push((JSON.parse(text) as { idempotency_key: string }).idempotency_key);
+        response.end(JSON.stringify({ received: true }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      await workOnce({
+        ...deps,
+        pull: createPullClient({ baseUrl, apiKey: 'sk_test_sandbox' }),
+        baseUrl,
+        delays: { listedMs: 0, otherMs: 0 },
+      });
+      expect(mostAcksAtOnce).toBe(orders.length);
+      expect(settled.sort()).toEqual(orders.map((o) => o.idempotency_key).sort());
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

@@ -17,14 +17,17 @@ export type Plan =
   /** Refuse at once; the reason is a payer error code, so the router fails without failover. */
   | { ack: 'REJECTED'; reason: string };
 
-/** The known success numbers settle almost at once; any other number after the configured delay. */
-const QUICK_MS = 200;
+/**
+ * How long a settlement takes: `listedMs` for the listed numbers (success and certification
+ * failure), which settle almost at once, and `otherMs` for any other number.
+ */
+export type SettleDelays = { listedMs: number; otherMs: number };
 
-export function planFor(order: Pick<ExecutionOrder, 'payee' | 'type'>, otherDelayMs: number): Plan {
+export function planFor(order: Pick<ExecutionOrder, 'payee' | 'type'>, delays: SettleDelays): Plan {
   const msisdn = 'msisdn' in order.payee ? order.payee.msisdn : null;
   // Certification's case 2: accepted, then a FAILED SettlementEvent.
   if (msisdn && isCertificationFailureNumber(msisdn))
-    return { ack: 'ACCEPTED', settlement: 'FAILED', delayMs: QUICK_MS };
+    return { ack: 'ACCEPTED', settlement: 'FAILED', delayMs: delays.listedMs };
   const payoutOutcome =
     order.type === 'payout.execute'
       ? SANDBOX_PAYOUT_NUMBERS.find((wallet) => wallet.phone === msisdn)?.outcome
@@ -34,9 +37,9 @@ export function planFor(order: Pick<ExecutionOrder, 'payee' | 'type'>, otherDela
   const outcome = SANDBOX_NUMBERS.find((wallet) => wallet.phone === msisdn)?.outcome;
   switch (outcome) {
     case undefined:
-      return { ack: 'ACCEPTED', settlement: 'COMPLETED', delayMs: otherDelayMs };
+      return { ack: 'ACCEPTED', settlement: 'COMPLETED', delayMs: delays.otherMs };
     case 'success':
-      return { ack: 'ACCEPTED', settlement: 'COMPLETED', delayMs: QUICK_MS };
+      return { ack: 'ACCEPTED', settlement: 'COMPLETED', delayMs: delays.listedMs };
     case 'payment_expired':
       return { ack: 'ACCEPTED', settlement: null };
     default:
