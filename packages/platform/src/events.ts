@@ -315,6 +315,15 @@ export async function consumeEvents<Cs extends readonly EventContract[]>(
 
   // The last handling of each lane: the next event of the lane starts once it has finished.
   const lanes = new Map<string, Promise<void>>();
+  // Only handlings that run take a slot: events waiting behind their lane do not, so a burst
+  // on one lane leaves the others going. Those waiting are bounded too (held), since every
+  // one of them is an unacked delivery whose ack_wait is running.
+  let running = 0;
+  const held = concurrency * 4;
+  const run = (msg: JsMsg, reading: Reading) => {
+    running += 1;
+    return handleOne(msg, reading).finally(() => (running -= 1));
+  };
   const done = (async () => {
     for await (const msg of messages) {
       missing = false;
@@ -322,9 +331,7 @@ export async function consumeEvents<Cs extends readonly EventContract[]>(
       const lane =
         reading.kind === 'event' ? options.laneOf?.(reading.event as ReceivedEvent<Cs[number]>) : undefined;
       const ahead = lane === undefined ? undefined : lanes.get(lane);
-      const work: Promise<void> = (
-        ahead ? ahead.then(() => handleOne(msg, reading)) : handleOne(msg, reading)
-      )
+      const work: Promise<void> = (ahead ? ahead.then(() => run(msg, reading)) : run(msg, reading))
         .catch((error: unknown) =>
           log.error({ err: error, seq: msg.seq }, 'event left unacknowledged; JetStream will redeliver it'),
         )
@@ -334,7 +341,7 @@ export async function consumeEvents<Cs extends readonly EventContract[]>(
         });
       if (lane !== undefined) lanes.set(lane, work);
       inFlight.add(work);
-      if (inFlight.size >= concurrency) await Promise.race(inFlight);
+      while (running >= concurrency || inFlight.size >= held) await Promise.race(inFlight);
     }
     await Promise.all(inFlight);
   })().finally(() => {

@@ -230,4 +230,42 @@ describe('event consumers', () => {
     expect(steps.indexOf('end 3')).toBeLessThan(steps.indexOf('start 5'));
     await consumer.stop();
   });
+
+  it('keeps other lanes going while a burst waits behind one slow lane', async () => {
+    const publish = createEventPublisher(nc, system.naming, producer);
+    const ended: number[] = [];
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const consumer = await consumeEvents({
+      nc,
+      naming: system.naming,
+      service: 'provider-delivery',
+      durable: 'test-lane-burst',
+      events: [orderCreated],
+      // Only the events published below, not those of the tests before.
+      deliverAll: false,
+      log,
+      concurrency: 2,
+      // 1 to 5 share a slow lane; 6 has a lane of its own.
+      laneOf: (event) => (event.data.n === 6 ? 'quick' : 'slow'),
+      handle: async (event) => {
+        if (event.data.n === 1) await held;
+        ended.push(event.data.n);
+      },
+    });
+    for (const n of [1, 2, 3, 4, 5, 6])
+      await publish({
+        id: `evt_burst000000${n}`,
+        type: 'order.created',
+        occurredAt: new Date().toISOString(),
+        data: { n },
+      });
+    // Four events wait behind 1, yet 6 is handled: waiting takes no slot.
+    await eventually(async () => ended.includes(6));
+    expect(ended).toEqual([6]);
+    release();
+    await eventually(async () => ended.length === 6);
+    expect(ended).toEqual([6, 1, 2, 3, 4, 5]);
+    await consumer.stop();
+  });
 });
