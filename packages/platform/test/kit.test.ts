@@ -1,3 +1,4 @@
+import { existsSync, readdirSync, readlinkSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream } from '@nats-io/jetstream';
@@ -45,6 +46,19 @@ const elsewhere = eventsOf('gateway')({
   consumers: ['customers'],
   summary: 'Not for the certification runner',
 });
+
+/** The files under `dir` this process holds open (Linux: /proc/self/fd). */
+function filesHeldUnder(dir: string): string[] {
+  return readdirSync('/proc/self/fd')
+    .map((fd) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${fd}`);
+      } catch {
+        return '';
+      }
+    })
+    .filter((file) => file.startsWith(dir));
+}
 
 async function publishRaw(body: unknown, id: string) {
   await jetstream(nc).publish(system.naming.subject(eventSubject('widget.made')), JSON.stringify(body), {
@@ -145,9 +159,11 @@ describe('consumers by contract', () => {
     await expect(startService(definition, system.env)).rejects.toThrow(/not a consumer of widget\.sold/);
   });
 
-  it('refuses to publish an event the service does not produce', async () => {
+  it('refuses to publish an event the service does not produce, leaving nothing open', async () => {
     const definition = testService(async () => {}, [widgetMade]);
     await expect(startService(definition, system.env)).rejects.toThrow(/cannot publish widget\.made/);
+    // Its store was never opened, or was closed: no file of the data folder is held.
+    if (existsSync('/proc/self/fd')) expect(filesHeldUnder(system.dataDir)).toEqual([]);
   });
 });
 
