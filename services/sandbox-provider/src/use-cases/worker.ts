@@ -36,6 +36,22 @@ export type WorkerDeps = {
  */
 const CONCURRENCY = 16;
 
+/** Works on every item, CONCURRENCY at once; a failure is logged and left for a later round. */
+function sideBySide<T>(
+  deps: WorkerDeps,
+  items: readonly T[],
+  orderKey: (item: T) => string,
+  work: (item: T) => Promise<void>,
+  failure: string,
+): Promise<unknown> {
+  return pMap(
+    items,
+    (item) =>
+      work(item).catch((error: unknown) => deps.log.warn({ orderKey: orderKey(item), err: error }, failure)),
+    { concurrency: CONCURRENCY },
+  );
+}
+
 /** Decides an order once; a repeated key finds the stored decision (handler duty 6). */
 function decide(order: ExecutionOrder, delays: SettleDelays): Execution {
   const plan = planFor(order, delays);
@@ -99,26 +115,24 @@ async function takeAck(deps: WorkerDeps, execution: Execution): Promise<void> {
  */
 async function resumeUnfinished(deps: WorkerDeps, pulled: Set<string>): Promise<void> {
   const unfinished = await findUnacked(deps.executions, 50);
-  await pMap(
+  await sideBySide(
+    deps,
     unfinished.filter((candidate) => !pulled.has(candidate._id)),
-    (execution) =>
-      takeAck(deps, execution).catch((error: unknown) =>
-        deps.log.warn({ orderKey: execution._id, err: error }, 'ack not confirmed; tried again next round'),
-      ),
-    { concurrency: CONCURRENCY },
+    (execution) => execution._id,
+    (execution) => takeAck(deps, execution),
+    'ack not confirmed; tried again next round',
   );
 }
 
 /** Pushes due settlements; 200 and 409 (already received) both mean delivered. */
 async function settleDue(deps: WorkerDeps): Promise<void> {
   const due = await findDueSettlements(deps.executions, new Date(), 50);
-  await pMap(
+  await sideBySide(
+    deps,
     due,
-    (execution) =>
-      pushOne(deps, execution).catch((error: unknown) =>
-        deps.log.warn({ orderKey: execution._id, err: error }, 'settlement push failed; will retry'),
-      ),
-    { concurrency: CONCURRENCY },
+    (execution) => execution._id,
+    (execution) => pushOne(deps, execution),
+    'settlement push failed; will retry',
   );
 }
 
@@ -155,13 +169,12 @@ async function pushOne(deps: WorkerDeps, execution: Execution): Promise<void> {
 export async function workOnce(deps: WorkerDeps): Promise<void> {
   const pending = await deps.pull.pending(50);
   const pulled = new Set(pending.map((entry) => entry.idempotency_key));
-  await pMap(
+  await sideBySide(
+    deps,
     pending,
-    (entry) =>
-      handleOrder(deps, entry).catch((error: unknown) =>
-        deps.log.warn({ orderKey: entry.idempotency_key, err: error }, 'order not acked; it stays pending'),
-      ),
-    { concurrency: CONCURRENCY },
+    (entry) => entry.idempotency_key,
+    (entry) => handleOrder(deps, entry),
+    'order not acked; it stays pending',
   );
   await resumeUnfinished(deps, pulled);
   await settleDue(deps);
