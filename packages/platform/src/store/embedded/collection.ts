@@ -54,6 +54,12 @@ export type CollectionHandle<T extends Doc> = Collection<T> & {
   sweep(now?: Date): number;
 };
 
+/** A page bound as SQL text; anything but a finite number is a caller's bug, said as one. */
+function sqlInteger(value: number): number {
+  if (!Number.isFinite(value)) throw new TypeError(`limit and skip must be finite numbers, got ${value}`);
+  return Math.trunc(value);
+}
+
 /** True when every path `update` writes is a side field (codec.ts). */
 function changesSideOnly(update: Update): boolean {
   return Object.values(update).every((fields) =>
@@ -173,9 +179,15 @@ export function openCollection<T extends Doc>(env: StoreEnv, name: string): Coll
     const compiled = compileFilter(filter, context);
     if (!ttl) return compiled;
     const x = ttl.expression;
+    // The cutoff is written into the SQL in whole seconds. Bound, it changed on every call,
+    // and SQLite prepares a statement again whenever such a parameter is bound anew (half
+    // of a lookup by _id); as text it changes once a second and the statement stays
+    // cached. Reads hide an expired document up to a second late, still sooner than
+    // MongoDB's TTL monitor removes one (once a minute).
+    const cutoff = sqlValue(new Date(Math.floor((Date.now() - ttl.seconds * 1000) / 1000) * 1000));
     return {
-      sql: `${compiled.sql} AND (${x} IS NULL OR ${x} < '${TAG.date}' OR ${x} >= ?)`,
-      params: [...compiled.params, sqlValue(new Date(Date.now() - ttl.seconds * 1000))],
+      sql: `${compiled.sql} AND (${x} IS NULL OR ${x} < '${TAG.date}' OR ${x} >= '${String(cutoff)}')`,
+      params: compiled.params,
     };
   }
 
@@ -279,10 +291,14 @@ export function openCollection<T extends Doc>(env: StoreEnv, name: string): Coll
   function find(filter: Filter, options: FindOptions = {}): T[] {
     const { sql, params } = where(filter);
     const paged = Boolean(options.limit || options.skip);
-    const page = paged ? [options.limit || -1, options.skip ?? 0] : [];
+    // Written into the SQL, like the TTL cutoff in where(): a bound LIMIT had SQLite prepare
+    // the statement again on every run. One cached statement per page size and offset.
+    const page = paged
+      ? ` LIMIT ${sqlInteger(options.limit || -1)} OFFSET ${sqlInteger(options.skip ?? 0)}`
+      : '';
     const rows = statement(
-      `SELECT json(data) AS data, json(side) AS side FROM ${table} WHERE ${sql}${compileSort(options.sort)}${paged ? ' LIMIT ? OFFSET ?' : ''}`,
-    ).all(...params, ...page) as StoredTexts[];
+      `SELECT json(data) AS data, json(side) AS side FROM ${table} WHERE ${sql}${compileSort(options.sort)}${page}`,
+    ).all(...params) as StoredTexts[];
     return rows.map((row) => decodeStored<T>(row));
   }
 
