@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { BenchConfig } from './config.js';
-import { cpuBetween, snapshotCpu } from './proc.js';
+import { cpuBetween, settle, snapshotCpu } from './proc.js';
 import { paymentBody } from './scenarios.js';
 import { percentile } from './stats.js';
 
@@ -126,6 +126,8 @@ export async function runFlow(
     let failed = 0;
     let firstFailure: string | undefined;
     const flows: Promise<void>[] = [];
+    // From a quiet system (the scenarios before leave backlogs) until it is quiet again.
+    await settle(cpuPids);
     const before = snapshotCpu(cpuPids);
     const t0 = performance.now();
     for (let i = 1; i <= total; i += 1) {
@@ -145,6 +147,7 @@ export async function runFlow(
     }
     const arrivalSeconds = (performance.now() - t0) / 1000;
     await Promise.race([Promise.all(flows), sleep(config.flowGraceSeconds * 1000)]);
+    await settle(cpuPids);
     const cpu = cpuBetween(before, snapshotCpu(cpuPids));
     const sorted = [...latencies].sort((a, b) => a - b);
     const round = (ms: number) => Math.round(ms * 10) / 10;

@@ -1,6 +1,6 @@
 import autocannon from 'autocannon';
 import type { BenchConfig } from './config.js';
-import { cpuBetween, snapshotCpu } from './proc.js';
+import { cpuBetween, settle, snapshotCpu } from './proc.js';
 
 /** One kind of traffic: a URL and, per request, the exact method, path, headers and body. */
 export type Scenario = {
@@ -27,8 +27,13 @@ export type ScenarioResult = {
   statusCodes: Record<string, number>;
   /** Measured from autocannon's own start and finish, not its whole-second duration. */
   elapsedSeconds: number;
-  /** CPU time of every process of the system (services and nats-server) per 2xx answer. */
+  /**
+   * CPU time of every process of the system (services and nats-server) per 2xx answer, from
+   * the start of the measurement until the system is quiet again (see settle()).
+   */
   cpuMsPerRequest?: number;
+  /** How long the system took after the load to handle what the requests caused. */
+  settleSeconds?: number;
   /** CPU milliseconds each of those processes used during the measurement. */
   cpuMsByProcess?: Record<string, number>;
 };
@@ -62,9 +67,14 @@ export async function measure(
   config: BenchConfig,
   cpuPids: Record<string, number> = {},
 ): Promise<ScenarioResult> {
+  const measuresCpu = Object.keys(cpuPids).length > 0;
   if (config.warmupSeconds > 0) await run(scenario, config, config.warmupSeconds);
+  // The work behind the API (events, consumers, outbox marks) belongs to the requests that
+  // caused it: counted from a quiet system until it is quiet again.
+  if (measuresCpu) await settle(cpuPids);
   const before = snapshotCpu(cpuPids);
   const result = await run(scenario, config, config.durationSeconds);
+  const settledMs = measuresCpu ? await settle(cpuPids) : 0;
   const cpu = cpuBetween(before, snapshotCpu(cpuPids));
   const elapsedSeconds = (result.finish.getTime() - result.start.getTime()) / 1000;
   const successes = result['2xx'];
@@ -87,8 +97,9 @@ export async function measure(
     non2xx: result.non2xx,
     statusCodes: statusCodes(result),
     elapsedSeconds: round(elapsedSeconds, 3),
-    ...(Object.keys(cpuPids).length > 0 && {
+    ...(measuresCpu && {
       cpuMsPerRequest: successes > 0 ? round(cpuTotal / successes, 4) : undefined,
+      settleSeconds: round(settledMs / 1000, 1),
       cpuMsByProcess: Object.fromEntries(Object.entries(cpu).map(([name, ms]) => [name, Math.round(ms)])),
     }),
   };

@@ -69,3 +69,24 @@ export function snapshotCpu(pids: Record<string, number>): CpuSnapshot {
 export function cpuBetween(before: CpuSnapshot, after: CpuSnapshot): CpuSnapshot {
   return Object.fromEntries(Object.entries(after).map(([name, ms]) => [name, ms - (before[name] ?? 0)]));
 }
+
+/** Below this share of one core, the system counts as quiet: its own polling loops run, no backlog. */
+const QUIET_SHARE_OF_A_CORE = 0.25;
+const QUIET_WINDOW_MS = 500;
+
+/**
+ * Waits until the processes' summed CPU rate over half a second falls below a quarter of a
+ * core (or `maxMs` passed): the events a scenario's requests caused have been handled by
+ * their consumers. Returns how long it waited. Without it, one scenario's backlog was
+ * measured as the next one's cost.
+ */
+export async function settle(pids: Record<string, number>, maxMs = 30_000): Promise<number> {
+  const started = performance.now();
+  for (;;) {
+    const before = snapshotCpu(pids);
+    await new Promise((resolve) => setTimeout(resolve, QUIET_WINDOW_MS));
+    const used = Object.values(cpuBetween(before, snapshotCpu(pids))).reduce((sum, ms) => sum + ms, 0);
+    const waited = performance.now() - started;
+    if (used < QUIET_WINDOW_MS * QUIET_SHARE_OF_A_CORE || waited >= maxMs) return waited;
+  }
+}
