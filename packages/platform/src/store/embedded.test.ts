@@ -201,16 +201,27 @@ describe('embedded store', () => {
       JSON.stringify({ _id: 's:a', status: 's:paid', _outbox: [{ id: 's:e1' }], _outboxPending: 1 }),
     );
     insert.run('s:b', JSON.stringify({ _id: 's:b', status: 's:open' }));
+    // More rows than the migration reads at a time, so pages after the first are moved too.
+    const more = old.transaction(() => {
+      for (let i = 0; i < 2_500; i += 1)
+        insert.run(`s:c${i}`, JSON.stringify({ _id: `s:c${i}`, status: 's:paid', _outboxPending: 1 }));
+    });
+    more();
     old.close();
 
     const store = await openEmbeddedStore({ dir: folder });
     const orders = store.collection<Outboxed>('orders');
     await orders.ensureIndex({ fields: { _outboxPending: 1 } });
-    expect(await orders.find({}, { sort: { _id: 1 } })).toEqual([
+    expect(await orders.find({ _id: { $in: ['a', 'b'] } }, { sort: { _id: 1 } })).toEqual([
       { _id: 'a', status: 'paid', _outbox: [{ id: 'e1' }], _outboxPending: 1 },
       { _id: 'b', status: 'open' },
     ]);
-    expect(await orders.docsExamined({ _outboxPending: { $gt: 0 } })).toBe(1);
+    expect(await orders.findOne({ _id: 'c2499' })).toEqual({
+      _id: 'c2499',
+      status: 'paid',
+      _outboxPending: 1,
+    });
+    expect(await orders.docsExamined({ _outboxPending: { $gt: 0 } })).toBe(2_501);
     expect(await orders.count({ status: 'open' })).toBe(1);
     await store.close();
     const db = new Database(path.join(folder, EMBEDDED_FILE), { readonly: true });
@@ -223,6 +234,18 @@ describe('embedded store', () => {
     db.close();
     expect(indexes).not.toContain('$ix_old');
     expect(indexes).toContain('$ix_status');
+  });
+
+  it('refuses a page size or offset that is not a finite number, a bug of its caller', async () => {
+    const store = await openEmbeddedStore({ dir: path.join(dir, 'pages') });
+    const items = store.collection<Doc>('items');
+    await items.insertOne({ _id: 'a' });
+    await expect(items.find({}, { limit: Infinity })).rejects.toThrow(TypeError);
+    await expect(items.find({}, { limit: 1, skip: Number.NaN })).rejects.toThrow(
+      'limit and skip must be finite',
+    );
+    expect(await items.find({}, { limit: 2.7, skip: 0.2 })).toEqual([{ _id: 'a' }]);
+    await store.close();
   });
 
   it('refuses collection names that are not plain file names', async () => {

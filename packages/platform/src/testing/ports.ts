@@ -11,9 +11,9 @@ const HIGHEST = 32_000;
  * A loopback port nothing listens on, drawn at random below the ephemeral range so that
  * neither outbound sockets nor parallel test files are likely to take it before it is used.
  */
-export async function freePort(): Promise<number> {
+export async function freePort(draw: () => number = () => randomInt(LOWEST, HIGHEST)): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
-    const port = randomInt(LOWEST, HIGHEST);
+    const port = draw();
     if (await bindable(port)) return port;
   }
   throw new Error(`no free loopback port found between ${LOWEST} and ${HIGHEST}`);

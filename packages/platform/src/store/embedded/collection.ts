@@ -106,25 +106,34 @@ export function createTable(db: Database, name: string): void {
   if (!columns.includes('side')) moveSideFields(db, name);
 }
 
+/** Rows the side-column migration reads at a time: bounded memory on a store of millions. */
+const MIGRATION_PAGE = 1_000;
+
 /**
  * A table written before the side column: add it and move the outbox's fields of every
  * document into it, and drop the indexes built on where those fields were, so the
- * collection's ensureIndex builds them on the side column.
+ * collection's ensureIndex builds them on the side column. One transaction, so a crash
+ * midway leaves the table as it was and the next start migrates again; the rows are read
+ * a page at a time by rowid (better-sqlite3 cannot write while an iterator is open).
  */
 function moveSideFields(db: Database, name: string): void {
   const table = quote(name);
   db.transaction(() => {
     db.exec(`ALTER TABLE ${table} ADD COLUMN side BLOB`);
-    const rows = db.prepare(`SELECT rowid, json(data) AS data FROM ${table}`).all() as {
-      rowid: number;
-      data: string;
-    }[];
+    const page = db.prepare(
+      `SELECT rowid, json(data) AS data FROM ${table} WHERE rowid > ? ORDER BY rowid LIMIT ${MIGRATION_PAGE}`,
+    );
     const move = db.prepare(`UPDATE ${table} SET data = jsonb(?), side = jsonb(?) WHERE rowid = ?`);
-    for (const row of rows) {
-      const doc = decodeDocument<Doc>(row.data);
-      if (!Object.keys(doc).some((key) => SIDE_FIELDS.has(key))) continue;
-      const texts = encodeStored(doc);
-      move.run(texts.data, texts.side, row.rowid);
+    for (let after = 0; ;) {
+      const rows = page.all(after) as { rowid: number; data: string }[];
+      for (const row of rows) {
+        const doc = decodeDocument<Doc>(row.data);
+        if (!Object.keys(doc).some((key) => SIDE_FIELDS.has(key))) continue;
+        const texts = encodeStored(doc);
+        move.run(texts.data, texts.side, row.rowid);
+      }
+      if (rows.length < MIGRATION_PAGE) break;
+      after = rows[rows.length - 1]!.rowid;
     }
     const indexes = db
       .prepare(
