@@ -1,0 +1,42 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cpuMs, settle } from './proc.js';
+
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of children.splice(0)) child.kill();
+});
+
+/** A process that burns a core for `busyMs`, then waits doing nothing. */
+async function busyThenIdle(busyMs: number): Promise<number> {
+  const child = spawn(process.execPath, [
+    '-e',
+    `const end = Date.now() + ${busyMs}; while (Date.now() < end); console.log('idle'); setInterval(() => {}, 1e6);`,
+  ]);
+  children.push(child);
+  await once(child, 'spawn');
+  return child.pid!;
+}
+
+describe('settle', () => {
+  it('waits while a process of the system is still working, and returns once it is quiet', async () => {
+    const pid = await busyThenIdle(1_500);
+    const waited = await settle({ worker: pid });
+    expect(waited).toBeGreaterThanOrEqual(1_000);
+    expect(cpuMs(pid)).toBeGreaterThanOrEqual(1_000);
+  });
+
+  it('returns after one quiet window when nothing is working', async () => {
+    const pid = await busyThenIdle(0);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await settle({ worker: pid })).toBeLessThan(1_500);
+  });
+
+  it('gives up at its limit when the system never goes quiet', async () => {
+    const pid = await busyThenIdle(60_000);
+    const waited = await settle({ worker: pid }, 1_200);
+    expect(waited).toBeGreaterThanOrEqual(1_200);
+    expect(waited).toBeLessThan(3_000);
+  });
+});

@@ -1,0 +1,3 @@
+import { vitestConfig } from '../vitest.shared.ts';
+
+export default vitestConfig();
