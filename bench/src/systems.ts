@@ -121,7 +121,16 @@ export async function startProcesses(options: ProcessOptions): Promise<ProcessSy
   const opsPorts: Record<string, number> = {};
   for (const name of SERVICE_NAMES) {
     opsPorts[name] = await freePort();
-    const child = spawn(process.execPath, [`services/${name}/dist/main.js`], {
+    // BENCH_CPU_PROF_DIR: each service writes a V8 CPU profile there when it stops
+    // (`--cpu-prof` is refused in NODE_OPTIONS), to see which service spends what.
+    const profile = process.env.BENCH_CPU_PROF_DIR
+      ? [
+          '--cpu-prof',
+          `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`,
+          `--cpu-prof-name=${name}.cpuprofile`,
+        ]
+      : [];
+    const child = spawn(process.execPath, [...profile, `services/${name}/dist/main.js`], {
       cwd: REPO_ROOT,
       env: { ...env, OPS_PORT: String(opsPorts[name]) },
       stdio: ['ignore', 'pipe', 'pipe'],

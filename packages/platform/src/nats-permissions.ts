@@ -4,6 +4,7 @@ import {
   OPERATION_CONTRACTS,
   type EventContract,
   type OperationContract,
+  peerSubject,
   type ServiceName,
 } from '@mmp/protocol';
 import { createNaming, inboxPrefixOf } from './nats.js';
@@ -40,6 +41,8 @@ export function natsPermissions(
   const requests = operations
     .filter((contract) => contract.callers.includes(service))
     .map((contract) => naming.subject(contract.subject));
+  // Notices to the service's own replicas (ServiceKit.peers); they receive them under svc.<service>.>.
+  const peers = naming.subject(peerSubject(service, '>'));
   const produced = events
     .filter((contract) => contract.producer === service)
     .map((contract) => naming.subject(contract.subject));
@@ -55,7 +58,7 @@ export function natsPermissions(
     `$JS.ACK.${stream}.>`,
   ];
   return {
-    publish: { allow: sorted([...requests, ...produced, ...jetstream]) },
+    publish: { allow: sorted([...requests, peers, ...produced, ...jetstream]) },
     subscribe: {
       allow: sorted([naming.subject(`svc.${service}.>`), `${inboxPrefixOf(service)}.>`, '$SRV.>']),
     },

@@ -1,6 +1,12 @@
 import type { z } from 'zod';
 import type { Registry } from 'prom-client';
-import { EVENT_CONTRACTS, pingOperation, type EventContract, type ServiceName } from '@mmp/protocol';
+import {
+  EVENT_CONTRACTS,
+  peerSubject,
+  pingOperation,
+  type EventContract,
+  type ServiceName,
+} from '@mmp/protocol';
 import { loadEnvOrExit, parseEnv, type BaseEnv } from './config.js';
 import { createLogger, type Logger } from './logger.js';
 import { connectNats, createNaming, watchConnection, type Naming, type NatsConnection } from './nats.js';
@@ -67,6 +73,18 @@ export type ServiceKit<E extends BaseEnv = BaseEnv> = {
   outboundHttp(options?: { resolve?: Resolve }): OutboundHttp;
   /** An extra readiness check, e.g. an HTTP listener of the service's own. */
   readiness(name: string, check: () => Promise<boolean>): void;
+  /**
+   * Notices among the replicas of this service (core NATS, not stored): `tell` reaches
+   * every running replica that `hear`s the topic, this one included. A replica that is
+   * disconnected at that moment misses it, so a notice may only hasten what happens anyway
+   * (a cache dropped before its time runs out), never be the only way something happens.
+   */
+  readonly peers: Peers;
+};
+
+export type Peers = {
+  tell(topic: string): void;
+  hear(topic: string, handle: () => void): void;
 };
 
 export type ServiceDefinition<S extends z.ZodType<BaseEnv>> = {
@@ -251,6 +269,23 @@ export async function startService<S extends z.ZodType<BaseEnv>>(
       return http;
     },
     readiness: (check, run) => void (readiness[check] = run),
+    peers: {
+      tell: (topic) => nc.publish(naming.subject(peerSubject(name, topic))),
+      hear(topic, handle) {
+        parts.push({
+          phase: 0,
+          start: async () => {
+            const subscription = nc.subscribe(naming.subject(peerSubject(name, topic)), {
+              callback: (error) => {
+                if (error) log.warn({ err: error, topic }, 'peer notices stopped');
+                else handle();
+              },
+            });
+            return { stop: async () => subscription.unsubscribe() };
+          },
+        });
+      },
+    },
   };
   const started: Started[] = [];
   const stopStarted = async () => {

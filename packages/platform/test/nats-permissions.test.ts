@@ -159,15 +159,42 @@ describe.skipIf(!runs)('NATS permissions from the contracts', () => {
     }
   });
 
+  it('let a service tell its own replicas, and no other service speak on their channel', async () => {
+    const teller = await connectAs('gateway');
+    const replica = await connectAs('gateway');
+    const customers = await connectAs('customers');
+    try {
+      const heard: string[] = [];
+      replica.subscribe('perm.svc.gateway.peers.credentials', {
+        callback: (_, msg) => void heard.push(msg.string()),
+      });
+      await replica.flush();
+      const errors: string[] = [];
+      void (async () => {
+        for await (const status of customers.status())
+          if (status.type === 'error') errors.push(String(status.error));
+      })();
+      customers.publish('perm.svc.gateway.peers.credentials', 'forged');
+      await customers.flush();
+      teller.publish('perm.svc.gateway.peers.credentials', 'changed');
+      await teller.flush();
+      await eventually(async () => heard.length === 1 && errors.length === 1, 5000);
+      expect(heard).toEqual(['changed']);
+      expect(errors[0]).toMatch(/Publish to "perm\.svc\.gateway\.peers\.credentials"/);
+    } finally {
+      await Promise.all([teller.close(), replica.close(), customers.close()]);
+    }
+  });
+
   it('are exactly the subjects of the contracts, and nothing broader than the service needs', () => {
     const gateway = natsPermissions('gateway', { prefix });
     expect(gateway.publish.allow).toContain('perm.svc.payments.create');
     expect(
-      gateway.publish.allow.some((subject) => subject.startsWith('perm.svc.') && subject.endsWith('>')),
-    ).toBe(false);
+      gateway.publish.allow.filter((subject) => subject.startsWith('perm.svc.') && subject.endsWith('>')),
+    ).toEqual(['perm.svc.gateway.peers.>']);
     expect(
       natsPermissions('customers', { prefix }).publish.allow.filter((s) => s.startsWith('perm.')),
-    ).toEqual([]);
+    ).toEqual(['perm.svc.customers.peers.>']);
     expect(z.array(z.string()).parse(natsPermissions('payments').subscribe.allow)).toContain(
       'svc.payments.>',
     );

@@ -3,7 +3,7 @@ import { connect } from '@nats-io/transport-node';
 import { pingOperation } from '@mmp/protocol';
 import { operation } from '../src/rpc.js';
 import { startService } from '../src/service.js';
-import { createTestBus, createTestSystem, TEST_NATS_URL } from '../src/testing/index.js';
+import { createTestBus, createTestSystem, eventually, TEST_NATS_URL } from '../src/testing/index.js';
 import { helloOperation, testService } from './test-contracts.js';
 
 const system = createTestSystem('svc');
@@ -53,6 +53,31 @@ describe('a service started by the kit', () => {
     } finally {
       await running.stop();
       await nc.close();
+    }
+  });
+
+  it('passes a notice to every running replica of the service, and none after one stops', async () => {
+    const heard = { a: 0, b: 0 };
+    const replica = (name: 'a' | 'b') =>
+      startService(
+        testService(async (kit) => kit.peers.hear('credentials', () => void (heard[name] += 1))),
+        { ...system.env, DATA_DIR: `${system.env.DATA_DIR}/peers-${name}` },
+      );
+    const a = await replica('a');
+    const b = await replica('b');
+    try {
+      const teller = testService(async (kit) => kit.peers.tell('credentials'));
+      const c = await startService(teller, { ...system.env, DATA_DIR: `${system.env.DATA_DIR}/peers-c` });
+      await c.stop();
+      await eventually(async () => heard.a === 1 && heard.b === 1, 5_000);
+      await b.stop();
+      const d = await startService(teller, { ...system.env, DATA_DIR: `${system.env.DATA_DIR}/peers-d` });
+      await d.stop();
+      await eventually(async () => heard.a === 2, 5_000);
+      expect(heard.b).toBe(1);
+    } finally {
+      await a.stop();
+      await b.stop();
     }
   });
 

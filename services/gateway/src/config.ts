@@ -50,6 +50,12 @@ export type TrustProxy = z.output<typeof TrustProxy>;
 export const Env = BaseEnv.extend({
   /** Bearer token of the admin API (`/v1/admin/…`) and the `mmp` CLI. */
   ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters'),
+  /**
+   * How long an API key found valid is believed without reading it again. A revocation,
+   * roll or suspension applies at once on every replica (they tell each other); this bounds
+   * it when that notice is lost. 0 reads the key on every request.
+   */
+  CREDENTIALS_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
   /** Keys the HMAC-SHA256 hashes under which API keys are stored. */
   SERVICE_SECRET_KEY: z.string().min(32, 'must be at least 32 characters'),
   GATEWAY_HOST: z.string().default('127.0.0.1'),

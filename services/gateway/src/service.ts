@@ -19,6 +19,9 @@ import { forwardedRoutes } from './routes/index.js';
 import type { ForwardedRoute } from './routes/route.js';
 import { openAccountsStore, projectsCollection } from './store/accounts.js';
 
+/** The notice gateway replicas send each other when a key or a project's suspension changed. */
+const CREDENTIALS_CHANGED = 'credentials-changed';
+
 export type GatewayKit = ServiceKit<z.infer<Env>>;
 
 export type GatewayOptions = {
@@ -50,6 +53,11 @@ async function setup(kit: GatewayKit, options: GatewayOptions): Promise<void> {
     : undefined;
   // Stops run in reverse: the app closes (in-flight requests answered) before Redis goes.
   if (redis) kit.onStop(async () => redis.disconnect());
+  const accounts = createAccounts(accountsStore, env.SERVICE_SECRET_KEY, {
+    credentialsCacheMs: env.CREDENTIALS_CACHE_MS,
+    tellReplicas: () => kit.peers.tell(CREDENTIALS_CHANGED),
+  });
+  kit.peers.hear(CREDENTIALS_CHANGED, accounts.forgetCredentials);
   const app = await buildGatewayApp({
     settings: {
       adminToken: env.ADMIN_TOKEN,
@@ -66,7 +74,7 @@ async function setup(kit: GatewayKit, options: GatewayOptions): Promise<void> {
     },
     log: kit.log.child({ component: 'http' }),
     bus: kit.bus,
-    accounts: createAccounts(accountsStore, env.SERVICE_SECRET_KEY),
+    accounts,
     idempotencyKeys: createIdempotencyKeys(keyRecords, {
       waitMs: env.IDEMPOTENCY_WAIT_MS,
       staleMs: env.IDEMPOTENCY_STALE_MS,

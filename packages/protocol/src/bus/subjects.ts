@@ -21,6 +21,14 @@ export function serviceSubject(service: ServiceName, operation: string): string 
   return `svc.${service}.${operation}`;
 }
 
+/**
+ * Notices among the replicas of one service (`svc.<service>.peers.<topic>`), such as "a
+ * credential changed, drop what you cached". No operation is named `peers.*`.
+ */
+export function peerSubject(service: ServiceName, topic: string): string {
+  return `svc.${service}.peers.${topic}`;
+}
+
 /** Domain events live on `evt.<aggregate>.<event>` in the JetStream stream `EVENTS`. */
 export const EVENTS_STREAM = 'EVENTS';
 export const EVENTS_SUBJECTS = 'evt.>';

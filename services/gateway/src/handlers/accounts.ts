@@ -1,4 +1,5 @@
 import { randomUUID, randomBytes } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { keyedHash, secretHint } from '@mmp/platform';
 import {
   ProviderApiKey,
@@ -50,11 +51,71 @@ export function presentKey(doc: ApiKeyDoc): KeySummary {
   };
 }
 
+function refuseExpired(key: ApiKeyDoc, now: Date): void {
+  if (key.expiresAt && key.expiresAt.getTime() <= now.getTime()) {
+    throw appError('expired_api_key', 'This API key has expired.');
+  }
+}
+
 const newKeyId = () => `key_${randomBytes(12).toString('hex')}`;
 
+export type AccountsOptions = {
+  /**
+   * How long a credential found valid is believed without reading it again (0: read on
+   * every request). Any change of a key, a provider key or a project's suspension drops
+   * every cached credential at once on this replica and, through `tellReplicas`, on the
+   * others; this bound holds when that notice is lost.
+   */
+  credentialsCacheMs?: number;
+  /** Tells the gateway's other replicas that credentials changed (ServiceKit.peers). */
+  tellReplicas?: () => void;
+};
+
+/** Credentials held at most, so a flood of valid keys cannot grow the cache without end. */
+const CACHED_CREDENTIALS_MAX = 10_000;
+
+type CachedCredential = { kind: 'merchant'; key: ApiKeyDoc } | { kind: 'provider'; actor: ProviderActor };
+
 /** Account operations of the gateway; `serverKey` keys the hashes of every stored credential. */
-export function createAccounts(store: AccountsStore, serverKey: string) {
+export function createAccounts(store: AccountsStore, serverKey: string, options: AccountsOptions = {}) {
   const hash = (token: string) => keyedHash(serverKey, token);
+  const { credentialsCacheMs = 0, tellReplicas } = options;
+  // Keyed by the credential's hash, never by the secret itself; only valid credentials are
+  // cached, so unknown tokens always read the store and cannot fill the cache.
+  const credentials =
+    credentialsCacheMs > 0
+      ? new LRUCache<string, CachedCredential>({ max: CACHED_CREDENTIALS_MAX, ttl: credentialsCacheMs })
+      : undefined;
+  // A read that began before a change must not cache what it read after the change dropped
+  // the cache: each change moves the generation, and a read caches only within its own.
+  let generation = 0;
+
+  function forgetCredentials(): void {
+    generation += 1;
+    credentials?.clear();
+  }
+
+  /** After a change of credentials, whether it succeeded or failed halfway. */
+  async function changingCredentials<R>(change: () => Promise<R>): Promise<R> {
+    try {
+      return await change();
+    } finally {
+      forgetCredentials();
+      tellReplicas?.();
+    }
+  }
+
+  async function readCredential<C extends CachedCredential>(
+    digest: string,
+    read: () => Promise<C>,
+  ): Promise<C> {
+    const cached = credentials?.get(digest);
+    if (cached) return cached as C;
+    const readIn = generation;
+    const credential = await read();
+    if (readIn === generation) credentials?.set(digest, credential);
+    return credential;
+  }
 
   async function issueKey(
     projectId: string,
@@ -150,7 +211,9 @@ export function createAccounts(store: AccountsStore, serverKey: string) {
     async setSuspended(projectId: string, suspended: boolean): Promise<PublicProject> {
       const project = await requireProject(projectId);
       if (Boolean(project.suspendedAt) === suspended) return presentProject(project);
-      const updated = await store.setProjectSuspension(projectId, suspended ? new Date() : null);
+      const updated = await changingCredentials(() =>
+        store.setProjectSuspension(projectId, suspended ? new Date() : null),
+      );
       if (!updated) throw appError('resource_not_found', `No project ${projectId}.`);
       return presentProject(updated);
     },
@@ -161,7 +224,7 @@ export function createAccounts(store: AccountsStore, serverKey: string) {
     },
 
     async revokeKey(projectId: string, keyId: string): Promise<KeySummary> {
-      const revoked = await store.revokeApiKey(projectId, keyId, new Date());
+      const revoked = await changingCredentials(() => store.revokeApiKey(projectId, keyId, new Date()));
       if (revoked) return presentKey(revoked);
       const existing = await store.findApiKey(projectId, keyId);
       if (!existing) throw appError('resource_not_found', `No key ${keyId} in project ${projectId}.`);
@@ -187,7 +250,8 @@ export function createAccounts(store: AccountsStore, serverKey: string) {
         scopes,
         expiresAt: expiresAt ?? null,
       });
-      if (!(await store.revokeApiKey(projectId, keyId, new Date()))) {
+      const revoked = await changingCredentials(() => store.revokeApiKey(projectId, keyId, new Date()));
+      if (!revoked) {
         // Another roll (or a revoke) won the race: this new key must not outlive it.
         await store.revokeApiKey(projectId, issued.id, new Date());
         throw appError(
@@ -201,28 +265,41 @@ export function createAccounts(store: AccountsStore, serverKey: string) {
     /** The key behind a presented merchant token, or the 401 that explains why it is refused. */
     async authenticateMerchant(token: string | null, now = new Date()): Promise<ApiKeyDoc> {
       if (!token || !parseApiKey(token)) throw appError('invalid_api_key', 'Invalid or missing API key.');
-      const key = await store.findApiKeyByHash(hash(token));
-      if (!key || key.revokedAt) throw appError('invalid_api_key', 'Invalid or missing API key.');
-      if (key.expiresAt && key.expiresAt.getTime() <= now.getTime()) {
-        throw appError('expired_api_key', 'This API key has expired.');
-      }
-      // Read on every request, so a suspension or a resume applies from the next one.
-      if ((await store.findProject(key.projectId))?.suspendedAt) {
-        throw appError(
-          'service_suspended',
-          'This project is suspended; contact the operator of this service.',
-        );
-      }
+      const digest = hash(token);
+      const { key } = await readCredential(digest, async () => {
+        const found = await store.findApiKeyByHash(digest);
+        if (!found || found.revokedAt) throw appError('invalid_api_key', 'Invalid or missing API key.');
+        refuseExpired(found, now);
+        if ((await store.findProject(found.projectId))?.suspendedAt) {
+          throw appError(
+            'service_suspended',
+            'This project is suspended; contact the operator of this service.',
+          );
+        }
+        return { kind: 'merchant' as const, key: found };
+      });
+      // Again for a cached key: a key expires at its instant, whatever the cache holds.
+      refuseExpired(key, now);
       return key;
     },
 
     async authenticateProvider(token: string | null): Promise<ProviderActor> {
       if (!token || !ProviderApiKey.safeParse(token).success)
         throw appError('invalid_api_key', 'Invalid or missing provider API key.');
-      const key = await store.findProviderKeyByHash(hash(token));
-      if (!key || key.revokedAt) throw appError('invalid_api_key', 'Invalid or missing provider API key.');
-      return { kind: 'provider', providerId: key.providerId };
+      const digest = hash(token);
+      const { actor } = await readCredential(digest, async () => {
+        const key = await store.findProviderKeyByHash(digest);
+        if (!key || key.revokedAt) throw appError('invalid_api_key', 'Invalid or missing provider API key.');
+        return {
+          kind: 'provider' as const,
+          actor: { kind: 'provider' as const, providerId: key.providerId },
+        };
+      });
+      return actor;
     },
+
+    /** Drops every cached credential of this replica (a notice from another replica). */
+    forgetCredentials,
 
     issueProviderKey,
 
@@ -236,7 +313,7 @@ export function createAccounts(store: AccountsStore, serverKey: string) {
       const replaced = await store.activeProviderKeyIds(providerId);
       const issued = await insertProviderKey(providerId);
       for (const [index, id] of replaced.entries()) {
-        if (await store.revokeProviderKey(providerId, id, new Date())) continue;
+        if (await changingCredentials(() => store.revokeProviderKey(providerId, id, new Date()))) continue;
         // Rolls revoke in the same order, so losing the first key means another roll won;
         // this key must not outlive it. (Revoking "every key but mine" let two racing rolls
         // revoke each other's new key and leave the provider with none.)
