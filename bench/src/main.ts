@@ -3,7 +3,7 @@ import type { BaselineReady } from './baseline.js';
 import { readConfig, type BenchConfig } from './config.js';
 import { runFlow } from './flow.js';
 import { measure, type Scenario } from './load.js';
-import { natsServerPids, rssBytes } from './proc.js';
+import { natsServerPids, pssBytes, rssBytes } from './proc.js';
 import { startChild, stopChild } from './processes.js';
 import {
   baselineRate,
@@ -67,6 +67,8 @@ type ModeRun = ModeResults & {
   outcomes: ScenarioOutcome[];
   flowOutcome: ScenarioFailure | undefined;
   startMs?: Record<string, number>;
+  /** Informational: the targets are on RSS (formatMemory says why PSS is shown too). */
+  idlePssBytes: Record<string, number>;
 };
 
 async function runMode(mode: Mode, config: BenchConfig): Promise<ModeRun> {
@@ -80,6 +82,9 @@ async function runMode(mode: Mode, config: BenchConfig): Promise<ModeRun> {
     await new Promise((resolve) => setTimeout(resolve, IDLE_SETTLE_MS));
     const idleRssBytes = Object.fromEntries(
       Object.entries(system.servicePids).map(([name, pid]) => [name, rssBytes(pid) ?? 0]),
+    );
+    const idlePssBytes = Object.fromEntries(
+      Object.entries(system.servicePids).map(([name, pid]) => [name, pssBytes(pid) ?? 0]),
     );
     const nats = natsServerPids();
     const cpuPids = {
@@ -101,6 +106,7 @@ async function runMode(mode: Mode, config: BenchConfig): Promise<ModeRun> {
       mode,
       scenarios: {},
       idleRssBytes,
+      idlePssBytes,
       outcomes: [],
       flowOutcome: undefined,
       startMs: system.startMs,
@@ -152,7 +158,7 @@ async function main(): Promise<number> {
   for (const run of runs) {
     print(`\n== ${MODE_TITLES[run.mode]}\n${formatScenarios(run.outcomes, rate)}`);
     print(formatFlow(run.flow ?? run.flowOutcome ?? { name: 'full flow', failed: 'not run' }));
-    print(formatMemory(run.idleRssBytes, run.startMs));
+    print(formatMemory(run.idleRssBytes, run.startMs, run.idlePssBytes));
   }
   print(`\n${formatTargets(checks)}`);
   const file = writeResults(fileURLToPath(new URL('../results', import.meta.url)), 'bench', startedAt, {

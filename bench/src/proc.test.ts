@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cpuMs, settle } from './proc.js';
+import { cpuMs, pssBytes, rssBytes, settle } from './proc.js';
 
 const children: ChildProcess[] = [];
 afterEach(() => {
@@ -38,5 +38,16 @@ describe('settle', () => {
     const waited = await settle({ worker: pid }, 1_200);
     expect(waited).toBeGreaterThanOrEqual(1_200);
     expect(waited).toBeLessThan(3_000);
+  });
+});
+
+describe('pssBytes', () => {
+  it('gives a process its share of the pages it shares, no more than its RSS', async () => {
+    const pid = await busyThenIdle(0);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const pss = pssBytes(pid)!;
+    expect(pss).toBeGreaterThan(1024 * 1024);
+    expect(pss).toBeLessThanOrEqual(rssBytes(pid)!);
+    expect(pssBytes(2 ** 22 + 12_345)).toBeUndefined();
   });
 });

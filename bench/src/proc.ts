@@ -39,6 +39,20 @@ export function rssBytes(pid: number): number | undefined {
   return statusBytes(pid, 'VmRSS');
 }
 
+/**
+ * `pid`'s proportional share of memory (Pss in smaps_rollup): each page shared with other
+ * processes (the node binary, shared libraries) counted as its share. The processes' sum
+ * is what the machine spends on them; the sum of their RSS counts shared pages once each.
+ */
+export function pssBytes(pid: number): number | undefined {
+  try {
+    const match = /^Pss:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The most resident memory `pid` has had since it started (VmHWM). */
 export function peakRssBytes(pid: number): number | undefined {
   return statusBytes(pid, 'VmHWM');

@@ -65,15 +65,27 @@ export function formatFlow(flow: FlowResult | ScenarioFailure): string {
   ].join('\n');
 }
 
-export function formatMemory(idle: Record<string, number>, startMs?: Record<string, number>): string {
+const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
+
+/**
+ * Idle memory of each process: RSS (what the targets are set on) and PSS, its share of the
+ * machine's memory once pages shared between processes (the node binary, about 40 MB of
+ * each service's RSS) are divided among them.
+ */
+export function formatMemory(
+  idle: Record<string, number>,
+  startMs?: Record<string, number>,
+  idlePss: Record<string, number> = {},
+): string {
   const rows = Object.entries(idle).map(([name, bytes]) => [
     name,
-    `${(bytes / 1024 / 1024).toFixed(1)}`,
+    mib(bytes),
+    idlePss[name] === undefined ? '' : mib(idlePss[name]),
     startMs?.[name] === undefined ? '' : String(startMs[name]),
   ]);
-  const total = Object.values(idle).reduce((sum, b) => sum + b, 0);
-  rows.push(['total', `${(total / 1024 / 1024).toFixed(1)}`, '']);
-  return table(['process', 'idle RSS MB', 'start ms'], rows);
+  const sum = (values: Record<string, number>) => Object.values(values).reduce((total, b) => total + b, 0);
+  rows.push(['total', mib(sum(idle)), Object.keys(idlePss).length ? mib(sum(idlePss)) : '', '']);
+  return table(['process', 'idle RSS MB', 'idle PSS MB', 'start ms'], rows);
 }
 
 export function formatTargets(checks: TargetCheck[]): string {
