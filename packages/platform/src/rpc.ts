@@ -226,13 +226,16 @@ async function answer(
 ) {
   const requestId = msg.headers?.get(HEADER.requestId) || newRequestId();
   const outcomes = keepsItsOutcomes ? undefined : observe.outcomes;
-  const log = observe.log.child({ requestId, operation: contract.name });
+  // Built on first use: pino serialises (and redacts) a child's bindings when it is made,
+  // which cost a retrieve more than its reply when nothing was logged.
+  let child: Logger | undefined;
+  const logger = () => (child ??= observe.log.child({ requestId, operation: contract.name }));
   try {
     const actor = admittedActor(contract, msg.headers?.get(HEADER.actor));
     const envelope = ServiceRequest.safeParse(msg.data.length ? safeJson(decoder.decode(msg.data)) : {});
     if (!envelope.success) {
       observe.violation('request');
-      log.warn({ issues: envelope.error.issues }, 'refusing a request that is not a ServiceRequest');
+      logger().warn({ issues: envelope.error.issues }, 'refusing a request that is not a ServiceRequest');
       throw appError('invalid_request', 'The request does not follow its contract.');
     }
     let input: unknown = envelope.data;
@@ -242,11 +245,17 @@ async function answer(
         input = parseOrThrow(contract.request, envelope.data.body);
       } catch (error) {
         observe.violation('request');
-        log.warn({ err: error }, 'refusing a request its contract does not admit');
+        logger().warn({ err: error }, 'refusing a request its contract does not admit');
         throw error;
       }
     }
-    const context = { requestId, actor, log } as RequestContext;
+    const context = {
+      requestId,
+      actor,
+      get log() {
+        return logger();
+      },
+    } as RequestContext;
     const reply: ServiceReply = !isHttp(contract)
       ? { status: 200, body: await handler(input, context) }
       : outcomes
@@ -261,13 +270,13 @@ async function answer(
     msg.respond(encoder.encode(JSON.stringify(reply)));
   } catch (error) {
     const known = isAppError(error) ? error : undefined;
-    if (!known) log.error({ err: error }, 'operation failed');
+    if (!known) logger().error({ err: error }, 'operation failed');
     const failure = known ?? appError('internal_error', 'An internal error occurred.');
     // A keyed request may meet its key used with another request, whatever the operation.
     const keyed = outcomes !== undefined && known?.code === 'idempotency_conflict';
     if (known && !keyed && !contract.errors.includes(known.code) && !UNIVERSAL_ERRORS.includes(known.code)) {
       observe.violation('error');
-      log.warn({ code: known.code }, 'answered with an error code its contract does not declare');
+      logger().warn({ code: known.code }, 'answered with an error code its contract does not declare');
     }
     observe.done?.(failure.status);
     msg.respondError(
