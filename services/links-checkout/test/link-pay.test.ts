@@ -159,6 +159,29 @@ describe('maxUses under concurrency', () => {
     expect((await retrieve(link)).usageCount).toBe(2);
   });
 
+  it('changes nothing when the events of a paid session come again, in any order', async () => {
+    const link = await create({ name: 'Redelivered', amount: 1000, maxUses: 2 });
+    const [paid, other] = await Promise.all([start(link), start(link)]);
+    expect((await pay(paid!)).status).toBe(200);
+    await complete(paid!);
+    await eventually(async () => (await retrieve(link)).usageCount === 1);
+    // What a consumer recreated from the stream's start would see again (new ids: nothing
+    // remembers which events were applied; every write is guarded instead).
+    const payment = paymentOf(paid!);
+    for (const [type, status] of [
+      ['payment.completed', 'COMPLETED'],
+      ['payment.created', 'PENDING'],
+      ['payment.initiated', 'PENDING'],
+      ['payment.processing', 'PROCESSING'],
+      ['payment.completed', 'COMPLETED'],
+    ] as const)
+      await h.paymentEvent(type, { ...payment, status });
+    await h.paymentEventsApplied();
+    expect(await statusOf(paid!)).toBe('success');
+    expect((await retrieve(link)).usageCount).toBe(1);
+    expect((await pay(other!)).status).toBe(200);
+  });
+
   it('releases a use once, however often the ending event is delivered', async () => {
     const link = await create({ name: 'Replay', amount: 1000, maxUses: 1 });
     const [a, b, c] = await Promise.all([start(link), start(link), start(link)]);
