@@ -51,7 +51,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
     flowRate: positiveInteger(env, 'BENCH_FLOW_RATE', 50),
     flowSeconds: positiveInteger(env, 'BENCH_FLOW_S', 30),
     flowGraceSeconds: positiveInteger(env, 'BENCH_FLOW_GRACE_S', 20),
-    sandboxPollMs: positiveInteger(env, 'BENCH_SANDBOX_POLL_MS', 50),
+    sandboxPollMs: positiveInteger(env, 'BENCH_SANDBOX_POLL_MS', 1_000),
     skipBuild: env.BENCH_SKIP_BUILD === '1',
   };
 }

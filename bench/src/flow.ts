@@ -154,7 +154,7 @@ export async function runFlow(
     const cpuTotal = Object.values(cpu).reduce((sum, ms) => sum + ms, 0);
     return {
       name: 'full flow: create, pay, order, ack, settle, COMPLETED, webhook',
-      measures: `${config.flowRate} flows/s for ${config.flowSeconds} s; latency from the create call to the merchant's webhook, including the sandbox's pull wait (up to ${config.sandboxPollMs} ms)`,
+      measures: `${config.flowRate} flows/s for ${config.flowSeconds} s; latency from the create call to the merchant's webhook, the sandbox long-polling its orders (wait_ms ${config.sandboxPollMs})`,
       ratePerSecond: config.flowRate,
       started: total,
       finished: sorted.length,

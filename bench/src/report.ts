@@ -59,7 +59,7 @@ export function formatFlow(flow: FlowResult | ScenarioFailure): string {
     `full flow at ${flow.ratePerSecond}/s (achieved ${flow.achievedRate}/s): ${flow.finished} of ${flow.started} finished, ` +
       `${flow.failedCalls} failed, ${flow.unfinished} unfinished`,
     `  latency ms: p50 ${flow.latencyMs.p50}  p90 ${flow.latencyMs.p90}  p99 ${flow.latencyMs.p99}  max ${flow.latencyMs.max}` +
-      `  (sandbox pull interval ${flow.sandboxPollMs} ms included)`,
+      `  (the sandbox long-polls its orders, wait_ms ${flow.sandboxPollMs})`,
     `  CPU per flow: ${flow.cpuMsPerFlow?.toFixed(2) ?? 'n/a'} ms` +
       (flow.firstFailure ? `\n  first failure: ${flow.firstFailure}` : ''),
   ].join('\n');

@@ -293,6 +293,8 @@ export type CallOptions = {
   requestId?: string;
   actor?: Actor;
   timeoutMs?: number;
+  /** How long the callee may hold this request on purpose (a long poll), on top of the timeout. */
+  heldMs?: number;
 };
 
 /** Typed requests to other services' operations, by contract. */
@@ -371,7 +373,9 @@ export function createBusClient(options: {
     let msg;
     try {
       msg = await nc.request(naming.subject(contract.subject), data, {
-        timeout: callOptions.timeoutMs ?? Math.max(contract.waitMs ?? 0, options.defaultTimeoutMs),
+        timeout:
+          (callOptions.timeoutMs ?? Math.max(contract.waitMs ?? 0, options.defaultTimeoutMs)) +
+          (callOptions.heldMs ?? 0),
         headers: hdrs,
       });
     } catch {

@@ -80,11 +80,17 @@ export type ServiceKit<E extends BaseEnv = BaseEnv> = {
    * (a cache dropped before its time runs out), never be the only way something happens.
    */
   readonly peers: Peers;
+  /**
+   * Aborted when the service starts to stop, before it waits for the requests it is
+   * answering: an operation that holds a request open (a long poll) answers at once.
+   */
+  readonly stopping: AbortSignal;
 };
 
 export type Peers = {
-  tell(topic: string): void;
-  hear(topic: string, handle: () => void): void;
+  /** `detail` (an id, say) goes with the notice; it is not secret and not trusted. */
+  tell(topic: string, detail?: string): void;
+  hear(topic: string, handle: (detail: string) => void): void;
 };
 
 export type ServiceDefinition<S extends z.ZodType<BaseEnv>> = {
@@ -208,6 +214,7 @@ export async function startService<S extends z.ZodType<BaseEnv>>(
     types: produced,
   });
 
+  const stopping = new AbortController();
   const parts: Part[] = [];
   const operations: ServedOperation[] = [];
   const consumers: EventConsumer[] = [];
@@ -269,16 +276,17 @@ export async function startService<S extends z.ZodType<BaseEnv>>(
       return http;
     },
     readiness: (check, run) => void (readiness[check] = run),
+    stopping: stopping.signal,
     peers: {
-      tell: (topic) => nc.publish(naming.subject(peerSubject(name, topic))),
+      tell: (topic, detail = '') => nc.publish(naming.subject(peerSubject(name, topic)), detail),
       hear(topic, handle) {
         parts.push({
           phase: 0,
           start: async () => {
             const subscription = nc.subscribe(naming.subject(peerSubject(name, topic)), {
-              callback: (error) => {
+              callback: (error, msg) => {
                 if (error) log.warn({ err: error, topic }, 'peer notices stopped');
-                else handle();
+                else handle(msg.string());
               },
             });
             return { stop: async () => subscription.unsubscribe() };
@@ -324,6 +332,7 @@ export async function startService<S extends z.ZodType<BaseEnv>>(
     );
   } catch (error) {
     // A part that could not start: what did start stops, nothing is left half running.
+    stopping.abort();
     await stopStarted().catch(() => undefined);
     await nc.close().catch(() => undefined);
     if (!options.store) await store.close().catch(() => undefined);
@@ -345,10 +354,11 @@ export async function startService<S extends z.ZodType<BaseEnv>>(
   });
   log.info({ opsPort: ops.port, store: store.kind, prefix: naming.prefix || undefined }, 'service started');
 
-  let stopping: Promise<void> | undefined;
+  let stopped: Promise<void> | undefined;
   function stop() {
     draining = true;
-    stopping ??= (async () => {
+    stopping.abort();
+    stopped ??= (async () => {
       // Intake first (requests answered meanwhile still get their answer), then consumers
       // and background work, then the connection, which stays up until they are done.
       await stopStarted();
@@ -357,7 +367,7 @@ export async function startService<S extends z.ZodType<BaseEnv>>(
       await ops.close();
       log.info('service stopped');
     })();
-    return stopping;
+    return stopped;
   }
   return {
     context: { name, env, log, nc, naming, store, metrics, bus },

@@ -4,7 +4,7 @@ import { pingOperation } from '@mmp/protocol';
 import { operation } from '../src/rpc.js';
 import { startService } from '../src/service.js';
 import { createTestBus, createTestSystem, eventually, TEST_NATS_URL } from '../src/testing/index.js';
-import { helloOperation, testService } from './test-contracts.js';
+import { helloOperation, slowOperation, testService } from './test-contracts.js';
 
 const system = createTestSystem('svc');
 afterAll(() => system.cleanup());
@@ -60,13 +60,15 @@ describe('a service started by the kit', () => {
     const heard = { a: 0, b: 0 };
     const replica = (name: 'a' | 'b') =>
       startService(
-        testService(async (kit) => kit.peers.hear('credentials', () => void (heard[name] += 1))),
+        testService(async (kit) =>
+          kit.peers.hear('credentials', (detail) => void (heard[name] += detail === 'key_1' ? 1 : 100)),
+        ),
         { ...system.env, DATA_DIR: `${system.env.DATA_DIR}/peers-${name}` },
       );
     const a = await replica('a');
     const b = await replica('b');
     try {
-      const teller = testService(async (kit) => kit.peers.tell('credentials'));
+      const teller = testService(async (kit) => kit.peers.tell('credentials', 'key_1'));
       const c = await startService(teller, { ...system.env, DATA_DIR: `${system.env.DATA_DIR}/peers-c` });
       await c.stop();
       await eventually(async () => heard.a === 1 && heard.b === 1, 5_000);
@@ -78,6 +80,33 @@ describe('a service started by the kit', () => {
     } finally {
       await a.stop();
       await b.stop();
+    }
+  });
+
+  it('tells its operations it is stopping before it waits for them, so a held request answers at once', async () => {
+    const held = testService(async (kit) => {
+      kit.serve(
+        operation(slowOperation, async () => {
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, 30_000);
+            kit.stopping.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+          });
+          return { done: kit.stopping.aborted };
+        }),
+      );
+    });
+    const running = await startService(held, { ...system.env, DATA_DIR: `${system.env.DATA_DIR}/held` });
+    const nc = await connect({ servers: TEST_NATS_URL });
+    try {
+      const answer = createTestBus(nc, system.naming).request(slowOperation, {}, { timeoutMs: 20_000 });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const stoppedAt = Date.now();
+      await running.stop();
+      expect(await answer).toEqual({ done: true });
+      expect(Date.now() - stoppedAt).toBeLessThan(10_000);
+    } finally {
+      await running.stop();
+      await nc.close();
     }
   });
 

@@ -9,7 +9,7 @@ export {
   type PushResult,
   type SignedSettlement,
 } from './settlement.js';
-export { createPullClient, type PullClient } from './pull-client.js';
+export { createPullClient, type PullClient, type PullOrdersOptions } from './pull-client.js';
 export { callServiceApi, ServiceCallError, type ServiceApiOptions } from './service-api.js';
 export type { ExecutionOrder, HealthCheck, OrderAck, PullOrder, SettlementEvent } from '@mmp/protocol';
 export { CERTIFICATION_NUMBERS, isCertificationFailureNumber } from '@mmp/protocol';

@@ -192,6 +192,8 @@ describe('over HTTP', () => {
       url: '/v1/provider/orders?status=pending&limit=10',
       headers: { authorization: 'Bearer sk_test' },
     });
+    expect(await client.pending(undefined, { waitMs: 5000 })).toEqual([]);
+    expect(received.at(-1)!.url).toBe('/v1/provider/orders?status=pending&wait_ms=5000');
     answer = { status: 409, body: { error: { code: 'invalid_state', message: 'different ack' } } };
     const failure = await client.ack(paymentAck(order, 'ACCEPTED')).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(ServiceCallError);

@@ -92,6 +92,11 @@ describe('error forms', () => {
     expect(response.json.error.type).toBe('api_error');
   });
 
+  it('waits past the timeout for a request its route says the service holds on purpose', async () => {
+    expect((await edge.gw.http('GET', '/v1/slow-held?wait_ms=3000')).status).toBe(200);
+    expectEnvelopeError(await edge.gw.http('GET', '/v1/slow-held'), 503, 'service_unavailable');
+  });
+
   it('503 service_unavailable when nobody serves the operation', async () => {
     const response = await edge.gw.http('GET', '/v1/nobody');
     expect(response.status).toBe(503);

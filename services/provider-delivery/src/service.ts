@@ -6,7 +6,11 @@ import { orderCreatedHandler } from './handlers/order-created.js';
 import { certificationAckHandler, pullHandlers } from './handlers/pull-api.js';
 import { openOrders } from './store/orders.js';
 import type { DeliveryDeps } from './use-cases/deps.js';
+import { createOrderWaiters } from './use-cases/order-waiters.js';
 import { expireDueOrders } from './use-cases/expire-orders.js';
+
+/** The notice among provider-delivery's replicas that a provider's pull order is stored. */
+const ORDERS_READY = 'orders-ready';
 
 export const Env = BaseEnv.extend({
   /** How long a provider has to answer one order delivery before it counts as TIMEOUT. */
@@ -33,6 +37,8 @@ export function providerDelivery(options: { resolve?: Resolve } = {}): ServiceDe
       const { env } = kit;
       const orders = await openOrders(kit.store);
       const http = kit.outboundHttp({ resolve: options.resolve });
+      const waiters = createOrderWaiters(kit.stopping);
+      kit.peers.hear(ORDERS_READY, waiters.wake);
       const deps: DeliveryDeps = {
         orders,
         outbox: kit.outbox([orders]),
@@ -40,6 +46,9 @@ export function providerDelivery(options: { resolve?: Resolve } = {}): ServiceDe
         bus: kit.bus,
         log: kit.log,
         metrics: kit.metrics,
+        waiters,
+        ordersReady: (providerId) => kit.peers.tell(ORDERS_READY, providerId),
+        stopping: kit.stopping,
         config: {
           timeoutMs: env.DELIVERY_TIMEOUT_MS,
           maxAttempts: env.DELIVERY_MAX_ATTEMPTS,

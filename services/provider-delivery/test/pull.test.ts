@@ -253,3 +253,41 @@ describe('expiry across a restart', () => {
     expect(bus.outcomesOf(data.orderKey)[0]).toMatchObject({ type: 'delivery.expired' });
   });
 });
+
+describe('pull transport: a fetch that waits for its order (wait_ms)', () => {
+  type Pulled = { orders: { idempotency_key: string }[] };
+
+  it('answers as soon as an order of the provider arrives', async () => {
+    const provider = bus.asProvider('prv_long_poll');
+    const started = Date.now();
+    const held = provider.pull({ wait_ms: '15000' });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const data = await bus.publishOrder({
+      providerId: 'prv_long_poll',
+      transport: 'pull',
+      railId: 'rail_lp',
+    });
+    const answer = await held;
+    expect(answer.status).toBe(200);
+    expect((answer.body as Pulled).orders.map((order) => order.idempotency_key)).toEqual([data.orderKey]);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it('answers an empty list once wait_ms passed without an order, and another provider’s order does not end it', async () => {
+    const started = Date.now();
+    const held = bus.asProvider('prv_quiet').pull({ wait_ms: '1500' });
+    await bus.publishOrder({ providerId: 'prv_busy', transport: 'pull', railId: 'rail_busy' });
+    const answer = await held;
+    expect((answer.body as Pulled).orders).toEqual([]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_400);
+  });
+
+  it('refuses a wait_ms above 20,000 or below 0', async () => {
+    for (const wait of ['20001', '-1', 'soon']) {
+      await expect(bus.asProvider('prv_quiet').pull({ wait_ms: wait })).rejects.toMatchObject({
+        code: 'invalid_request',
+        status: 400,
+      });
+    }
+  });
+});

@@ -122,7 +122,8 @@ export async function connectBus(system: TestSystem, rails: Map<string, Rail>) {
       const options = { actor: { kind: 'provider' as const, providerId } };
       const params = (key: string) => ({ idempotencyKey: key });
       return {
-        pull: (query: Record<string, string> = {}) => client.request(pullApi.pull, { query }, options),
+        pull: (query: Record<string, string> = {}) =>
+          client.request(pullApi.pull, { query }, { ...options, heldMs: Number(query.wait_ms ?? 0) }),
         get: (key: string) => client.request(pullApi.get, { params: params(key) }, options),
         ack: (key: string, body: unknown) =>
           client.request(pullApi.ack, { params: params(key), body }, options),

@@ -1,5 +1,5 @@
 import { BaseEnv, createSecretBox, operation, type ServiceDefinition } from '@mmp/platform';
-import { sandboxOperations, type SandboxStatus } from '@mmp/protocol';
+import { PULL_MAX_WAIT_MS, sandboxOperations, type SandboxStatus } from '@mmp/protocol';
 import { createPullClient } from '@mmp/provider-kit';
 import { z } from 'zod';
 import { registerWithRetry, type Credentials } from './use-cases/registration.js';
@@ -15,7 +15,10 @@ export const Env = BaseEnv.extend({
   ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters'),
   /** Seals the sandbox's own API key and signing secret in its store. */
   SERVICE_SECRET_KEY: z.string().min(32, 'must be at least 32 characters'),
-  /** Pause between two rounds of fetching orders and pushing due settlements. */
+  /**
+   * How long one round's fetch waits for an order (a long poll; the next round starts when
+   * it answers), and the pause after a round that failed.
+   */
   SANDBOX_POLL_MS: z.coerce.number().int().positive().default(1_000),
   /** How long "any other number" takes to succeed. */
   SANDBOX_DELAY_MS: z.coerce.number().int().nonnegative().default(3_000),
@@ -42,10 +45,16 @@ export const sandboxProviderService: ServiceDefinition<Env> = {
     const baseUrl = env.GATEWAY_URL;
     let credentials: Credentials | null = null;
     let worker: WorkerDeps | null = null;
+    // Each round's fetch waits for an order up to SANDBOX_POLL_MS (a long poll), so the next
+    // round starts at once; a round that failed waits SANDBOX_POLL_MS before the next.
     const work = kit.loop({
       name: 'sandbox_worker',
       intervalMs: env.SANDBOX_POLL_MS,
-      pass: async () => worker && workOnce(worker),
+      pass: async () => {
+        if (!worker) return;
+        await workOnce(worker, { waitMs: Math.min(env.SANDBOX_POLL_MS, PULL_MAX_WAIT_MS) });
+        work.kick();
+      },
     });
     const registration = {
       store,

@@ -31,11 +31,14 @@ describe('pull transport', () => {
   });
 
   it('query defaults to pending and 50, caps at 100', () => {
-    expect(PullOrdersQuery.parse({})).toEqual({ status: 'pending', limit: 50 });
-    expect(PullOrdersQuery.parse({ status: 'pending', limit: '100' })).toEqual({
+    expect(PullOrdersQuery.parse({})).toEqual({ status: 'pending', limit: 50, wait_ms: 0 });
+    expect(PullOrdersQuery.parse({ status: 'pending', limit: '100', wait_ms: '20000' })).toEqual({
       status: 'pending',
       limit: 100,
+      wait_ms: 20_000,
     });
+    expect(PullOrdersQuery.safeParse({ wait_ms: '20001' }).success).toBe(false);
+    expect(PullOrdersQuery.safeParse({ wait_ms: '-1' }).success).toBe(false);
     expect(PullOrdersQuery.safeParse({ limit: '101' }).success).toBe(false);
     expect(PullOrdersQuery.safeParse({ status: 'acked' }).success).toBe(false);
   });

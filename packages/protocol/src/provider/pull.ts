@@ -24,9 +24,17 @@ export type PullOrdersResponse = z.infer<typeof PullOrdersResponse>;
 export const PULL_DEFAULT_LIMIT = 50;
 export const PULL_MAX_LIMIT = 100;
 
-/** `status=pending` returns orders not yet acked (pending and DELIVERED alike: re-deliverable until acked). */
+/** The longest a fetch may wait for an order (`wait_ms`): below common proxies' idle timeouts. */
+export const PULL_MAX_WAIT_MS = 20_000;
+
+/**
+ * `status=pending` returns orders not yet acked (pending and DELIVERED alike: re-deliverable
+ * until acked). `wait_ms` makes it a long poll: with nothing to return, the fetch waits up
+ * to that long and answers as soon as an order arrives (an empty list when none did).
+ */
 export const PullOrdersQuery = z.strictObject({
   status: z.literal('pending', { error: 'status must be pending' }).default('pending'),
   limit: queryInt('limit', 1, PULL_MAX_LIMIT).default(PULL_DEFAULT_LIMIT),
+  wait_ms: queryInt('wait_ms', 0, PULL_MAX_WAIT_MS).default(0),
 });
 export type PullOrdersQuery = z.output<typeof PullOrdersQuery>;

@@ -50,9 +50,11 @@ type ForwardOptions = { routes: ForwardedRoute[]; bus: BusClient };
 const forward: FastifyPluginAsync<ForwardOptions> = async (app, { routes, bus }) => {
   for (const route of routes) {
     app.guardedRoute(documented(route), async (request, reply) => {
-      const result = await bus.request(route.operation, toServiceRequest(route, request), {
+      const serviceRequest = toServiceRequest(route, request);
+      const result = await bus.request(route.operation, serviceRequest, {
         requestId: request.id,
         actor: actorOf(request),
+        heldMs: route.heldMs?.(serviceRequest),
       });
       return sendReply(reply, result, route.page === true);
     });

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { ErrorCode, HttpOperationContract, Scope } from '@mmp/protocol';
+import type { ErrorCode, HttpOperationContract, Scope, ServiceRequest } from '@mmp/protocol';
 
 /**
  * How a caller proves who it is:
@@ -58,11 +58,13 @@ export type ForwardedRoute = HttpRoute &
   Pick<DocumentedRoute, 'rawBody' | 'actAsProject'> & {
     operation: HttpOperationContract;
     summary?: string;
+    /** How long the service may hold this request on purpose (a long poll): added to its timeout. */
+    heldMs?: (request: ServiceRequest) => number;
   };
 
 /** A forwarded route as the edge and the reference read it. */
 export function documented(route: ForwardedRoute): DocumentedRoute {
-  const { operation, ...http } = route;
+  const { operation, heldMs: _held, ...http } = route;
   return {
     ...http,
     summary: route.summary ?? operation.summary,

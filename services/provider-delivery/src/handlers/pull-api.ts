@@ -39,19 +39,37 @@ export function certificationAckHandler(
   };
 }
 
-/** `status=pending` (the default) and `limit` 1 to 100, default 50; anything else is a 400. */
-export function parsePullQuery(query: ServiceRequest['query']): number {
+/** `status=pending` (the default), `limit` 1 to 100 (50), `wait_ms` 0 to 20,000 (0); anything else is a 400. */
+export function parsePullQuery(query: ServiceRequest['query']): { limit: number; waitMs: number } {
   const result = PullOrdersQuery.safeParse(query);
-  if (result.success) return result.data.limit;
+  if (result.success) return { limit: result.data.limit, waitMs: result.data.wait_ms };
   const fields = fieldErrors(result.error);
   throw appError('invalid_request', validationMessage(fields), fields);
+}
+
+/**
+ * A long poll looks again at least this often: a notice lost between replicas, or an order
+ * that became fetchable without one, is then found within this time.
+ */
+const LOOK_AGAIN_MS = 1_000;
+
+/** The provider's orders now, or, when there are none, as soon as one comes within `waitMs`. */
+async function fetchWaiting(deps: DeliveryDeps, providerId: string, limit: number, waitMs: number) {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const orders = await fetchOrders(deps, providerId, limit);
+    const left = deadline - Date.now();
+    if (orders.length > 0 || left <= 0 || deps.stopping.aborted) return orders;
+    await deps.waiters.wait(providerId, Math.min(left, LOOK_AGAIN_MS));
+  }
 }
 
 /** The pull transport's routes (a provider's key): fetch, read one, ack. */
 export function pullHandlers(deps: DeliveryDeps): { [K in keyof Pull]: OperationHandler<Pull[K]> } {
   return {
     pull: async (request, { actor }) => {
-      const orders = await fetchOrders(deps, actor.providerId, parsePullQuery(request.query));
+      const { limit, waitMs } = parsePullQuery(request.query);
+      const orders = await fetchWaiting(deps, actor.providerId, limit, waitMs);
       return { status: 200, body: { orders: orders.map((order) => toOrderEntry(order)) } };
     },
     get: async (request, { actor }) => {

@@ -8,6 +8,7 @@ import {
 } from '@mmp/platform';
 import type { DeliveryClassification } from '@mmp/protocol';
 import type { Orders } from '../store/orders.js';
+import type { OrderWaiters } from './order-waiters.js';
 
 export type DeliveryConfig = {
   /** One webhook attempt's deadline. */
@@ -27,6 +28,12 @@ export type DeliveryDeps = {
   config: DeliveryConfig;
   log: Logger;
   metrics: MetricsRegistry;
+  /** Long polls waiting for their provider's next pull order. */
+  waiters: OrderWaiters;
+  /** Says, to every replica, that a pull order of the provider is stored. */
+  ordersReady(providerId: string): void;
+  /** Aborted when the service starts to stop. */
+  stopping: AbortSignal;
 };
 
 /** How orders ended: ACCEPTED, REJECTED, TIMEOUT, UNREACHABLE, EXPIRED… */

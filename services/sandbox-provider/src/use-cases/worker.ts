@@ -13,6 +13,7 @@ import { planFor, type SettleDelays } from '../domain/wallets.js';
 import {
   findDueSettlements,
   findUnacked,
+  nextSettlementAt,
   finishExecution,
   startWaiting,
   type Execution,
@@ -35,6 +36,9 @@ export type WorkerDeps = {
  * at about 25 orders a second and every payment behind it queued.
  */
 const CONCURRENCY = 16;
+
+/** The shortest wait of a round while a settlement is due and its push keeps failing. */
+const SETTLEMENT_RETRY_MS = 250;
 
 /** Works on every item, CONCURRENCY at once; a failure is logged and left for a later round. */
 function sideBySide<T>(
@@ -165,9 +169,19 @@ async function pushOne(deps: WorkerDeps, execution: Execution): Promise<void> {
   }
 }
 
-/** One round: fetch and ack pending orders, ack again those whose answer was lost, then push what is due. */
-export async function workOnce(deps: WorkerDeps): Promise<void> {
-  const pending = await deps.pull.pending(50);
+/**
+ * One round: fetch and ack pending orders, ack again those whose answer was lost, then push
+ * what is due. With `waitMs`, the fetch is a long poll that waits for an order at most that
+ * long, and never past the next settlement's time. Returns how many orders it fetched.
+ */
+export async function workOnce(deps: WorkerDeps, { waitMs = 0 } = {}): Promise<number> {
+  const nextSettlement = waitMs > 0 ? await nextSettlementAt(deps.executions) : null;
+  // A settlement whose push keeps failing stays due: rounds then come every quarter second,
+  // not back to back.
+  const untilSettlement = nextSettlement
+    ? Math.max(SETTLEMENT_RETRY_MS, nextSettlement.getTime() - Date.now())
+    : waitMs;
+  const pending = await deps.pull.pending(50, { waitMs: Math.floor(Math.min(waitMs, untilSettlement)) });
   const pulled = new Set(pending.map((entry) => entry.idempotency_key));
   await sideBySide(
     deps,
@@ -178,4 +192,5 @@ export async function workOnce(deps: WorkerDeps): Promise<void> {
   );
   await resumeUnfinished(deps, pulled);
   await settleDue(deps);
+  return pending.length;
 }
