@@ -46,14 +46,15 @@ export const sandboxProviderService: ServiceDefinition<Env> = {
     let credentials: Credentials | null = null;
     let worker: WorkerDeps | null = null;
     // Each round's fetch waits for an order up to SANDBOX_POLL_MS (a long poll), so the next
-    // round starts at once; a round that failed waits SANDBOX_POLL_MS before the next.
+    // round starts at once; after a round where something failed (the fetch, an ack, a push),
+    // the next waits SANDBOX_POLL_MS, so a failing service is not asked again and again.
     const work = kit.loop({
       name: 'sandbox_worker',
       intervalMs: env.SANDBOX_POLL_MS,
       pass: async () => {
         if (!worker) return;
-        await workOnce(worker, { waitMs: Math.min(env.SANDBOX_POLL_MS, PULL_MAX_WAIT_MS) });
-        work.kick();
+        const round = await workOnce(worker, { waitMs: Math.min(env.SANDBOX_POLL_MS, PULL_MAX_WAIT_MS) });
+        if (round.failures === 0) work.kick();
       },
     });
     const registration = {

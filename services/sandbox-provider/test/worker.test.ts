@@ -24,7 +24,7 @@ function startProviderApi(order: PaymentExecute) {
     expires_at: new Date(Date.now() + 15 * 60_000).toISOString(),
     delivery_count: 0,
   };
-  const state = { acks: [] as OrderAck[], settlements: [] as unknown[] };
+  const state = { acks: [] as OrderAck[], settlements: [] as unknown[], fetches: [] as string[] };
   const body = async (request: IncomingMessage) => {
     let text = '';
     for await (const chunk of request) text += String(chunk);
@@ -34,6 +34,7 @@ function startProviderApi(order: PaymentExecute) {
     void (async () => {
       const url = request.url ?? '';
       if (request.method === 'GET' && url.startsWith('/v1/provider/orders?')) {
+        state.fetches.push(url);
         const orders = entry.status === 'pending' ? [entry] : [];
         response.setHeader('content-type', 'application/json');
         return response.end(JSON.stringify({ orders }));
@@ -108,7 +109,9 @@ afterAll(async () => {
 
 describe('the sandbox worker', () => {
   it('settles an order whose ack the service took but whose answer was lost', async () => {
-    await workOnce(deps);
+    // A round says what failed, so the worker pauses before the next instead of asking again at once.
+    expect(await workOnce(deps, { waitMs: 1000 })).toEqual({ fetched: 1, failures: 1 });
+    expect(api.state.fetches[0]).toBe('/v1/provider/orders?status=pending&limit=50&wait_ms=1000');
     // The order is acked on the service's side, so it is no longer pending…
     expect(api.state.acks).toHaveLength(1);
     expect((await sandbox.executions.findOne({ _id: order.idempotency_key }))?.status).toBe('NEW');

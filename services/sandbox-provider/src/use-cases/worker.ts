@@ -37,23 +37,28 @@ export type WorkerDeps = {
  */
 const CONCURRENCY = 16;
 
-/** The shortest wait of a round while a settlement is due and its push keeps failing. */
-const SETTLEMENT_RETRY_MS = 250;
-
-/** Works on every item, CONCURRENCY at once; a failure is logged and left for a later round. */
-function sideBySide<T>(
+/**
+ * Works on every item, CONCURRENCY at once; a failure is logged and left for a later round.
+ * Resolves with the number of failures.
+ */
+async function sideBySide<T>(
   deps: WorkerDeps,
   items: readonly T[],
   orderKey: (item: T) => string,
   work: (item: T) => Promise<void>,
   failure: string,
-): Promise<unknown> {
-  return pMap(
+): Promise<number> {
+  let failures = 0;
+  await pMap(
     items,
     (item) =>
-      work(item).catch((error: unknown) => deps.log.warn({ orderKey: orderKey(item), err: error }, failure)),
+      work(item).catch((error: unknown) => {
+        failures += 1;
+        deps.log.warn({ orderKey: orderKey(item), err: error }, failure);
+      }),
     { concurrency: CONCURRENCY },
   );
+  return failures;
 }
 
 /** Decides an order once; a repeated key finds the stored decision (handler duty 6). */
@@ -117,9 +122,9 @@ async function takeAck(deps: WorkerDeps, execution: Execution): Promise<void> {
  * but its answer was lost (a timeout, a crash before the next write), so the order is no
  * longer pending and would never come back. Acking them again moves them on.
  */
-async function resumeUnfinished(deps: WorkerDeps, pulled: Set<string>): Promise<void> {
+async function resumeUnfinished(deps: WorkerDeps, pulled: Set<string>): Promise<number> {
   const unfinished = await findUnacked(deps.executions, 50);
-  await sideBySide(
+  return sideBySide(
     deps,
     unfinished.filter((candidate) => !pulled.has(candidate._id)),
     (execution) => execution._id,
@@ -129,9 +134,9 @@ async function resumeUnfinished(deps: WorkerDeps, pulled: Set<string>): Promise<
 }
 
 /** Pushes due settlements; 200 and 409 (already received) both mean delivered. */
-async function settleDue(deps: WorkerDeps): Promise<void> {
+async function settleDue(deps: WorkerDeps): Promise<number> {
   const due = await findDueSettlements(deps.executions, new Date(), 50);
-  await sideBySide(
+  return sideBySide(
     deps,
     due,
     (execution) => execution._id,
@@ -162,35 +167,35 @@ async function pushOne(deps: WorkerDeps, execution: Execution): Promise<void> {
       `settlement refused with HTTP ${result.status}`,
     );
   } else {
-    deps.log.warn(
-      { orderKey: order.idempotency_key, status: result.status },
-      'settlement push failed; will retry',
-    );
+    // 429 or 5xx: counted as the round's failure (logged by sideBySide), pushed again later.
+    throw new Error(`settlement push answered HTTP ${result.status}`);
   }
 }
 
 /**
  * One round: fetch and ack pending orders, ack again those whose answer was lost, then push
  * what is due. With `waitMs`, the fetch is a long poll that waits for an order at most that
- * long, and never past the next settlement's time. Returns how many orders it fetched.
+ * long, and never past the next settlement's time. Says how many orders it fetched and how
+ * many of its acks and pushes failed (each left for a later round).
  */
-export async function workOnce(deps: WorkerDeps, { waitMs = 0 } = {}): Promise<number> {
+export async function workOnce(
+  deps: WorkerDeps,
+  { waitMs = 0 } = {},
+): Promise<{ fetched: number; failures: number }> {
   const nextSettlement = waitMs > 0 ? await nextSettlementAt(deps.executions) : null;
-  // A settlement whose push keeps failing stays due: rounds then come every quarter second,
-  // not back to back.
-  const untilSettlement = nextSettlement
-    ? Math.max(SETTLEMENT_RETRY_MS, nextSettlement.getTime() - Date.now())
-    : waitMs;
-  const pending = await deps.pull.pending(50, { waitMs: Math.floor(Math.min(waitMs, untilSettlement)) });
+  const untilSettlement = nextSettlement ? nextSettlement.getTime() - Date.now() : waitMs;
+  const wait = Math.max(0, Math.floor(Math.min(waitMs, untilSettlement)));
+  const pending = await deps.pull.pending(50, { waitMs: wait });
   const pulled = new Set(pending.map((entry) => entry.idempotency_key));
-  await sideBySide(
-    deps,
-    pending,
-    (entry) => entry.idempotency_key,
-    (entry) => handleOrder(deps, entry),
-    'order not acked; it stays pending',
-  );
-  await resumeUnfinished(deps, pulled);
-  await settleDue(deps);
-  return pending.length;
+  const failures =
+    (await sideBySide(
+      deps,
+      pending,
+      (entry) => entry.idempotency_key,
+      (entry) => handleOrder(deps, entry),
+      'order not acked; it stays pending',
+    )) +
+    (await resumeUnfinished(deps, pulled)) +
+    (await settleDue(deps));
+  return { fetched: pending.length, failures };
 }
