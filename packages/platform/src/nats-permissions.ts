@@ -4,7 +4,8 @@ import {
   OPERATION_CONTRACTS,
   type EventContract,
   type OperationContract,
-  peerSubject,
+  PEER_NOTICES,
+  type PeerNotice,
   type ServiceName,
 } from '@mmp/protocol';
 import { createNaming, inboxPrefixOf } from './nats.js';
@@ -31,6 +32,7 @@ export function natsPermissions(
     prefix?: string;
     operations?: readonly OperationContract[];
     events?: readonly EventContract[];
+    notices?: readonly PeerNotice[];
   } = {},
 ): NatsPermissions {
   const naming = createNaming(options.prefix ?? '');
@@ -42,7 +44,9 @@ export function natsPermissions(
     .filter((contract) => contract.callers.includes(service))
     .map((contract) => naming.subject(contract.subject));
   // Notices to the service's own replicas (ServiceKit.peers); they receive them under svc.<service>.>.
-  const peers = naming.subject(peerSubject(service, '>'));
+  const peers = (options.notices ?? PEER_NOTICES)
+    .filter((notice) => notice.service === service)
+    .map((notice) => naming.subject(notice.subject));
   const produced = events
     .filter((contract) => contract.producer === service)
     .map((contract) => naming.subject(contract.subject));
@@ -58,7 +62,7 @@ export function natsPermissions(
     `$JS.ACK.${stream}.>`,
   ];
   return {
-    publish: { allow: sorted([...requests, peers, ...produced, ...jetstream]) },
+    publish: { allow: sorted([...requests, ...peers, ...produced, ...jetstream]) },
     subscribe: {
       allow: sorted([naming.subject(`svc.${service}.>`), `${inboxPrefixOf(service)}.>`, '$SRV.>']),
     },

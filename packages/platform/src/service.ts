@@ -2,9 +2,9 @@ import type { z } from 'zod';
 import type { Registry } from 'prom-client';
 import {
   EVENT_CONTRACTS,
-  peerSubject,
   pingOperation,
   type EventContract,
+  type PeerNotice,
   type ServiceName,
 } from '@mmp/protocol';
 import { loadEnvOrExit, parseEnv, type BaseEnv } from './config.js';
@@ -89,8 +89,8 @@ export type ServiceKit<E extends BaseEnv = BaseEnv> = {
 
 export type Peers = {
   /** `detail` (an id, say) goes with the notice; it is not secret and not trusted. */
-  tell(topic: string, detail?: string): void;
-  hear(topic: string, handle: (detail: string) => void): void;
+  tell(notice: PeerNotice, detail?: string): void;
+  hear(notice: PeerNotice, handle: (detail: string) => void): void;
 };
 
 export type ServiceDefinition<S extends z.ZodType<BaseEnv>> = {
@@ -215,6 +215,12 @@ export async function startService<S extends z.ZodType<BaseEnv>>(
   });
 
   const stopping = new AbortController();
+  // A notice goes only among the replicas of the service it is declared for.
+  const ownNotice = (notice: PeerNotice) => {
+    if (notice.service !== name)
+      throw new Error(`${name} cannot use ${notice.subject}: it is declared for ${notice.service}`);
+    return notice;
+  };
   const parts: Part[] = [];
   const operations: ServedOperation[] = [];
   const consumers: EventConsumer[] = [];
@@ -278,12 +284,13 @@ export async function startService<S extends z.ZodType<BaseEnv>>(
     readiness: (check, run) => void (readiness[check] = run),
     stopping: stopping.signal,
     peers: {
-      tell: (topic, detail = '') => nc.publish(naming.subject(peerSubject(name, topic)), detail),
-      hear(topic, handle) {
+      tell: (notice, detail = '') => nc.publish(naming.subject(ownNotice(notice).subject), detail),
+      hear(notice, handle) {
+        const { subject, topic } = ownNotice(notice);
         parts.push({
           phase: 0,
           start: async () => {
-            const subscription = nc.subscribe(naming.subject(peerSubject(name, topic)), {
+            const subscription = nc.subscribe(naming.subject(subject), {
               callback: (error, msg) => {
                 if (error) log.warn({ err: error, topic }, 'peer notices stopped');
                 else handle(msg.string());

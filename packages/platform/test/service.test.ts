@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { connect } from '@nats-io/transport-node';
-import { pingOperation } from '@mmp/protocol';
+import { peerNotice, peerNotices, pingOperation } from '@mmp/protocol';
 import { operation } from '../src/rpc.js';
 import { startService } from '../src/service.js';
 import { createTestBus, createTestSystem, eventually, TEST_NATS_URL } from '../src/testing/index.js';
@@ -14,6 +14,9 @@ const definition = testService(async (kit) => {
   kit.serve(operation(helloOperation, async (name) => ({ hello: name })));
   kit.readiness('dependency', async () => healthy);
 });
+
+/** A notice among the test service's replicas. */
+const testNotice = peerNotice('certification-runner', 'test-notice');
 
 describe('a service started by the kit', () => {
   it('answers ping and its operations, reports health, readiness and metrics, and stops cleanly', async () => {
@@ -61,14 +64,14 @@ describe('a service started by the kit', () => {
     const replica = (name: 'a' | 'b') =>
       startService(
         testService(async (kit) =>
-          kit.peers.hear('credentials', (detail) => void (heard[name] += detail === 'key_1' ? 1 : 100)),
+          kit.peers.hear(testNotice, (detail) => void (heard[name] += detail === 'key_1' ? 1 : 100)),
         ),
         { ...system.env, DATA_DIR: `${system.env.DATA_DIR}/peers-${name}` },
       );
     const a = await replica('a');
     const b = await replica('b');
     try {
-      const teller = testService(async (kit) => kit.peers.tell('credentials', 'key_1'));
+      const teller = testService(async (kit) => kit.peers.tell(testNotice, 'key_1'));
       const c = await startService(teller, { ...system.env, DATA_DIR: `${system.env.DATA_DIR}/peers-c` });
       await c.stop();
       await eventually(async () => heard.a === 1 && heard.b === 1, 5_000);
@@ -81,6 +84,13 @@ describe('a service started by the kit', () => {
       await a.stop();
       await b.stop();
     }
+  });
+
+  it('refuses a notice declared for another service', async () => {
+    const wrong = testService(async (kit) => kit.peers.tell(peerNotices.credentialsChanged));
+    await expect(
+      startService(wrong, { ...system.env, DATA_DIR: `${system.env.DATA_DIR}/wrong` }),
+    ).rejects.toThrow('certification-runner cannot use svc.gateway.peers.credentials-changed');
   });
 
   it('tells its operations it is stopping before it waits for them, so a held request answers at once', async () => {

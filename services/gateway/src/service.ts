@@ -9,6 +9,7 @@ import {
   type ServiceDefinition,
   type ServiceKit,
 } from '@mmp/platform';
+import { peerNotices } from '@mmp/protocol';
 import { Env } from './config.js';
 import { createAccounts } from './handlers/accounts.js';
 import { announceProjects } from './handlers/announce-projects.js';
@@ -18,9 +19,6 @@ import { connectRateLimitRedis, rateLimitNameSpace } from './http/shared-rate-li
 import { forwardedRoutes } from './routes/index.js';
 import type { ForwardedRoute } from './routes/route.js';
 import { openAccountsStore, projectsCollection } from './store/accounts.js';
-
-/** The notice gateway replicas send each other when a key or a project's suspension changed. */
-const CREDENTIALS_CHANGED = 'credentials-changed';
 
 export type GatewayKit = ServiceKit<z.infer<Env>>;
 
@@ -55,9 +53,9 @@ async function setup(kit: GatewayKit, options: GatewayOptions): Promise<void> {
   if (redis) kit.onStop(async () => redis.disconnect());
   const accounts = createAccounts(accountsStore, env.SERVICE_SECRET_KEY, {
     credentialsCacheMs: env.CREDENTIALS_CACHE_MS,
-    tellReplicas: () => kit.peers.tell(CREDENTIALS_CHANGED),
+    tellReplicas: () => kit.peers.tell(peerNotices.credentialsChanged),
   });
-  kit.peers.hear(CREDENTIALS_CHANGED, accounts.forgetCredentials);
+  kit.peers.hear(peerNotices.credentialsChanged, accounts.forgetCredentials);
   const app = await buildGatewayApp({
     settings: {
       adminToken: env.ADMIN_TOKEN,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { deliveryOperations, pullApi, routerEvents } from '@mmp/protocol';
+import { deliveryOperations, peerNotices, pullApi, routerEvents } from '@mmp/protocol';
 import { BaseEnv, operation, operations, type Resolve, type ServiceDefinition } from '@mmp/platform';
 import { deliveriesHandler } from './handlers/deliveries.js';
 import { orderCreatedHandler } from './handlers/order-created.js';
@@ -8,9 +8,6 @@ import { openOrders } from './store/orders.js';
 import type { DeliveryDeps } from './use-cases/deps.js';
 import { createOrderWaiters } from './use-cases/order-waiters.js';
 import { expireDueOrders } from './use-cases/expire-orders.js';
-
-/** The notice among provider-delivery's replicas that a provider's pull order is stored. */
-const ORDERS_READY = 'orders-ready';
 
 export const Env = BaseEnv.extend({
   /** How long a provider has to answer one order delivery before it counts as TIMEOUT. */
@@ -38,7 +35,7 @@ export function providerDelivery(options: { resolve?: Resolve } = {}): ServiceDe
       const orders = await openOrders(kit.store);
       const http = kit.outboundHttp({ resolve: options.resolve });
       const waiters = createOrderWaiters(kit.stopping);
-      kit.peers.hear(ORDERS_READY, waiters.wake);
+      kit.peers.hear(peerNotices.ordersReady, waiters.wake);
       const deps: DeliveryDeps = {
         orders,
         outbox: kit.outbox([orders]),
@@ -47,7 +44,7 @@ export function providerDelivery(options: { resolve?: Resolve } = {}): ServiceDe
         log: kit.log,
         metrics: kit.metrics,
         waiters,
-        ordersReady: (providerId) => kit.peers.tell(ORDERS_READY, providerId),
+        ordersReady: (providerId) => kit.peers.tell(peerNotices.ordersReady, providerId),
         stopping: kit.stopping,
         config: {
           timeoutMs: env.DELIVERY_TIMEOUT_MS,

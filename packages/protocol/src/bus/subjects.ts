@@ -22,12 +22,24 @@ export function serviceSubject(service: ServiceName, operation: string): string 
 }
 
 /**
- * Notices among the replicas of one service (`svc.<service>.peers.<topic>`), such as "a
- * credential changed, drop what you cached". No operation is named `peers.*`.
+ * A notice among the replicas of one service (`svc.<service>.peers.<topic>`), such as "a
+ * credential changed, drop what you cached": declared here like every other subject on the
+ * bus, and publishable by its service's own NATS user only. No operation is named `peers.*`.
  */
-export function peerSubject(service: ServiceName, topic: string): string {
-  return `svc.${service}.peers.${topic}`;
+export type PeerNotice = { service: ServiceName; topic: string; subject: string };
+
+export function peerNotice(service: ServiceName, topic: string): PeerNotice {
+  return { service, topic, subject: `svc.${service}.peers.${topic}` };
 }
+
+export const peerNotices = {
+  /** A key, a provider key or a project's suspension changed: drop cached credentials. */
+  credentialsChanged: peerNotice('gateway', 'credentials-changed'),
+  /** A pull order of the provider (the detail) is stored: wake its waiting fetches. */
+  ordersReady: peerNotice('provider-delivery', 'orders-ready'),
+} as const;
+
+export const PEER_NOTICES: readonly PeerNotice[] = Object.values(peerNotices);
 
 /** Domain events live on `evt.<aggregate>.<event>` in the JetStream stream `EVENTS`. */
 export const EVENTS_STREAM = 'EVENTS';
