@@ -1,5 +1,5 @@
 import { PullOrder, PullOrdersResponse, type OrderAck } from '@mmp/protocol';
-import { callServiceApi, type ServiceApiOptions } from './service-api.js';
+import { callServiceApi, SERVICE_CALL_TIMEOUT_MS, type ServiceApiOptions } from './service-api.js';
 
 export type PullOrdersOptions = {
   /**
@@ -25,7 +25,10 @@ export function createPullClient(options: ServiceApiOptions): PullClient {
       if (limit !== undefined) query.set('limit', String(limit));
       if (waitMs > 0) query.set('wait_ms', String(waitMs));
       // The call's own deadline starts after the wait it asked for.
-      const call = waitMs > 0 ? { ...options, timeoutMs: (options.timeoutMs ?? 10_000) + waitMs } : options;
+      const call =
+        waitMs > 0
+          ? { ...options, timeoutMs: (options.timeoutMs ?? SERVICE_CALL_TIMEOUT_MS) + waitMs }
+          : options;
       return PullOrdersResponse.parse(await callServiceApi(call, 'GET', `/provider/orders?${query}`)).orders;
     },
     async ack(ack) {

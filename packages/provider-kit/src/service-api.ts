@@ -15,6 +15,9 @@ export class ServiceCallError extends Error {
   }
 }
 
+/** How long one call to the service's API may take when its options name no timeout. */
+export const SERVICE_CALL_TIMEOUT_MS = 10_000;
+
 export type ServiceApiOptions = {
   /** The service's URL, with or without `/v1`. */
   baseUrl: string;
@@ -41,7 +44,7 @@ export async function callServiceApi<T = unknown>(
       ...(body === undefined ? {} : { 'content-type': 'application/json' }),
     },
     body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),
+    signal: AbortSignal.timeout(options.timeoutMs ?? SERVICE_CALL_TIMEOUT_MS),
   });
   const parsed = parseMaybe(await response.body.text());
   if (response.statusCode >= 200 && response.statusCode < 300) return parsed as T;

@@ -38,4 +38,15 @@ describe('forwarded routes and their contracts', () => {
     );
     expect(unreached.map((contract) => contract.subject)).toEqual([]);
   });
+
+  it('give the wait a provider asks for on the pull fetch, and no other route any, on top of the timeout', () => {
+    const held = forwardedRoutes.filter((route) => route.heldMs);
+    expect(held.map(name)).toEqual(['GET /v1/provider/orders']);
+    const heldMs = (query: Record<string, string>) =>
+      held[0]!.heldMs!({ params: {}, query, body: undefined, headers: {} });
+    expect(heldMs({ wait_ms: '3000' })).toBe(3000);
+    expect(heldMs({})).toBe(0);
+    // A wait provider-delivery refuses (400) is held for nothing.
+    expect(heldMs({ wait_ms: '60000' })).toBe(0);
+  });
 });

@@ -45,7 +45,6 @@ export function providerDelivery(options: { resolve?: Resolve } = {}): ServiceDe
         metrics: kit.metrics,
         waiters,
         ordersReady: (providerId) => kit.peers.tell(peerNotices.ordersReady, providerId),
-        stopping: kit.stopping,
         config: {
           timeoutMs: env.DELIVERY_TIMEOUT_MS,
           maxAttempts: env.DELIVERY_MAX_ATTEMPTS,

@@ -290,4 +290,22 @@ describe('pull transport: a fetch that waits for its order (wait_ms)', () => {
       });
     }
   });
+
+  it('answers a held fetch at once when the service stops, instead of holding its stop', async () => {
+    const own = createTestSystem('pullstop');
+    const stopping = await startService(providerDeliveryService, own.env);
+    const ownBus = await connectBus(own, new Map());
+    try {
+      const held = ownBus.asProvider('prv_stop').pull({ wait_ms: '15000' });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const stoppedAt = Date.now();
+      await stopping.stop();
+      expect(((await held).body as Pulled).orders).toEqual([]);
+      expect(Date.now() - stoppedAt).toBeLessThan(5_000);
+    } finally {
+      await stopping.stop();
+      await ownBus.close();
+      await own.cleanup();
+    }
+  });
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { OrderAck, PULL_MAX_WAIT_MS, PullOrdersQuery, pullApi } from '@mmp/protocol';
+import { OrderAck, PullOrdersQuery, pullApi } from '@mmp/protocol';
 import { routeGroup, type ForwardedRoute } from './route.js';
 
 const keyParams = z.object({ idempotencyKey: z.string() });
@@ -9,11 +9,8 @@ const provider = routeGroup({ auth: 'provider', errorForm: 'envelope', tag: 'Pro
 export const providerOrdersRoutes: ForwardedRoute[] = [
   {
     ...provider('GET', '/v1/provider/orders', pullApi.pull, { query: PullOrdersQuery }),
-    // A long poll: provider-delivery holds the fetch up to wait_ms (it refuses more).
-    heldMs: ({ query }) => {
-      const wait = Number(query.wait_ms);
-      return Number.isInteger(wait) && wait > 0 ? Math.min(wait, PULL_MAX_WAIT_MS) : 0;
-    },
+    // A long poll: provider-delivery holds the fetch up to wait_ms (a query it refuses holds nothing).
+    heldMs: ({ query }) => PullOrdersQuery.safeParse(query).data?.wait_ms ?? 0,
   },
   provider('POST', '/v1/provider/orders/:idempotencyKey/ack', pullApi.ack, {
     params: keyParams,

@@ -59,7 +59,7 @@ async function fetchWaiting(deps: DeliveryDeps, providerId: string, limit: numbe
   for (;;) {
     const orders = await fetchOrders(deps, providerId, limit);
     const left = deadline - Date.now();
-    if (orders.length > 0 || left <= 0 || deps.stopping.aborted) return orders;
+    if (orders.length > 0 || left <= 0 || deps.waiters.stopping) return orders;
     await deps.waiters.wait(providerId, Math.min(left, LOOK_AGAIN_MS));
   }
 }

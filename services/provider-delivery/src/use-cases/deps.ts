@@ -32,8 +32,6 @@ export type DeliveryDeps = {
   waiters: OrderWaiters;
   /** Says, to every replica, that a pull order of the provider is stored. */
   ordersReady(providerId: string): void;
-  /** Aborted when the service starts to stop. */
-  stopping: AbortSignal;
 };
 
 /** How orders ended: ACCEPTED, REJECTED, TIMEOUT, UNREACHABLE, EXPIRED… */

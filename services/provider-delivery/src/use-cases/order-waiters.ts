@@ -29,6 +29,10 @@ export function createOrderWaiters(stopping: AbortSignal) {
         waiters.add(wake);
       });
     },
+    /** Once the service stops, a fetch answers with what it has instead of waiting. */
+    get stopping(): boolean {
+      return stopping.aborted;
+    },
     wake(providerId: string): void {
       for (const wake of [...(waiting.get(providerId) ?? [])]) wake();
     },
