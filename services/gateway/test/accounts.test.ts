@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   connectNats,
   createEventPublisher,
@@ -137,5 +137,33 @@ describe('rolling a key', () => {
     const second = await accounts.rollProviderKey('prv_roll');
     await expect(accounts.authenticateProvider(first)).rejects.toMatchObject({ code: 'invalid_api_key' });
     await expect(accounts.authenticateProvider(second)).resolves.toMatchObject({ providerId: 'prv_roll' });
+  });
+});
+
+describe('the credentials cache', () => {
+  it('does not keep a key read before a revocation that finished while the read was under way', async () => {
+    let holdRead: (() => void) | undefined;
+    const cached = createAccounts(
+      {
+        ...keys,
+        async findApiKeyByHash(hash) {
+          const found = await keys.findApiKeyByHash(hash);
+          // The read has its answer, but the revocation lands before the read returns.
+          if (holdRead === undefined) await new Promise<void>((resolve) => (holdRead = resolve));
+          return found;
+        },
+      },
+      'test-server-key-0123456789abcdef',
+      { credentialsCacheMs: 60_000 },
+    );
+    const project = await cached.createProject({ name: 'Racing' });
+    const key = project.keys.find((k) => k.kind === 'secret' && !k.livemode)!;
+    const racing = cached.authenticateMerchant(key.key);
+    await vi.waitFor(() => expect(holdRead).toBeDefined());
+    await cached.revokeKey(project.id, key.id);
+    holdRead!();
+    // That request began before the revocation and may pass; the next must not.
+    await racing;
+    await expect(cached.authenticateMerchant(key.key)).rejects.toMatchObject({ code: 'invalid_api_key' });
   });
 });
