@@ -1,5 +1,8 @@
 import type { Mode } from './systems.js';
 
+export const BENCH_RUNS = ['create', 'retrieve', 'settlement', 'flow'] as const;
+export type BenchRun = (typeof BENCH_RUNS)[number];
+
 /** Load settings of one run; every scenario uses the same ones so their numbers compare. */
 export type BenchConfig = {
   durationSeconds: number;
@@ -9,6 +12,8 @@ export type BenchConfig = {
   retrieveTokens: number;
   /** The system's shapes to measure, in this order. */
   modes: Mode[];
+  /** What to run in each mode (all by default): one alone, to profile it. */
+  runs: BenchRun[];
   /** Full flows started per second, at a fixed rate whatever the system's answers. */
   flowRate: number;
   flowSeconds: number;
@@ -41,6 +46,16 @@ function modes(raw: string | undefined): Mode[] {
   return list as Mode[];
 }
 
+function runs(raw: string | undefined): BenchRun[] {
+  if (raw === undefined || raw.trim() === '') return [...BENCH_RUNS];
+  const list = raw.split(',').map((run) => run.trim());
+  for (const run of list) {
+    if (!(BENCH_RUNS as readonly string[]).includes(run))
+      throw new Error(`BENCH_SCENARIOS takes ${BENCH_RUNS.join(', ')}, got "${run}"`);
+  }
+  return list as BenchRun[];
+}
+
 export function readConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
   return {
     durationSeconds: positiveInteger(env, 'BENCH_DURATION_S', 10),
@@ -48,6 +63,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
     connections: positiveInteger(env, 'BENCH_CONNECTIONS', 16),
     retrieveTokens: positiveInteger(env, 'BENCH_RETRIEVE_TOKENS', 200),
     modes: modes(env.BENCH_MODES),
+    runs: runs(env.BENCH_SCENARIOS),
     flowRate: positiveInteger(env, 'BENCH_FLOW_RATE', 50),
     flowSeconds: positiveInteger(env, 'BENCH_FLOW_S', 30),
     flowGraceSeconds: positiveInteger(env, 'BENCH_FLOW_GRACE_S', 20),

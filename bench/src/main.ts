@@ -112,10 +112,12 @@ async function runMode(mode: Mode, config: BenchConfig): Promise<ModeRun> {
       startMs: system.startMs,
     };
     for (const [name, build] of Object.entries(scenarios) as [ScenarioKey, () => Promise<Scenario>][]) {
+      if (!config.runs.includes(name)) continue;
       const outcome = await runScenario(config, name, build, cpuPids);
       results.outcomes.push(outcome);
       if (!isFailed(outcome)) results.scenarios[name] = outcome;
     }
+    if (!config.runs.includes('flow')) return results;
     print(`running the full flow (${config.flowRate}/s for ${config.flowSeconds} s)`);
     try {
       results.flow = await runFlow(baseUrl, key, config, cpuPids);
