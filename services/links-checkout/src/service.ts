@@ -70,7 +70,7 @@ export function createLinksCheckoutService(options: LinksCheckoutOptions = {}): 
       kit.loop({ name: 'link_sweep', intervalMs: env.LINK_SWEEP_INTERVAL_MS, pass: createSweeper(deps) });
       // Not deduplicated: every write of the handler is guarded, so a replayed event changes
       // nothing (tested), and remembering each event id cost a read, a write and a commit
-      // per event (about a fifth of what a payment.created cost here).
+      // per event (about a fifth of what opening a session cost).
       kit.consume({
         durable: PAYMENT_EVENTS_CONSUMER,
         events: FOLLOWED_EVENTS,

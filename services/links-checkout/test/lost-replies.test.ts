@@ -103,15 +103,27 @@ describe('a pay attempt whose payment was made', () => {
     await p.initiationAnswerLost(a);
     const payment = p.paymentOf(a);
     await h.restart(p.diedMidAttempt(a, { paymentId: null, paymentToken: null }));
-    // payments announced the payment it made: the session learns it from the event.
-    await h.paymentEvent('payment.created', payment);
-    await eventually(async () => (await p.statusOf(a)).paymentId === payment.id);
     expect(await p.statusOf(a)).toMatchObject({ status: 'idle', failureCode: 'service_unavailable' });
     // The payment exists: its use stays held until it ends.
     expect(await p.refusedForLink(b)).toBe('link_exhausted');
+    // payments makes one payment per session: asked again, it answers with the one it made.
     expect((await p.pay(a)).status).toBe(200);
+    expect(h.calls.createForSession).toHaveLength(2);
     expect(h.calls.initiate.at(-1)?.token).toBe(payment.token);
-    expect(h.calls.createForSession).toHaveLength(1);
+    expect((await p.statusOf(a)).paymentId).toBe(payment.id);
+  });
+
+  it('learns the payment it never stored from that payment\'s event, and gives the use back when it ends', async () => {
+    const link = await p.link({ name: 'Learnt', amount: 1000, maxUses: 1 });
+    const [a, b] = [await p.start(link), await p.start(link)];
+    await p.initiationAnswerLost(a);
+    const payment = p.paymentOf(a);
+    await h.restart(p.diedMidAttempt(a, { paymentId: null, paymentToken: null }));
+    expect(await p.refusedForLink(b)).toBe('link_exhausted');
+    await h.paymentEvent('payment.expired', { ...payment, status: 'EXPIRED' });
+    await eventually(async () => (await p.statusOf(a)).status === 'expired');
+    expect((await p.statusOf(a)).paymentId).toBe(payment.id);
+    expect((await p.pay(b)).status).toBe(200);
   });
 
   it('gives the use back when the payment whose initiation answer was lost expires', async () => {

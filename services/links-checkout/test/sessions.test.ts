@@ -57,22 +57,31 @@ function merchantPayment(overrides: Partial<PaymentSnapshot> = {}): PaymentSnaps
   return payment;
 }
 
-/** The session of a merchant's payment, made from its payment.created. */
-async function announced(overrides: Partial<PaymentSnapshot> = {}) {
+/** The session of a merchant's payment, made when its payer first comes. */
+async function opened(overrides: Partial<PaymentSnapshot> = {}) {
   const payment = merchantPayment(overrides);
-  await h.paymentEvent('payment.created', payment);
-  await h.paymentEventsApplied();
+  await status(payment.checkoutSessionId!);
   return { payment, id: payment.checkoutSessionId! };
 }
 
 describe('creating sessions', () => {
-  it('makes the session of a merchant payment from payment.created, once however often it comes', async () => {
-    const { payment, id } = await announced({
+  it('makes the session of a merchant payment when its payer first comes, from payments, never from payment.created', async () => {
+    const payment = merchantPayment({
       amount: 4200,
       description: 'Commande 42',
       returnUrl: 'https://shop.example/merci',
       payerEmail: 'a@b.cm',
     });
+    const id = payment.checkoutSessionId!;
+    const asked = h.calls.retrieve.length;
+    // A payment no one looks at costs this service nothing.
+    await h.paymentEvent('payment.created', payment);
+    await h.paymentEventsApplied();
+    expect(h.calls.retrieve.slice(asked)).toEqual([]);
+
+    const page = await h.call('pages.checkout', { params: { sessionId: id } });
+    expect(page.status).toBe(200);
+    expect(h.calls.retrieve.slice(asked)).toEqual([{ checkoutSessionId: id }]);
     const session = await h.ok<Session>('sessions.retrieve', { params: { id } });
     expect(session).toMatchObject({
       id,
@@ -87,29 +96,42 @@ describe('creating sessions', () => {
       merchantName: PROJECT.displayName,
       retryable: false,
     });
-    // The same event again (a relay after the duplicate window) changes nothing.
+    // Made once: payments is not asked again, and a late payment.created changes nothing.
     await h.paymentEvent('payment.created', { ...payment, amount: 1 });
     await h.paymentEventsApplied();
     expect(await h.ok<Session>('sessions.retrieve', { params: { id } })).toEqual(session);
-    // Payments was never asked: the event brought everything the session needs.
-    expect(h.calls.retrieve).toEqual([]);
-  });
-
-  it('opens the session a payer reaches before its payment.created, from payments, and the event changes nothing', async () => {
-    const payment = merchantPayment({ amount: 3100, status: 'PENDING' });
-    const id = payment.checkoutSessionId!;
-    const asked = h.calls.retrieve.length;
-    const page = await h.call('pages.checkout', { params: { sessionId: id } });
-    expect(page.status).toBe(200);
-    expect(h.calls.retrieve.slice(asked)).toEqual([{ checkoutSessionId: id }]);
-    const opened = await h.ok<Session>('sessions.retrieve', { params: { id } });
-    expect(opened).toMatchObject({ id, paymentId: payment.id, amount: 3100, status: 'idle' });
-    await h.paymentEvent('payment.created', payment);
-    await h.paymentEventsApplied();
-    expect(await h.ok<Session>('sessions.retrieve', { params: { id } })).toEqual(opened);
     expect(h.calls.retrieve).toHaveLength(asked + 1);
     // A session id payments does not know either is not found.
     await h.notFound('sessions.status', { params: { id: newCheckoutSessionId() } });
+  });
+
+  it('opens the session of a merchant payment from its event once it is under way, without asking payments', async () => {
+    const payment = merchantPayment({ amount: 3100 });
+    const id = payment.checkoutSessionId!;
+    const asked = h.calls.retrieve.length;
+    const underWay = { ...payment, paymentMethod: 'ORANGE_MONEY', payerPhone: '+237690000001' };
+    await h.paymentEvent('payment.initiated', underWay);
+    await h.paymentEventsApplied();
+    expect(await status(id)).toMatchObject({ status: 'processing', paymentStatus: 'PENDING' });
+    expect(h.calls.retrieve.slice(asked)).toEqual([]);
+    await h.paymentEvent('payment.processing', { ...underWay, status: 'PROCESSING' });
+    await until(id, 'pending_ussd');
+    await h.paymentEvent('payment.completed', { ...underWay, status: 'COMPLETED' });
+    await until(id, 'success');
+    expect(h.calls.retrieve.slice(asked)).toEqual([]);
+  });
+
+  it('makes no session for a payment that ended before anyone opened it; its page shows the end', async () => {
+    const payment = merchantPayment();
+    const id = payment.checkoutSessionId!;
+    const asked = h.calls.retrieve.length;
+    const expired = { ...payment, status: 'EXPIRED' };
+    await h.paymentEvent('payment.expired', expired);
+    await h.paymentEventsApplied();
+    expect(h.calls.retrieve.slice(asked)).toEqual([]);
+    h.payments.set(payment.token, expired);
+    expect((await status(id)).status).toBe('expired');
+    expect(h.calls.retrieve.slice(asked)).toEqual([{ checkoutSessionId: id }]);
   });
 
   it('creates a merchant session and reads it publicly with every field', async () => {
@@ -190,7 +212,7 @@ describe('paying a session', () => {
   });
 
   it('pays the payment a session was made for without creating another', async () => {
-    const { payment, id } = await announced({ amount: 1500 });
+    const { payment, id } = await opened({ amount: 1500 });
     const before = h.calls.createForSession.length;
     await pay(id, { paymentMethod: 'MTN_MOMO', phone: '677 00 00 01' });
     expect(h.calls.createForSession.length).toBe(before);
@@ -283,7 +305,7 @@ describe('paying a session', () => {
   });
 
   it('expires idle sessions after their time', async () => {
-    const { id } = await announced({ expiresAt: new Date(Date.now() + 200).toISOString() });
+    const { id } = await opened({ expiresAt: new Date(Date.now() + 200).toISOString() });
     await new Promise((resolve) => setTimeout(resolve, 300));
     await h.fails('sessions.pay', { params: { id }, body: ORANGE }, 'payment_expired', 400);
     expect((await status(id)).status).toBe('expired');

@@ -212,7 +212,8 @@ const ENDED_CONSUMERS: readonly ServiceName[] = ['customers', 'links-checkout', 
 export const paymentEvents = {
   created: paymentEvent(
     'payment.created',
-    'A payment was created (PENDING); links-checkout makes its hosted session (checkoutSessionId) from it',
+    'A payment was created (PENDING), its hosted page at paymentUrl (links-checkout opens that session when the payer first comes)',
+    ['customers'],
   ),
   initiated: paymentsEvent({
     type: 'payment.initiated',

@@ -42,7 +42,7 @@ export function isFinal(state: SessionState): boolean {
 
 /**
  * The state of a session made from its payment as payments has it now (the session of a
- * merchant's payment, made from `payment.created` or when the payer opens it first).
+ * merchant's payment, made when the payer opens it first or from an event of the payment under way).
  */
 export function stateOfPayment(payment: { status: string; paymentMethod: string }): SessionState {
   switch (payment.status) {

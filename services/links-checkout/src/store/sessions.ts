@@ -56,6 +56,15 @@ export function findSession(db: LinksCheckoutDb, id: string): Promise<SessionDoc
   return db.sessions.findOne({ _id: id });
 }
 
+/** What else a move requires of the session: its attempt, or its payment (or none yet). */
+export type MoveGuard = {
+  attemptUntil?: string;
+  paymentId?: string | { $in: (string | null)[] };
+};
+
+/** The session's payment is `paymentId`, or it has not learnt of one yet. */
+export const paymentIsOrNone = (paymentId: string): MoveGuard => ({ paymentId: { $in: [paymentId, null] } });
+
 /**
  * Compare-and-set of the session's state from one of `from`, with `changes`; null when
  * another writer moved it first. Any pay attempt ends with the move.
@@ -66,7 +75,7 @@ export function moveSession(
   from: readonly SessionState[],
   to: SessionState,
   changes: Partial<SessionDoc>,
-  guard: Partial<Pick<SessionDoc, 'paymentId' | 'attemptUntil'>> = {},
+  guard: MoveGuard = {},
 ): Promise<SessionDoc | null> {
   return db.sessions.findOneAndUpdate(
     { _id: id, status: { $in: [...from] }, ...guard },

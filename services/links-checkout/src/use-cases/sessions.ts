@@ -105,24 +105,34 @@ function sessionOfPayment(deps: Pick<Deps, 'now' | 'settings'>, payment: Payment
 }
 
 /**
- * The hosted session of a payment, made once whoever comes first: `payment.created`, or the
- * payer opening the page before that event reached this service. A session of this service's
- * own (a link's, a merchant's) only learns of its payment. Repeating it changes nothing.
+ * Stores the session of a merchant's payment in the state its snapshot says; false when a
+ * session of that id exists already (another writer came first), which is left as it is.
+ */
+export async function insertSessionOfPayment(deps: Deps, payment: PaymentSnapshot): Promise<boolean> {
+  try {
+    await insertSession(deps.db, sessionOfPayment(deps, payment));
+    return true;
+  } catch (error) {
+    if (error instanceof DuplicateKeyError) return false;
+    throw error;
+  }
+}
+
+/**
+ * The hosted session of a payment, made once whoever comes first: the payer opening the page,
+ * or an event of the payment under way. A session of this service's own only learns of its
+ * payment. Repeating it changes nothing.
  */
 export async function openSessionOfPayment(deps: Deps, payment: PaymentSnapshot): Promise<SessionDoc | null> {
   const id = payment.checkoutSessionId;
   if (!id) return null;
-  const at = deps.now();
-  const known = { paymentId: payment.id, paymentToken: payment.token, paymentStatus: payment.status };
   const existing = await findSession(deps.db, id);
   if (existing) {
-    if (!existing.paymentId) await adoptPayment(deps.db, id, known, at);
-    return findSession(deps.db, id);
-  }
-  try {
-    await insertSession(deps.db, sessionOfPayment(deps, payment));
-  } catch (error) {
-    if (!(error instanceof DuplicateKeyError)) throw error;
+    if (existing.paymentId) return existing;
+    const known = { paymentId: payment.id, paymentToken: payment.token, paymentStatus: payment.status };
+    await adoptPayment(deps.db, id, known, deps.now());
+  } else {
+    await insertSessionOfPayment(deps, payment);
   }
   return findSession(deps.db, id);
 }
@@ -130,9 +140,8 @@ export async function openSessionOfPayment(deps: Deps, payment: PaymentSnapshot)
 export const sessionNotFound = () => appError('resource_not_found', 'No checkout session with this id.');
 
 /**
- * A session by id. One this service has not made yet may be a merchant's payment whose
- * `payment.created` it has not consumed: payments is asked, and the session made from its
- * answer. Payments being away answers service_unavailable, never a wrong 404.
+ * A session by id. One this service has not made yet may be a merchant's payment whose page
+ * no one opened before: payments is asked, and the session made from its answer. Payments being away answers service_unavailable, never a wrong 404.
  */
 async function sessionById(deps: Deps, id: string | undefined): Promise<SessionDoc> {
   const stored = id ? await findSession(deps.db, id) : null;

@@ -97,8 +97,8 @@ function buildPayment(deps: Deps, input: NewPayment): Payment {
 }
 
 /**
- * Stores the payment with its `payment.created` event in one write: links-checkout makes the
- * hosted page's session from that event, so a stored payment always gets its page.
+ * Stores the payment with its `payment.created` event in one write. Its hosted page needs
+ * nothing more: links-checkout opens that session from payments when the payer first comes.
  */
 async function insertPayment(deps: Deps, draft: Payment, requestId: string): Promise<Payment> {
   const event = createdEvent(draft);
@@ -112,7 +112,7 @@ async function insertPayment(deps: Deps, draft: Payment, requestId: string): Pro
 
 /**
  * A merchant's payment, with the id of its hosted page's session minted here: nothing is
- * asked of links-checkout, which learns of the session from `payment.created`.
+ * asked of links-checkout, which opens the session when the payer first comes (asking payments).
  * `idempotencyId` names the merchant's Idempotency-Key; `recovering` says a holder of that key
  * crashed after storing the payment but before answering, so the payment it stored is the answer.
  */
