@@ -87,8 +87,10 @@ export function providerRouter(options: { resolve?: Resolve } = {}): ServiceDefi
         handle: routerEventHandler(deps),
         concurrency: 8,
         laneOf: routerEventLane,
-        // Each event once, by id, whatever JetStream redelivers.
-        dedupe: true,
+        // Not deduplicated: an order per payment, moves guarded on the order's state and rail,
+        // the breaker learning each outcome once by its id, so an event that comes again
+        // changes nothing (test/replay.test.ts); a list of handled ids cost a read, a write
+        // and a commit per event.
       });
 
       kit.serve(
