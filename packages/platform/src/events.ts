@@ -1,13 +1,5 @@
 import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
-import {
-  AckPolicy,
-  DeliverPolicy,
-  jetstream,
-  jetstreamManager,
-  RetentionPolicy,
-  StorageType,
-  type JsMsg,
-} from '@nats-io/jetstream';
+import { jetstream, jetstreamManager, RetentionPolicy, StorageType, type JsMsg } from '@nats-io/jetstream';
 import type { Registry } from 'prom-client';
 import {
   EVENTS_STREAM,
@@ -20,6 +12,7 @@ import {
   type PendingEvent,
   type ServiceName,
 } from '@mmp/protocol';
+import { durableLayout, provisionDurables, serverVersion } from './event-durables.js';
 import type { Logger } from './logger.js';
 import { counter, histogram } from './metrics.js';
 import type { Naming } from './nats.js';
@@ -234,47 +227,44 @@ export async function consumeEvents<Cs extends readonly EventContract[]>(
   const stream = naming.stream(EVENTS_STREAM);
   const durable = naming.consumer(options.durable);
   const subjects = options.events.map((contract) => naming.subject(contract.subject));
-  const filter = consumerFilter(nc, subjects, naming.subject(EVENTS_SUBJECTS));
-  const ackWait = (options.ackWaitMs ?? 30_000) * 1_000_000;
-  try {
-    await jsm.consumers.info(stream, durable);
-    await jsm.consumers.update(stream, durable, { ...filter, ack_wait: ackWait });
-  } catch {
-    await jsm.consumers.add(stream, {
-      durable_name: durable,
-      ack_policy: AckPolicy.Explicit,
-      deliver_policy: options.deliverAll === false ? DeliverPolicy.New : DeliverPolicy.All,
-      ...filter,
-      ack_wait: ackWait,
-      max_deliver: -1,
-    });
-  }
+  const layout = durableLayout(serverVersion(nc), durable, subjects);
+  await provisionDurables(jsm, stream, layout, {
+    ackWaitNs: (options.ackWaitMs ?? 30_000) * 1_000_000,
+    deliverAll: options.deliverAll !== false,
+  });
   const concurrency = Math.max(1, options.concurrency ?? 1);
-  const consumer = await jetstream(nc).consumers.get(stream, durable);
   // The client asks for more once a quarter of its buffer is taken, so a buffer of 2 cost a
   // pull request per event (a third message on the wire beside the delivery and the ack,
   // and a wait on the server between events under load). 16 asks every 4 events, and what
   // waits in it unacked is 16 quick handlings, far inside ack_wait; handlers that wait on the
   // network run with a concurrency and an ack_wait of their own, and the buffer follows.
-  const messages = await consumer.consume({ max_messages: Math.max(16, concurrency * 2) });
+  const feeds = await Promise.all(
+    layout.wanted.map(async ({ name }) =>
+      (await jetstream(nc).consumers.get(stream, name)).consume({
+        max_messages: Math.max(16, concurrency * 2),
+      }),
+    ),
+  );
   const inFlight = new Set<Promise<void>>();
   const record = consumerMetrics(options.metrics, options.durable);
   let ended = false;
   // The client keeps asking for a deleted consumer (or stream) in case it comes back;
   // meanwhile nothing is consumed, which readiness must show.
   let missing = false;
-  void (async () => {
-    for await (const status of messages.status()) {
-      if (['consumer_deleted', 'consumer_not_found', 'stream_not_found'].includes(status.type)) {
-        if (!missing) log.error({ durable, status: status.type }, 'event consumer is gone; not ready');
-        missing = true;
+  for (const messages of feeds) {
+    void (async () => {
+      for await (const status of messages.status()) {
+        if (['consumer_deleted', 'consumer_not_found', 'stream_not_found'].includes(status.type)) {
+          if (!missing) log.error({ durable, status: status.type }, 'event consumer is gone; not ready');
+          missing = true;
+        }
       }
-    }
-  })();
+    })();
+  }
 
   async function handleOne(msg: JsMsg, reading: Reading): Promise<void> {
     if (reading.kind === 'other') {
-      // Only when the server could not filter on every subject (see consumerFilter).
+      // On one of its subjects, a type none of its contracts names (a producer's mistake).
       msg.ack();
       return;
     }
@@ -324,9 +314,18 @@ export async function consumeEvents<Cs extends readonly EventContract[]>(
     running += 1;
     return handleOne(msg, reading).finally(() => (running -= 1));
   };
-  const done = (async () => {
+  const ownSubjects = new Set(subjects);
+  // Each durable's messages go through one dispatch, so lanes and the concurrency hold
+  // across them (a consumer of several aggregates has a durable each before nats-server 2.10).
+  const pump = async (messages: (typeof feeds)[number]) => {
     for await (const msg of messages) {
       missing = false;
+      if (!ownSubjects.has(msg.subject)) {
+        // Only where the server could not filter on every subject (see durableLayout): an
+        // event of others, acked unread (no parse, no schema), and no business of this consumer.
+        msg.ack();
+        continue;
+      }
       const reading = readEvent(msg, byType);
       const lane =
         reading.kind === 'event' ? options.laneOf?.(reading.event as ReceivedEvent<Cs[number]>) : undefined;
@@ -343,15 +342,15 @@ export async function consumeEvents<Cs extends readonly EventContract[]>(
       inFlight.add(work);
       while (running >= concurrency || inFlight.size >= held) await Promise.race(inFlight);
     }
-    await Promise.all(inFlight);
-  })().finally(() => {
-    // Ended without stop() (the consumer was deleted, the connection closed): readiness says so.
-    ended = true;
-  });
+  };
+  // One durable ended without stop() (deleted, the connection closed): readiness says so.
+  const done = Promise.all(feeds.map((messages) => pump(messages).finally(() => (ended = true)))).then(() =>
+    Promise.all(inFlight),
+  );
   return {
     running: () => !ended && !missing,
     async stop() {
-      await messages.close();
+      await Promise.all(feeds.map((messages) => messages.close()));
       await done;
     },
   };
@@ -374,7 +373,7 @@ export async function replayEvents<Cs extends readonly EventContract[]>(options:
   const byType = new Map(options.events.map((contract) => [contract.type, contract as EventContract]));
   const subjects = options.events.map((contract) => options.naming.subject(contract.subject));
   const consumer = await jetstream(options.nc).consumers.get(options.naming.stream(EVENTS_STREAM), {
-    filter_subjects: filterSubject(options.nc, subjects, options.naming.subject(EVENTS_SUBJECTS)),
+    filter_subjects: replayFilter(options.nc, subjects, options.naming.subject(EVENTS_SUBJECTS)),
   });
   if ((await consumer.info()).num_pending === 0) return 0;
   let count = 0;
@@ -398,19 +397,11 @@ export async function replayEvents<Cs extends readonly EventContract[]>(options:
 }
 
 /**
- * nats-server before 2.10 takes a single filter subject per consumer. One subject needs no
- * more; several of one aggregate become its wildcard (`evt.payment.*`); others, on such a
- * server, filter on every event, and reading skips what no contract of the consumer names.
+ * The one ephemeral consumer of a replay filters as a durable would (durableLayout); where
+ * that takes several durables (a server before 2.10), on every event, and reading skips what
+ * no contract of the consumer names.
  */
-function filterSubject(nc: NatsConnection, subjects: string[], everything: string): string | string[] {
-  if (subjects.length === 1) return subjects[0]!;
-  const [major = 0, minor = 0] = (nc.info?.version ?? '0.0').split('.').map(Number);
-  if (major > 2 || (major === 2 && minor >= 10)) return subjects;
-  const aggregates = new Set(subjects.map((subject) => subject.slice(0, subject.lastIndexOf('.'))));
-  return aggregates.size === 1 ? `${[...aggregates][0]}.*` : everything;
-}
-
-function consumerFilter(nc: NatsConnection, subjects: string[], everything: string) {
-  const filter = filterSubject(nc, subjects, everything);
-  return typeof filter === 'string' ? { filter_subject: filter } : { filter_subjects: filter };
+function replayFilter(nc: NatsConnection, subjects: string[], everything: string): string | string[] {
+  const { wanted } = durableLayout(serverVersion(nc), 'replay', subjects);
+  return wanted.length === 1 ? wanted[0]!.filter : everything;
 }

@@ -8,6 +8,7 @@ import { startService } from '../src/service.js';
 import { operation } from '../src/rpc.js';
 import {
   captureLogs,
+  consumed,
   createTestBus,
   createTestSystem,
   eventually,
@@ -116,6 +117,66 @@ describe('consumers by contract', () => {
       expect(metrics).toMatch(/mmp_events_handled_total\{[^}]*outcome="dropped"[^}]*\} 2/);
       expect(logs.text()).toContain('dropping an event that breaks its contract');
       expect(logs.text()).toContain('event of a version this service cannot read yet');
+    } finally {
+      await running.stop();
+    }
+  });
+
+  it('never reads, logs or drops the events of others, wherever the server delivers them', async () => {
+    // Two aggregates: a server before 2.10 takes one filter subject, so this consumer gets
+    // every event of the stream and must pass over those of others unread.
+    const gadgetMade = defineEvent({
+      type: 'gadget.made',
+      version: 1,
+      data: z.object({ size: z.number().int() }),
+      producer: 'gateway',
+      consumers: ['certification-runner'],
+      summary: 'A gadget was made',
+    });
+    const seen: string[] = [];
+    const logs = captureLogs();
+    const definition = testService(async (kit) => {
+      kit.consume({
+        durable: 'kit-two-aggregates',
+        events: [widgetMade, gadgetMade],
+        deliverAll: false,
+        handle: async (event) => void seen.push(`${event.type} ${event.data.size}`),
+      });
+    });
+    const running = await startService(
+      definition,
+      { ...system.env, LOG_LEVEL: 'info' },
+      { logDestination: logs.stream },
+    );
+    try {
+      const js = jetstream(nc);
+      const at = new Date().toISOString();
+      const publish = (type: string, body: unknown, id: string) =>
+        js.publish(system.naming.subject(eventSubject(type)), JSON.stringify(body), { msgID: id });
+      await js.publish(system.naming.subject(eventSubject('widget.sold')), 'not json at all', {
+        msgID: 'others-1',
+      });
+      await publish(
+        'widget.sold',
+        { id: 'evt_kitsold00001', type: 'widget.sold', occurredAt: at, data: {} },
+        'others-2',
+      );
+      await publish(
+        'widget.made',
+        { id: 'evt_kitmade00001', type: 'widget.made', version: 2, occurredAt: at, data: { size: 5 } },
+        'others-3',
+      );
+      await publish(
+        'gadget.made',
+        { id: 'evt_kitgadg00001', type: 'gadget.made', occurredAt: at, data: { size: 6 } },
+        'others-4',
+      );
+      await consumed(nc, system.naming, 'kit-two-aggregates');
+      expect(seen.sort()).toEqual(['gadget.made 6', 'widget.made 5']);
+      const text = await (await fetch(`http://127.0.0.1:${running.opsPort}/metrics`)).text();
+      expect(metricSample(text, 'mmp_events_handled_total', { outcome: 'ack' })).toBe(2);
+      expect(text).not.toMatch(/outcome="dropped"/);
+      expect(logs.text()).not.toContain('breaks its contract');
     } finally {
       await running.stop();
     }

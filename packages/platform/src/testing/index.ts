@@ -101,8 +101,9 @@ export function serveStandIn(
 }
 
 /**
- * Resolves once the durable consumer `durable` has acked everything published so far. With
- * `orAbsent`, a consumer that does not exist (its service not started yet) counts as done.
+ * Resolves once the durable consumer `durable` has acked everything published so far (each
+ * of its durables, where it has one per aggregate: see durableLayout). With `orAbsent`, a
+ * consumer that does not exist (its service not started yet) counts as done.
  */
 export async function consumed(
   nc: NatsConnection,
@@ -111,14 +112,13 @@ export async function consumed(
   options: { orAbsent?: boolean } = {},
 ): Promise<void> {
   const jsm = await jetstreamManager(nc);
+  const name = naming.consumer(durable);
   await eventually(async () => {
-    const info = await jsm.consumers
-      .info(naming.stream(EVENTS_STREAM), naming.consumer(durable))
-      .catch((error: unknown) => {
-        if (options.orAbsent) return null;
-        throw error;
-      });
-    return !info || (info.num_pending === 0 && info.num_ack_pending === 0);
+    const durables = [];
+    for await (const info of jsm.consumers.list(naming.stream(EVENTS_STREAM)))
+      if (info.name === name || info.name.startsWith(`${name}-on-`)) durables.push(info);
+    if (durables.length === 0) return options.orAbsent === true;
+    return durables.every((info) => info.num_pending === 0 && info.num_ack_pending === 0);
   });
 }
 
