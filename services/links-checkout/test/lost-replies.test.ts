@@ -97,15 +97,23 @@ describe('a pay attempt whose payment was made', () => {
   const h = useHarness();
   const p = payer(h);
 
-  it('pays, after its process died before it stored the payment, the payment payments made', async () => {
-    const link = await p.link({ name: 'Half', amount: 1000, maxUses: 1 });
+  /**
+   * Two payers of a one-use link: the first one's pay made a payment, then its process died
+   * before its session stored it. The payment exists, so the use stays held until it ends.
+   */
+  async function paymentNotStored(name: string) {
+    const link = await p.link({ name, amount: 1000, maxUses: 1 });
     const [a, b] = [await p.start(link), await p.start(link)];
     await p.initiationAnswerLost(a);
     const payment = p.paymentOf(a);
     await h.restart(p.diedMidAttempt(a, { paymentId: null, paymentToken: null }));
-    expect(await p.statusOf(a)).toMatchObject({ status: 'idle', failureCode: 'service_unavailable' });
-    // The payment exists: its use stays held until it ends.
     expect(await p.refusedForLink(b)).toBe('link_exhausted');
+    return { a, b, payment };
+  }
+
+  it('pays, after its process died before it stored the payment, the payment payments made', async () => {
+    const { a, payment } = await paymentNotStored('Half');
+    expect(await p.statusOf(a)).toMatchObject({ status: 'idle', failureCode: 'service_unavailable' });
     // payments makes one payment per session: asked again, it answers with the one it made.
     expect((await p.pay(a)).status).toBe(200);
     expect(h.calls.createForSession).toHaveLength(2);
@@ -113,13 +121,8 @@ describe('a pay attempt whose payment was made', () => {
     expect((await p.statusOf(a)).paymentId).toBe(payment.id);
   });
 
-  it('learns the payment it never stored from that payment\'s event, and gives the use back when it ends', async () => {
-    const link = await p.link({ name: 'Learnt', amount: 1000, maxUses: 1 });
-    const [a, b] = [await p.start(link), await p.start(link)];
-    await p.initiationAnswerLost(a);
-    const payment = p.paymentOf(a);
-    await h.restart(p.diedMidAttempt(a, { paymentId: null, paymentToken: null }));
-    expect(await p.refusedForLink(b)).toBe('link_exhausted');
+  it("learns the payment it never stored from that payment's event, and gives the use back when it ends", async () => {
+    const { a, b, payment } = await paymentNotStored('Learnt');
     await h.paymentEvent('payment.expired', { ...payment, status: 'EXPIRED' });
     await eventually(async () => (await p.statusOf(a)).status === 'expired');
     expect((await p.statusOf(a)).paymentId).toBe(payment.id);

@@ -32,7 +32,10 @@ describe('events that come again', () => {
     for (let i = 0; i < 3; i += 1) await h.outcome('delivery.accepted', order, 'ACCEPTED');
     await applied();
     expect(h.events('execution.accepted', payment.id)).toHaveLength(1);
-    expect((await h.status(payment.id)).order).toMatchObject({ orderKey: order.orderKey, status: 'ACCEPTED' });
+    expect((await h.status(payment.id)).order).toMatchObject({
+      orderKey: order.orderKey,
+      status: 'ACCEPTED',
+    });
   });
 
   it('fails an order over once, however often the failure of its first rail comes', async () => {

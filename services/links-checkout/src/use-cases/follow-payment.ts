@@ -39,7 +39,14 @@ export async function followPayment(deps: Deps, type: string, payment: PaymentSn
   if (payment.paymentMethod !== 'UNKNOWN') changes.paymentMethod = payment.paymentMethod;
   // Money moved: a completion is kept even from a payment the session does not know as its own.
   const moveIt = () =>
-    moveSession(deps.db, sessionId, move.from, move.to, changes, completed ? {} : paymentIsOrNone(payment.id));
+    moveSession(
+      deps.db,
+      sessionId,
+      move.from,
+      move.to,
+      changes,
+      completed ? {} : paymentIsOrNone(payment.id),
+    );
   let session = (await moveIt()) ?? (await findSession(deps.db, sessionId));
   if (!session) {
     if (!OPENS_SESSION.has(type)) return;
