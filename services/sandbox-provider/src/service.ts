@@ -45,15 +45,21 @@ export const sandboxProviderService: ServiceDefinition<Env> = {
     const baseUrl = env.GATEWAY_URL;
     let credentials: Credentials | null = null;
     let worker: WorkerDeps | null = null;
-    // Each round's fetch waits for an order up to SANDBOX_POLL_MS (a long poll), so the next
-    // round starts at once; after a round where something failed (the fetch, an ack, a push),
-    // the next waits SANDBOX_POLL_MS, so a failing service is not asked again and again.
+    // Each round's fetch waits for an order up to SANDBOX_POLL_MS (a long poll), never past
+    // the next settlement the round before found, so the next round starts at once; after a
+    // round where something failed (the fetch, an ack, a push), the next waits SANDBOX_POLL_MS,
+    // so a failing service is not asked again and again.
+    let nextSettlementAt: Date | null | undefined;
     const work = kit.loop({
       name: 'sandbox_worker',
       intervalMs: env.SANDBOX_POLL_MS,
       pass: async () => {
         if (!worker) return;
-        const round = await workOnce(worker, { waitMs: Math.min(env.SANDBOX_POLL_MS, PULL_MAX_WAIT_MS) });
+        const round = await workOnce(worker, {
+          waitMs: Math.min(env.SANDBOX_POLL_MS, PULL_MAX_WAIT_MS),
+          nextSettlementAt,
+        });
+        nextSettlementAt = round.nextSettlementAt;
         if (round.failures === 0) work.kick();
       },
     });

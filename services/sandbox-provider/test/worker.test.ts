@@ -110,17 +110,29 @@ afterAll(async () => {
 describe('the sandbox worker', () => {
   it('settles an order whose ack the service took but whose answer was lost', async () => {
     // A round says what failed, so the worker pauses before the next instead of asking again at once.
-    expect(await workOnce(deps, { waitMs: 1000 })).toEqual({ fetched: 1, failures: 1 });
+    expect(await workOnce(deps, { waitMs: 1000, nextSettlementAt: null })).toEqual({
+      fetched: 1,
+      failures: 1,
+      nextSettlementAt: null,
+    });
     expect(api.state.fetches[0]).toBe('/v1/provider/orders?status=pending&limit=50&wait_ms=1000');
     // The order is acked on the service's side, so it is no longer pending…
     expect(api.state.acks).toHaveLength(1);
     expect((await sandbox.executions.findOne({ _id: order.idempotency_key }))?.status).toBe('NEW');
 
-    // …and the next rounds ack it again (the same ack) and push its settlement.
+    // …and the next rounds ack it again (the same ack) and push its settlement 200 ms later,
+    // each round's long poll waiting at most until then.
+    let next: Date | null = null;
     for (let round = 0; round < 20 && api.state.settlements.length === 0; round++) {
       await new Promise((resolve) => setTimeout(resolve, 50));
-      await workOnce(deps);
+      ({ nextSettlementAt: next } = await workOnce(deps, { waitMs: 5000, nextSettlementAt: next }));
     }
+    const waits = api.state.fetches.map((url) =>
+      Number(new URL(url, 'http://x').searchParams.get('wait_ms')),
+    );
+    expect(waits[1]).toBe(5000);
+    expect(waits.length).toBeGreaterThan(2);
+    for (const wait of waits.slice(2)) expect(wait).toBeLessThanOrEqual(200);
     expect(api.state.acks).toHaveLength(2);
     expect(api.state.acks[1]).toEqual(api.state.acks[0]);
     expect(api.state.settlements).toEqual([

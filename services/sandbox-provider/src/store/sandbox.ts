@@ -77,12 +77,7 @@ export function findUnacked(executions: Executions, limit: number): Promise<Exec
   return executions.find({ status: 'NEW' }, { sort: { createdAt: 1 }, limit });
 }
 
-/** When the next waiting settlement is due, or null when none waits. */
-export async function nextSettlementAt(executions: Executions): Promise<Date | null> {
-  const [next] = await executions.find({ status: 'WAITING' }, { sort: { settleAt: 1 }, limit: 1 });
-  return next?.settleAt ?? null;
-}
-
-export function findDueSettlements(executions: Executions, now: Date, limit: number): Promise<Execution[]> {
-  return executions.find({ status: 'WAITING', settleAt: { $lte: now } }, { sort: { settleAt: 1 }, limit });
+/** Waiting settlements, the soonest due first: at most `limit`. */
+export function soonestSettlements(executions: Executions, limit: number): Promise<Execution[]> {
+  return executions.find({ status: 'WAITING' }, { sort: { settleAt: 1 }, limit });
 }

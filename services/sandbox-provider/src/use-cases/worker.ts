@@ -11,10 +11,9 @@ import {
 } from '@mmp/provider-kit';
 import { planFor, type SettleDelays } from '../domain/wallets.js';
 import {
-  findDueSettlements,
   findUnacked,
-  nextSettlementAt,
   finishExecution,
+  soonestSettlements,
   startWaiting,
   type Execution,
   type Executions,
@@ -133,16 +132,29 @@ async function resumeUnfinished(deps: WorkerDeps, pulled: Set<string>): Promise<
   );
 }
 
-/** Pushes due settlements; 200 and 409 (already received) both mean delivered. */
-async function settleDue(deps: WorkerDeps): Promise<number> {
-  const due = await findDueSettlements(deps.executions, new Date(), 50);
-  return sideBySide(
+/** Settlements pushed in one round at most. */
+const SETTLEMENTS_PER_ROUND = 50;
+
+/**
+ * Pushes due settlements (200 and 409, already received, both mean delivered). Says how many
+ * failed, and when the next settlement is due: now when some are still due (failed, or past
+ * this round's share), null when none waits. One read gives both.
+ */
+async function settleDue(deps: WorkerDeps): Promise<{ failures: number; next: Date | null }> {
+  const now = new Date();
+  const waiting = await soonestSettlements(deps.executions, SETTLEMENTS_PER_ROUND + 1);
+  const isDue = (execution: Execution) => execution.settleAt !== null && execution.settleAt <= now;
+  const due = waiting.filter(isDue).slice(0, SETTLEMENTS_PER_ROUND);
+  const failures = await sideBySide(
     deps,
     due,
     (execution) => execution._id,
     (execution) => pushOne(deps, execution),
     'settlement push failed; will retry',
   );
+  const later = waiting.find((execution) => !isDue(execution));
+  const moreDue = failures > 0 || waiting.filter(isDue).length > due.length;
+  return { failures, next: moreDue ? now : (later?.settleAt ?? null) };
 }
 
 async function pushOne(deps: WorkerDeps, execution: Execution): Promise<void> {
@@ -172,30 +184,34 @@ async function pushOne(deps: WorkerDeps, execution: Execution): Promise<void> {
   }
 }
 
+/** What a round leaves for the next: when the next settlement is due (null: none waits). */
+export type Round = { fetched: number; failures: number; nextSettlementAt: Date | null };
+
 /**
  * One round: fetch and ack pending orders, ack again those whose answer was lost, then push
  * what is due. With `waitMs`, the fetch is a long poll that waits for an order at most that
- * long, and never past the next settlement's time. Says how many orders it fetched and how
- * many of its acks and pushes failed (each left for a later round).
+ * long, and never past the next settlement's time, which the previous round said
+ * (`nextSettlementAt`; unknown, as on the first round, waits for nothing). Says how many
+ * orders it fetched, how many of its acks and pushes failed (each left for a later round),
+ * and when the next settlement is due.
  */
 export async function workOnce(
   deps: WorkerDeps,
-  { waitMs = 0 } = {},
-): Promise<{ fetched: number; failures: number }> {
-  const nextSettlement = waitMs > 0 ? await nextSettlementAt(deps.executions) : null;
-  const untilSettlement = nextSettlement ? nextSettlement.getTime() - Date.now() : waitMs;
+  { waitMs = 0, nextSettlementAt }: { waitMs?: number; nextSettlementAt?: Date | null } = {},
+): Promise<Round> {
+  const untilSettlement =
+    nextSettlementAt === undefined ? 0 : nextSettlementAt ? nextSettlementAt.getTime() - Date.now() : waitMs;
   const wait = Math.max(0, Math.floor(Math.min(waitMs, untilSettlement)));
   const pending = await deps.pull.pending(50, { waitMs: wait });
   const pulled = new Set(pending.map((entry) => entry.idempotency_key));
-  const failures =
+  const acking =
     (await sideBySide(
       deps,
       pending,
       (entry) => entry.idempotency_key,
       (entry) => handleOrder(deps, entry),
       'order not acked; it stays pending',
-    )) +
-    (await resumeUnfinished(deps, pulled)) +
-    (await settleDue(deps));
-  return { fetched: pending.length, failures };
+    )) + (await resumeUnfinished(deps, pulled));
+  const settling = await settleDue(deps);
+  return { fetched: pending.length, failures: acking + settling.failures, nextSettlementAt: settling.next };
 }
