@@ -7,3 +7,6 @@ export function apiBase(serviceUrl: string): string {
   const trimmed = serviceUrl.replace(/\/+$/, '');
   return trimmed.endsWith('/v1') ? trimmed : `${trimmed}/v1`;
 }
+
+/** How long one call to the service's API may take when its options name no timeout. */
+export const SERVICE_CALL_TIMEOUT_MS = 10_000;

@@ -1,5 +1,6 @@
 import { PullOrder, PullOrdersResponse, type OrderAck } from '@mmp/protocol';
-import { callServiceApi, SERVICE_CALL_TIMEOUT_MS, type ServiceApiOptions } from './service-api.js';
+import { SERVICE_CALL_TIMEOUT_MS } from './base-url.js';
+import { callServiceApi, type ServiceApiOptions } from './service-api.js';
 
 export type PullOrdersOptions = {
   /**

@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import { apiBase } from './base-url.js';
+import { apiBase, SERVICE_CALL_TIMEOUT_MS } from './base-url.js';
 import { parseMaybe } from './settlement.js';
 
 /** A non-2xx answer of the service, with the envelope's code when there is one. */
@@ -14,9 +14,6 @@ export class ServiceCallError extends Error {
     super(message);
   }
 }
-
-/** How long one call to the service's API may take when its options name no timeout. */
-export const SERVICE_CALL_TIMEOUT_MS = 10_000;
 
 export type ServiceApiOptions = {
   /** The service's URL, with or without `/v1`. */

@@ -7,7 +7,7 @@ import {
   settlementOfOrder,
   type ExecutionOrder,
 } from '@mmp/protocol';
-import { apiBase } from './base-url.js';
+import { apiBase, SERVICE_CALL_TIMEOUT_MS } from './base-url.js';
 
 export type SignedSettlement = { body: string; signature: string };
 
@@ -40,7 +40,7 @@ export async function pushSettlement(options: {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-service-signature': signature },
     body,
-    signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),
+    signal: AbortSignal.timeout(options.timeoutMs ?? SERVICE_CALL_TIMEOUT_MS),
   });
   const text = await response.body.text();
   return { status: response.statusCode, body: parseMaybe(text) };
