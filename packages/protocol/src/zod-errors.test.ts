@@ -43,6 +43,22 @@ describe('fieldErrors', () => {
     ]);
   });
 
+  // zod is patched to load its English messages only (docs/decisions.md); they are what a
+  // merchant reads in `errors[].message`.
+  it('words each field in English, the only locale loaded', () => {
+    const result = Schema.safeParse({
+      amount: 5,
+      customer: { email: 'x' },
+      payee: { msisdn: '+1' },
+      name: 'abc',
+    });
+    expect(fieldErrors(result.error!)).toEqual([
+      { field: 'amount', message: 'Too small: expected number to be >=100' },
+      { field: 'customer.email', message: 'Invalid email address' },
+    ]);
+    expect(Object.keys(z.locales)).toEqual(['en']);
+  });
+
   it('reports root issues as (root)', () => {
     const result = Schema.safeParse('nope');
     expect(fieldErrors(result.error!)).toEqual([{ field: '(root)', message: expect.any(String) }]);
