@@ -226,6 +226,7 @@ export async function startService<S extends z.ZodType<BaseEnv>>(
   const consumers: EventConsumer[] = [];
   const readiness: Record<string, () => Promise<boolean>> = {};
   let outboxDeclared = false;
+  let closeOutbox = async (): Promise<void> => undefined;
   const declareLoop = (spec: LoopSpec) => {
     let loop: Loop | undefined;
     parts.push({
@@ -259,6 +260,7 @@ export async function startService<S extends z.ZodType<BaseEnv>>(
         throw new Error(`${name} declares its outbox twice; give it every collection at once`);
       outboxDeclared = true;
       const outbox = createOutbox({ publish, log, metrics, collections });
+      closeOutbox = outbox.close;
       parts.push({
         phase: 0,
         start: async () => {
@@ -305,6 +307,8 @@ export async function startService<S extends z.ZodType<BaseEnv>>(
   const started: Started[] = [];
   const stopStarted = async () => {
     for (const part of started.reverse()) await part.stop();
+    // Last: every part that writes through the outbox has stopped.
+    await closeOutbox();
   };
   try {
     await definition.setup(kit);

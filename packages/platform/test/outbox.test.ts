@@ -119,6 +119,34 @@ describe('outbox', () => {
     await store.close();
   });
 
+  it('marks published events together and never publishes one again while its mark waits', async () => {
+    const store = await openEmbeddedStore({ dir: `${system.dataDir}/marks` });
+    const payments = store.collection('payments');
+    const publish = createEventPublisher(nc, system.naming, producer);
+    const before = await messagesInStream();
+    const outbox = createOutbox({ publish, log, collections: [payments] });
+    for (const n of [1, 2, 3])
+      await outbox.insert(payments, { _id: `pay_mark${n}`, status: 'PENDING' }, [
+        {
+          id: `evt_markwaits0000${n}`,
+          type: 'payment.created',
+          occurredAt: new Date().toISOString(),
+          data: {},
+        },
+      ]);
+    // A relay pass at once finds nothing to publish: the three are published, their marks due.
+    expect(await outbox.relayOnce()).toBe(0);
+    expect(await messagesInStream()).toBe(before + 3);
+    expect(await payments.count({ _outboxPending: { $gt: 0 } })).toBe(0);
+
+    await outbox.insert(payments, { _id: 'pay_mark4', status: 'PENDING' }, [
+      { id: 'evt_markwaits00004', type: 'payment.created', occurredAt: new Date().toISOString(), data: {} },
+    ]);
+    await outbox.close();
+    expect(await payments.findOne({ _id: 'pay_mark4' })).toMatchObject({ _outboxPending: 0, _outbox: [] });
+    await store.close();
+  });
+
   it('writes nothing and publishes nothing when the compare-and-set guard fails', async () => {
     const store = await openEmbeddedStore({ dir: `${system.dataDir}/guard` });
     const payments = store.collection<{ _id: string; status: string }>('payments');

@@ -220,9 +220,9 @@ export function openCollection<T extends Doc>(env: StoreEnv, name: string): Coll
 
   type Row = StoredTexts & { rowid: number };
 
-  /** Applies `update` to the stored row and returns the document as now stored. */
-  function rewrite(row: Row, update: Update): T {
-    if (changesSideOnly(update)) return rewriteSide(row, update);
+  /** Applies `update` to the stored row; returns the columns as now stored. */
+  function rewrite(row: Row, update: Update): StoredTexts {
+    if (changesSideOnly(update)) return { data: row.data, side: rewriteSide(row, update) };
     const doc = decodeStored<Doc>(row);
     const id = doc._id;
     applyUpdate(doc, update);
@@ -234,17 +234,20 @@ export function openCollection<T extends Doc>(env: StoreEnv, name: string): Coll
       texts.side,
       row.rowid,
     );
-    return decodeStored<T>(texts);
+    return texts;
   }
 
-  /** An update of the outbox's fields alone: the document and its indexes stay as they are. */
-  function rewriteSide(row: Row, update: Update): T {
+  /**
+   * An update of the outbox's fields alone: the document and its indexes stay as they are.
+   * Returns the side column's new text.
+   */
+  function rewriteSide(row: Pick<Row, 'rowid' | 'side'>, update: Update): string {
     const side = row.side === null ? {} : decodeDocument<Plain>(row.side);
     applyUpdate(side, update);
     rememberArrays(side);
     const text = encodeDocument(side);
     statement(`UPDATE ${table} SET side = jsonb(?) WHERE rowid = ?`).run(text, row.rowid);
-    return decodeStored<T>({ data: row.data, side: text });
+    return text;
   }
 
   const selectRow = `SELECT rowid, json(data) AS data, json(side) AS side FROM ${table}`;
@@ -252,7 +255,7 @@ export function openCollection<T extends Doc>(env: StoreEnv, name: string): Coll
   function findOneAndUpdate(filter: Filter, update: Update, upsert: boolean): T | null {
     const { sql, params } = where(filter);
     const row = statement(`${selectRow} WHERE ${sql} LIMIT 1`).get(...params) as Row | undefined;
-    if (row) return rewrite(row, update);
+    if (row) return decodeStored<T>(rewrite(row, update));
     if (!upsert) return null;
     const seed = nest(equalityFields(filter)) as Doc;
     if (typeof seed._id !== 'string') seed._id = randomUUID();
@@ -261,8 +264,19 @@ export function openCollection<T extends Doc>(env: StoreEnv, name: string): Coll
     return decodeStored<T>(encodeStored(seed));
   }
 
+  /**
+   * Returns only a count, so nothing is decoded for an answer; an update of the outbox's
+   * fields alone (an event marked published) does not even read the document.
+   */
   function updateMany(filter: Filter, update: Update): number {
     const { sql, params } = where(filter);
+    if (changesSideOnly(update)) {
+      const rows = statement(`SELECT rowid, json(side) AS side FROM ${table} WHERE ${sql}`).all(
+        ...params,
+      ) as Pick<Row, 'rowid' | 'side'>[];
+      for (const row of rows) rewriteSide(row, update);
+      return rows.length;
+    }
     const rows = statement(`${selectRow} WHERE ${sql}`).all(...params) as Row[];
     for (const row of rows) rewrite(row, update);
     return rows.length;
