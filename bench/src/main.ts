@@ -37,8 +37,12 @@ const MODE_TITLES: Record<Mode, string> = {
   'in-process': 'in-process: every service in one process, as the end-to-end tests run them',
   processes: 'processes: every service in its own process from its build, as `pnpm start` runs them',
 };
-/** Time for start-up work (index checks, registrations, first loop passes) to settle before RSS is read. */
-const IDLE_SETTLE_MS = 5_000;
+/**
+ * Time for start-up work (index checks, registrations, first loop passes) to settle before
+ * RSS is read, and for the memory the last requests grew to be given back: a service does
+ * that within about 7 s of being idle (`collectWhenIdle` in the kit).
+ */
+const IDLE_SETTLE_MS = 12_000;
 
 const print = (text: string) => process.stdout.write(`${text}\n`);
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -69,7 +73,12 @@ type ModeRun = ModeResults & {
   startMs?: Record<string, number>;
   /** Informational: the targets are on RSS (formatMemory says why PSS is shown too). */
   idlePssBytes: Record<string, number>;
+  /** Informational: idle again after the load, which shows what the load left behind. */
+  afterLoadRssBytes?: Record<string, number>;
 };
+
+const readRss = (pids: Record<string, number>) =>
+  Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, rssBytes(pid) ?? 0]));
 
 async function runMode(mode: Mode, config: BenchConfig): Promise<ModeRun> {
   print(`\n== ${MODE_TITLES[mode]}`);
@@ -80,9 +89,7 @@ async function runMode(mode: Mode, config: BenchConfig): Promise<ModeRun> {
     const { baseUrl } = system;
     const accounts = await createAccounts(baseUrl, system.adminToken);
     await new Promise((resolve) => setTimeout(resolve, IDLE_SETTLE_MS));
-    const idleRssBytes = Object.fromEntries(
-      Object.entries(system.servicePids).map(([name, pid]) => [name, rssBytes(pid) ?? 0]),
-    );
+    const idleRssBytes = readRss(system.servicePids);
     const idlePssBytes = Object.fromEntries(
       Object.entries(system.servicePids).map(([name, pid]) => [name, pssBytes(pid) ?? 0]),
     );
@@ -117,13 +124,16 @@ async function runMode(mode: Mode, config: BenchConfig): Promise<ModeRun> {
       results.outcomes.push(outcome);
       if (!isFailed(outcome)) results.scenarios[name] = outcome;
     }
-    if (!config.runs.includes('flow')) return results;
-    print(`running the full flow (${config.flowRate}/s for ${config.flowSeconds} s)`);
-    try {
-      results.flow = await runFlow(baseUrl, key, config, cpuPids);
-    } catch (error) {
-      results.flowOutcome = { name: 'full flow', failed: message(error) };
+    if (config.runs.includes('flow')) {
+      print(`running the full flow (${config.flowRate}/s for ${config.flowSeconds} s)`);
+      try {
+        results.flow = await runFlow(baseUrl, key, config, cpuPids);
+      } catch (error) {
+        results.flowOutcome = { name: 'full flow', failed: message(error) };
+      }
     }
+    await new Promise((resolve) => setTimeout(resolve, IDLE_SETTLE_MS));
+    results.afterLoadRssBytes = readRss(system.servicePids);
     return results;
   } finally {
     await system.stop();
@@ -160,7 +170,7 @@ async function main(): Promise<number> {
   for (const run of runs) {
     print(`\n== ${MODE_TITLES[run.mode]}\n${formatScenarios(run.outcomes, rate)}`);
     print(formatFlow(run.flow ?? run.flowOutcome ?? { name: 'full flow', failed: 'not run' }));
-    print(formatMemory(run.idleRssBytes, run.startMs, run.idlePssBytes));
+    print(formatMemory(run.idleRssBytes, run.startMs, run.idlePssBytes, run.afterLoadRssBytes));
   }
   print(`\n${formatTargets(checks)}`);
   const file = writeResults(fileURLToPath(new URL('../results', import.meta.url)), 'bench', startedAt, {

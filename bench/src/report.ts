@@ -70,22 +70,27 @@ const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 /**
  * Idle memory of each process: RSS (what the targets are set on) and PSS, its share of the
  * machine's memory once pages shared between processes (the node binary, about 40 MB of
- * each service's RSS) are divided among them.
+ * each service's RSS) are divided among them; and RSS idle again after the load.
  */
 export function formatMemory(
   idle: Record<string, number>,
   startMs?: Record<string, number>,
   idlePss: Record<string, number> = {},
+  afterLoad: Record<string, number> = {},
 ): string {
+  const optional = (values: Record<string, number>, name: string) =>
+    values[name] === undefined ? '' : mib(values[name]);
   const rows = Object.entries(idle).map(([name, bytes]) => [
     name,
     mib(bytes),
-    idlePss[name] === undefined ? '' : mib(idlePss[name]),
+    optional(idlePss, name),
+    optional(afterLoad, name),
     startMs?.[name] === undefined ? '' : String(startMs[name]),
   ]);
   const sum = (values: Record<string, number>) => Object.values(values).reduce((total, b) => total + b, 0);
-  rows.push(['total', mib(sum(idle)), Object.keys(idlePss).length ? mib(sum(idlePss)) : '', '']);
-  return table(['process', 'idle RSS MB', 'idle PSS MB', 'start ms'], rows);
+  const total = (values: Record<string, number>) => (Object.keys(values).length ? mib(sum(values)) : '');
+  rows.push(['total', mib(sum(idle)), total(idlePss), total(afterLoad), '']);
+  return table(['process', 'idle RSS MB', 'idle PSS MB', 'idle RSS after load MB', 'start ms'], rows);
 }
 
 export function formatTargets(checks: TargetCheck[]): string {

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { collectAfterStart } from './idle-memory.js';
+import { collectWhenIdle } from './idle-memory.js';
 
-describe('collectAfterStart', () => {
+describe('collectWhenIdle', () => {
   it('collects without --expose-gc and leaves no gc() to the code of the process', async () => {
     const hadGc = 'gc' in globalThis;
-    const cancel = collectAfterStart(10);
+    const stop = collectWhenIdle(10);
     await new Promise((resolve) => setTimeout(resolve, 30));
-    cancel();
+    stop();
     expect('gc' in globalThis).toBe(hadGc);
   });
 });

@@ -22,7 +22,7 @@ import {
   type ReceivedEvent,
 } from './events.js';
 import { createIdempotentConsumer } from './idempotent.js';
-import { collectAfterStart } from './idle-memory.js';
+import { collectWhenIdle } from './idle-memory.js';
 import { createOutbox, ensureOutboxIndexes, type Outbox, type OutboxCollection } from './outbox.js';
 import { startLoop, type Loop, type LoopSpec } from './loops.js';
 import { createMetricsRegistry } from './metrics.js';
@@ -416,7 +416,7 @@ export function runService<S extends z.ZodType<BaseEnv>>(definition: ServiceDefi
   startService(definition, process.env).then(
     (running) => {
       const { log, env } = running.context;
-      const cancelCollection = collectAfterStart();
+      const cancelCollection = collectWhenIdle();
       const shutdown = (signal: string) => {
         log.info({ signal }, 'shutting down');
         cancelCollection();

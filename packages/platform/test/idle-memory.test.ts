@@ -1,0 +1,41 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const MB = 1024 * 1024;
+
+type Heap = { young: number; old: number; oldCommitted: number };
+
+/** The fixture in a process of its own: nothing else there allocates or collects. */
+async function heapAfterBurst(
+  env: Record<string, string>,
+): Promise<{ grown: Heap; idle: Heap; keptBytes: number }> {
+  const fixture = fileURLToPath(new URL('./idle-memory.fixture.ts', import.meta.url));
+  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', fixture], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  await new Promise((resolve) => child.once('exit', resolve));
+  return JSON.parse(output) as { grown: Heap; idle: Heap; keptBytes: number };
+}
+
+describe('collectWhenIdle', () => {
+  it('gives back what a burst grew once the service is idle, which V8 alone does not', async () => {
+    const settings = { CHECK_EVERY_MS: '200', IDLE_MS: '9000' };
+    const [alone, collected] = await Promise.all([
+      heapAfterBurst({ ...settings, COLLECT_WHEN_IDLE: 'false' }),
+      heapAfterBurst({ ...settings, COLLECT_WHEN_IDLE: 'true' }),
+    ]);
+    for (const run of [alone, collected]) {
+      expect(run.grown.young).toBeGreaterThanOrEqual(16 * MB);
+      expect(run.grown.old).toBeGreaterThanOrEqual(run.keptBytes + 8 * MB);
+    }
+    expect(alone.idle.young).toBe(alone.grown.young);
+    expect(alone.idle.old).toBeGreaterThanOrEqual(alone.keptBytes + 8 * MB);
+    expect(collected.idle.young).toBeLessThanOrEqual(4 * MB);
+    // Compacted: the pages the kept third was scattered over are given back too.
+    expect(collected.idle.oldCommitted).toBeLessThanOrEqual(collected.keptBytes + 8 * MB);
+  }, 30_000);
+});
