@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { spawnTypeScript } from '../src/testing/index.js';
 
 const MB = 1024 * 1024;
 
@@ -10,15 +10,12 @@ type Heap = { young: number; old: number; oldCommitted: number };
 async function heapAfterBurst(
   env: Record<string, string>,
 ): Promise<{ grown: Heap; idle: Heap; keptBytes: number }> {
-  const fixture = fileURLToPath(new URL('./idle-memory.fixture.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', fixture], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
+  const fixture = spawnTypeScript(fileURLToPath(new URL('./idle-memory.fixture.ts', import.meta.url)), {
+    ...process.env,
+    ...env,
   });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  await new Promise((resolve) => child.once('exit', resolve));
-  return JSON.parse(output) as { grown: Heap; idle: Heap; keptBytes: number };
+  await fixture.exited;
+  return JSON.parse(fixture.stdout()) as { grown: Heap; idle: Heap; keptBytes: number };
 }
 
 describe('collectWhenIdle', () => {

@@ -1,8 +1,13 @@
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connect } from '@nats-io/transport-node';
-import { createTestBus, createTestSystem, eventually, TEST_NATS_URL } from '../src/testing/index.js';
+import {
+  createTestBus,
+  createTestSystem,
+  eventually,
+  spawnTypeScript,
+  TEST_NATS_URL,
+} from '../src/testing/index.js';
 import { slowOperation } from './test-contracts.js';
 
 /** The process a Deployment runs: exit codes and signals, not just the in-process kit. */
@@ -12,15 +17,7 @@ afterAll(() => system.cleanup());
 
 function runFixture(env: Record<string, string>) {
   const fixture = fileURLToPath(new URL('./run-service.fixture.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', fixture], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, exited, output: () => output };
+  return spawnTypeScript(fixture, { ...process.env, ...env });
 }
 
 describe('runService', () => {

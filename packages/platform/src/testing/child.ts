@@ -18,6 +18,20 @@ export type ChildService = {
   output(): string;
 };
 
+/** A TypeScript file run with tsx in a process of its own, as a test's fixture. */
+export function spawnTypeScript(file: string, env: NodeJS.ProcessEnv) {
+  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', file], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => ((stdout += chunk.toString()), (output += chunk.toString())));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, exited, stdout: () => stdout, output: () => output };
+}
+
 /**
  * Runs `main` (a service's `src/main.ts`) with tsx in a child process, for tests that kill
  * and restart a service or need process-wide settings such as NODE_EXTRA_CA_CERTS.

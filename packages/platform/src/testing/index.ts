@@ -256,7 +256,7 @@ export const SPEC_PAYMENT_FIELDS = {
 export { makeTestCertificate } from './tls.js';
 export { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 
-export { spawnServiceProcess, type ChildService } from './child.js';
+export { spawnServiceProcess, spawnTypeScript, type ChildService } from './child.js';
 export { freePort } from './ports.js';
 export { natsServerInstalled, startNatsServer, type PrivateNatsServer } from './nats-server.js';
 export { captureLogs } from './logs.js';
