@@ -77,8 +77,9 @@ type ModeRun = ModeResults & {
   afterLoadRssBytes?: Record<string, number>;
 };
 
-const readRss = (pids: Record<string, number>) =>
-  Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, rssBytes(pid) ?? 0]));
+/** One reading of each process, by its name. */
+const readEach = (pids: Record<string, number>, read: (pid: number) => number | undefined) =>
+  Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, read(pid) ?? 0]));
 
 async function runMode(mode: Mode, config: BenchConfig): Promise<ModeRun> {
   print(`\n== ${MODE_TITLES[mode]}`);
@@ -89,10 +90,8 @@ async function runMode(mode: Mode, config: BenchConfig): Promise<ModeRun> {
     const { baseUrl } = system;
     const accounts = await createAccounts(baseUrl, system.adminToken);
     await new Promise((resolve) => setTimeout(resolve, IDLE_SETTLE_MS));
-    const idleRssBytes = readRss(system.servicePids);
-    const idlePssBytes = Object.fromEntries(
-      Object.entries(system.servicePids).map(([name, pid]) => [name, pssBytes(pid) ?? 0]),
-    );
+    const idleRssBytes = readEach(system.servicePids, rssBytes);
+    const idlePssBytes = readEach(system.servicePids, pssBytes);
     const nats = natsServerPids();
     const cpuPids = {
       ...system.servicePids,
@@ -133,7 +132,7 @@ async function runMode(mode: Mode, config: BenchConfig): Promise<ModeRun> {
       }
     }
     await new Promise((resolve) => setTimeout(resolve, IDLE_SETTLE_MS));
-    results.afterLoadRssBytes = readRss(system.servicePids);
+    results.afterLoadRssBytes = readEach(system.servicePids, rssBytes);
     return results;
   } finally {
     await system.stop();

@@ -62,7 +62,7 @@ export function collectWhenIdle(checkEveryMs = CHECK_EVERY_MS): () => void {
   return () => clearInterval(timer);
 }
 
-const heapSpace = (name: string) =>
+export const heapSpace = (name: string) =>
   getHeapSpaceStatistics().find((space) => space.space_name === name) ?? {
     space_size: 0,
     space_used_size: 0,

@@ -1,13 +1,8 @@
-import { getHeapSpaceStatistics } from 'node:v8';
-import { collectWhenIdle, youngGenerationBytes } from '../src/idle-memory.js';
+import { collectWhenIdle, heapSpace, youngGenerationBytes } from '../src/idle-memory.js';
 
 function heap() {
-  const old = getHeapSpaceStatistics().find((space) => space.space_name === 'old_space');
-  return {
-    young: youngGenerationBytes(),
-    old: old?.space_used_size ?? 0,
-    oldCommitted: old?.space_size ?? 0,
-  };
+  const old = heapSpace('old_space');
+  return { young: youngGenerationBytes(), old: old.space_used_size, oldCommitted: old.space_size };
 }
 
 if (process.env.COLLECT_WHEN_IDLE === 'true') collectWhenIdle(Number(process.env.CHECK_EVERY_MS));
