@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { normalizePhone, phoneMatchesNetwork, type Network } from '@mmp/protocol';
-import { pagePhonePlan } from './phone-plan.js';
+import {
+  PREFIX_PLANS,
+  SUPPORTED_COUNTRIES,
+  formatPhone,
+  normalizePhone,
+  phoneMatchesNetwork,
+  type Network,
+} from '@mmp/protocol';
+import { NUMBERING, pagePhonePlan } from './phone-plan.js';
 
 describe("the page's phone plan", () => {
   it('offers the networks and countries the API accepts for each currency', () => {
@@ -31,4 +38,20 @@ describe("the page's phone plan", () => {
       }
     }
   });
+
+  it('groups the digits of every mobile number as the API formats them', () => {
+    for (const country of SUPPORTED_COUNTRIES) {
+      const { code, length, groups } = NUMBERING[country];
+      for (const { prefix } of PREFIX_PLANS[country]) {
+        const national = prefix.padEnd(length, '0');
+        const formatted = formatPhone(`+${code}${national}`);
+        expect(formatted, `${country} ${prefix}`).toBe(`+${code} ${groupDigits(national, groups)}`);
+      }
+    }
+  });
 });
+
+function groupDigits(digits: string, groups: number[]): string {
+  let at = 0;
+  return groups.map((size) => digits.slice(at, (at += size))).join(' ');
+}
