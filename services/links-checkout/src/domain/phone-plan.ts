@@ -5,7 +5,7 @@ import { COUNTRIES_BY_CURRENCY, defaultCountry } from './operators.js';
  * Calling code, length of national significant numbers and digit groups of each country's
  * mobile plan. The groups are how libphonenumber formats a number of the plan (the test
  * checks them against it), so the page shows a typed number as the server formats it; as
- * data here, the page costs links-checkout no libphonenumber (3 MB) before a payer pays.
+ * data here, the page costs links-checkout no libphonenumber (4 MB of RSS) before a payer pays.
  */
 export const NUMBERING: Record<SupportedCountry, { code: string; length: number; groups: number[] }> = {
   CM: { code: '237', length: 9, groups: [1, 2, 2, 2, 2] },
