@@ -137,3 +137,20 @@ describe('OpenAPI document', () => {
     expect(policy).not.toMatch(/https:|validator\.swagger\.io|unsafe-eval/);
   });
 });
+
+describe('the reference page of a gateway that has not built its document yet', () => {
+  it('serves the whole document as its JSON and its YAML, the same as /v1/openapi.json', async () => {
+    const fresh = await startTestGateway({ routes: forwardedRoutes, label: 'gwdocfresh' });
+    try {
+      const json = await fresh.http('GET', '/docs/json');
+      expect(json.status).toBe(200);
+      expect(json.json).toEqual(document);
+      const yaml = await fresh.http('GET', '/docs/yaml');
+      expect(yaml.status).toBe(200);
+      expect(yaml.text).toContain('/v1/payments/{token}:');
+      expect((await fresh.http('GET', '/v1/openapi.json')).json).toEqual(document);
+    } finally {
+      await fresh.stop();
+    }
+  });
+});
