@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectNats, createLogger, type NatsConnection } from '@mmp/platform';
 import { eventually } from '@mmp/platform/testing';
-import { EVENT_CONTRACTS, OPERATION_CONTRACTS, PEER_NOTICES } from '@mmp/protocol';
+import { EVENT_CONTRACTS, OPERATION_CONTRACTS, NOTICES } from '@mmp/protocol';
 import { startSystem, type ProjectKeys, type RunningSystem } from './support/system.js';
 import { api } from './support/http.js';
 import { payOnHostedPage, sessionOf } from './support/shopper.js';
@@ -61,7 +61,7 @@ describe('the bus', () => {
     await fetch(`${system.baseUrl}/v1/health`);
 
     const declared = new Set(
-      [...OPERATION_CONTRACTS, ...EVENT_CONTRACTS, ...PEER_NOTICES].map((contract) => contract.subject),
+      [...OPERATION_CONTRACTS, ...EVENT_CONTRACTS, ...NOTICES].map((contract) => contract.subject),
     );
     expect([...seen].filter((subject) => !declared.has(subject)).sort()).toEqual([]);
     // It did listen: the flow's own subjects went by.

@@ -15,6 +15,7 @@ export * from './secrets.js';
 export * from './metrics.js';
 export * from './ops-server.js';
 export * from './service.js';
+export type { Notices } from './notices.js';
 export * from './store/index.js';
 export * from './nats-permissions.js';
 export * from './projects.js';

@@ -4,8 +4,8 @@ import {
   OPERATION_CONTRACTS,
   type EventContract,
   type OperationContract,
-  PEER_NOTICES,
-  type PeerNotice,
+  NOTICES,
+  type Notice,
   type ServiceName,
 } from '@mmp/protocol';
 import { createNaming, inboxPrefixOf } from './nats.js';
@@ -32,7 +32,7 @@ export function natsPermissions(
     prefix?: string;
     operations?: readonly OperationContract[];
     events?: readonly EventContract[];
-    notices?: readonly PeerNotice[];
+    notices?: readonly Notice[];
   } = {},
 ): NatsPermissions {
   const naming = createNaming(options.prefix ?? '');
@@ -43,9 +43,13 @@ export function natsPermissions(
   const requests = operations
     .filter((contract) => contract.callers.includes(service))
     .map((contract) => naming.subject(contract.subject));
-  // Notices to the service's own replicas (ServiceKit.peers); they receive them under svc.<service>.>.
-  const peers = (options.notices ?? PEER_NOTICES)
+  // Notices it tells (ServiceKit.notices) and those it hears; its replicas' come under svc.<service>.>.
+  const notices = options.notices ?? NOTICES;
+  const told = notices
     .filter((notice) => notice.service === service)
+    .map((notice) => naming.subject(notice.subject));
+  const heard = notices
+    .filter((notice) => notice.listeners.includes(service) && notice.service !== service)
     .map((notice) => naming.subject(notice.subject));
   const produced = events
     .filter((contract) => contract.producer === service)
@@ -62,9 +66,9 @@ export function natsPermissions(
     `$JS.ACK.${stream}.>`,
   ];
   return {
-    publish: { allow: sorted([...requests, ...peers, ...produced, ...jetstream]) },
+    publish: { allow: sorted([...requests, ...told, ...produced, ...jetstream]) },
     subscribe: {
-      allow: sorted([naming.subject(`svc.${service}.>`), `${inboxPrefixOf(service)}.>`, '$SRV.>']),
+      allow: sorted([naming.subject(`svc.${service}.>`), ...heard, `${inboxPrefixOf(service)}.>`, '$SRV.>']),
     },
     allow_responses: true,
   };

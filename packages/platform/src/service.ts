@@ -1,14 +1,9 @@
 import type { z } from 'zod';
 import type { Registry } from 'prom-client';
-import {
-  EVENT_CONTRACTS,
-  pingOperation,
-  type EventContract,
-  type PeerNotice,
-  type ServiceName,
-} from '@mmp/protocol';
+import { EVENT_CONTRACTS, pingOperation, type EventContract, type ServiceName } from '@mmp/protocol';
 import { loadEnvOrExit, parseEnv, type BaseEnv } from './config.js';
 import { createLogger, type Logger } from './logger.js';
+import { createNotices, type Notices } from './notices.js';
 import { connectNats, createNaming, watchConnection, type Naming, type NatsConnection } from './nats.js';
 import { createBusClient, operation, serveOperations, type BusClient, type ServedOperation } from './rpc.js';
 import {
@@ -73,24 +68,13 @@ export type ServiceKit<E extends BaseEnv = BaseEnv> = {
   outboundHttp(options?: { resolve?: Resolve }): OutboundHttp;
   /** An extra readiness check, e.g. an HTTP listener of the service's own. */
   readiness(name: string, check: () => Promise<boolean>): void;
-  /**
-   * Notices among the replicas of this service (core NATS, not stored): `tell` reaches
-   * every running replica that `hear`s the topic, this one included. A replica that is
-   * disconnected at that moment misses it, so a notice may only hasten what happens anyway
-   * (a cache dropped before its time runs out), never be the only way something happens.
-   */
-  readonly peers: Peers;
+  /** Notices on core NATS among replicas and to other services (see `Notices`). */
+  readonly notices: Notices;
   /**
    * Aborted when the service starts to stop, before it waits for the requests it is
    * answering: an operation that holds a request open (a long poll) answers at once.
    */
   readonly stopping: AbortSignal;
-};
-
-export type Peers = {
-  /** `detail` (an id, say) goes with the notice; it is not secret and not trusted. */
-  tell(notice: PeerNotice, detail?: string): void;
-  hear(notice: PeerNotice, handle: (detail: string) => void): void;
 };
 
 export type ServiceDefinition<S extends z.ZodType<BaseEnv>> = {
@@ -215,12 +199,6 @@ export async function startService<S extends z.ZodType<BaseEnv>>(
   });
 
   const stopping = new AbortController();
-  // A notice goes only among the replicas of the service it is declared for.
-  const ownNotice = (notice: PeerNotice) => {
-    if (notice.service !== name)
-      throw new Error(`${name} cannot use ${notice.subject}: it is declared for ${notice.service}`);
-    return notice;
-  };
   const parts: Part[] = [];
   const operations: ServedOperation[] = [];
   const consumers: EventConsumer[] = [];
@@ -285,24 +263,13 @@ export async function startService<S extends z.ZodType<BaseEnv>>(
     },
     readiness: (check, run) => void (readiness[check] = run),
     stopping: stopping.signal,
-    peers: {
-      tell: (notice, detail = '') => nc.publish(naming.subject(ownNotice(notice).subject), detail),
-      hear(notice, handle) {
-        const { subject, topic } = ownNotice(notice);
-        parts.push({
-          phase: 0,
-          start: async () => {
-            const subscription = nc.subscribe(naming.subject(subject), {
-              callback: (error, msg) => {
-                if (error) log.warn({ err: error, topic }, 'peer notices stopped');
-                else handle(msg.string());
-              },
-            });
-            return { stop: async () => subscription.unsubscribe() };
-          },
-        });
-      },
-    },
+    notices: createNotices({
+      nc,
+      naming,
+      service: name,
+      log,
+      onStart: (start) => void parts.push({ phase: 0, start }),
+    }),
   };
   const started: Started[] = [];
   const stopStarted = async () => {

@@ -186,6 +186,34 @@ describe.skipIf(!runs)('NATS permissions from the contracts', () => {
     }
   });
 
+  it('let payments tell the gateway a payment changed, and no other service hear or forge it', async () => {
+    const payments = await connectAs('payments');
+    const gateway = await connectAs('gateway');
+    const customers = await connectAs('customers');
+    const subject = 'perm.notice.payments.payment-changed';
+    try {
+      const heard: string[] = [];
+      gateway.subscribe(subject, { callback: (_, msg) => void heard.push(msg.string()) });
+      await gateway.flush();
+      const errors: string[] = [];
+      void (async () => {
+        for await (const status of customers.status())
+          if (status.type === 'error') errors.push(String(status.error));
+      })();
+      customers.subscribe(subject);
+      customers.publish(subject, 'pay_forged');
+      await customers.flush();
+      payments.publish(subject, 'pay_1');
+      await payments.flush();
+      await eventually(async () => heard.length === 1 && errors.length === 2, 5000);
+      expect(heard).toEqual(['pay_1']);
+      expect(errors.join('\n')).toMatch(/Subscription to "perm\.notice\.payments\.payment-changed"/);
+      expect(errors.join('\n')).toMatch(/Publish to "perm\.notice\.payments\.payment-changed"/);
+    } finally {
+      await Promise.all([payments.close(), gateway.close(), customers.close()]);
+    }
+  });
+
   it('are exactly the subjects of the contracts, and nothing broader than the service needs', () => {
     const gateway = natsPermissions('gateway', { prefix });
     expect(gateway.publish.allow).toContain('perm.svc.payments.create');

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { connect } from '@nats-io/transport-node';
-import { peerNotice, peerNotices, pingOperation } from '@mmp/protocol';
+import { notices, peerNotice, pingOperation } from '@mmp/protocol';
 import { operation } from '../src/rpc.js';
 import { startService } from '../src/service.js';
 import { createTestBus, createTestSystem, eventually, TEST_NATS_URL } from '../src/testing/index.js';
@@ -16,7 +16,7 @@ const definition = testService(async (kit) => {
 });
 
 /** A notice among the test service's replicas. */
-const testNotice = peerNotice('certification-runner', 'test-notice');
+const testNotice = peerNotice('certification-runner', 'test-notice', 'A notice of the tests');
 
 describe('a service started by the kit', () => {
   it('answers ping and its operations, reports health, readiness and metrics, and stops cleanly', async () => {
@@ -64,14 +64,14 @@ describe('a service started by the kit', () => {
     const replica = (name: 'a' | 'b') =>
       startService(
         testService(async (kit) =>
-          kit.peers.hear(testNotice, (detail) => void (heard[name] += detail === 'key_1' ? 1 : 100)),
+          kit.notices.hear(testNotice, (detail) => void (heard[name] += detail === 'key_1' ? 1 : 100)),
         ),
         { ...system.env, DATA_DIR: `${system.env.DATA_DIR}/peers-${name}` },
       );
     const a = await replica('a');
     const b = await replica('b');
     try {
-      const teller = testService(async (kit) => kit.peers.tell(testNotice, 'key_1'));
+      const teller = testService(async (kit) => kit.notices.tell(testNotice, 'key_1'));
       const c = await startService(teller, { ...system.env, DATA_DIR: `${system.env.DATA_DIR}/peers-c` });
       await c.stop();
       await eventually(async () => heard.a === 1 && heard.b === 1, 5_000);
@@ -87,10 +87,10 @@ describe('a service started by the kit', () => {
   });
 
   it('refuses a notice declared for another service', async () => {
-    const wrong = testService(async (kit) => kit.peers.tell(peerNotices.credentialsChanged));
+    const wrong = testService(async (kit) => kit.notices.tell(notices.credentialsChanged));
     await expect(
       startService(wrong, { ...system.env, DATA_DIR: `${system.env.DATA_DIR}/wrong` }),
-    ).rejects.toThrow('certification-runner cannot use svc.gateway.peers.credentials-changed');
+    ).rejects.toThrow('certification-runner cannot tell svc.gateway.peers.credentials-changed');
   });
 
   it('tells its operations it is stopping before it waits for them, so a held request answers at once', async () => {

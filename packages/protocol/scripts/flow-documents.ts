@@ -2,8 +2,10 @@ import { resolve } from 'node:path';
 import { format, resolveConfig } from 'prettier';
 import {
   EVENT_CONTRACTS,
+  NOTICES,
   OPERATION_CONTRACTS,
   eventsTable,
+  noticesTable,
   operationsTable,
   replaceGenerated,
   serviceGraph,
@@ -18,6 +20,7 @@ export async function renderFlowDocuments(read: (path: string) => string): Promi
   let flows = read(FLOWS);
   flows = replaceGenerated(flows, 'operations', operationsTable(OPERATION_CONTRACTS));
   flows = replaceGenerated(flows, 'events', eventsTable(EVENT_CONTRACTS));
+  flows = replaceGenerated(flows, 'notices', noticesTable(NOTICES));
   const architecture = replaceGenerated(
     read(ARCHITECTURE),
     'graph',

@@ -56,6 +56,12 @@ export const Env = BaseEnv.extend({
    * it when that notice is lost. 0 reads the key on every request.
    */
   CREDENTIALS_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
+  /**
+   * How long the gateway answers a merchant's read of a payment as it was last answered,
+   * without asking payments. Every change of the payment drops it at once (payments tells
+   * each write); this bounds it when that notice is lost. 0 asks payments every time.
+   */
+  REPLY_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
   /** Keys the HMAC-SHA256 hashes under which API keys are stored. */
   SERVICE_SECRET_KEY: z.string().min(32, 'must be at least 32 characters'),
   GATEWAY_HOST: z.string().default('127.0.0.1'),

@@ -9,13 +9,14 @@ import {
   type ServiceDefinition,
   type ServiceKit,
 } from '@mmp/platform';
-import { peerNotices } from '@mmp/protocol';
+import { notices } from '@mmp/protocol';
 import { Env } from './config.js';
 import { createAccounts } from './handlers/accounts.js';
 import { announceProjects } from './handlers/announce-projects.js';
 import { buildGatewayApp } from './http/app.js';
 import type { RememberedReply } from './http/idempotency.js';
 import { connectRateLimitRedis, rateLimitNameSpace } from './http/shared-rate-limits.js';
+import { createReplyCache, type ReplyCache } from './http/reply-cache.js';
 import { forwardedRoutes } from './routes/index.js';
 import type { ForwardedRoute } from './routes/route.js';
 import { openAccountsStore, projectsCollection } from './store/accounts.js';
@@ -39,6 +40,18 @@ async function listen(app: FastifyInstance, kit: GatewayKit): Promise<void> {
   kit.log.info({ port: (app.server.address() as AddressInfo).port }, 'gateway listening');
 }
 
+/** The cache of merchant reads, dropping what each notice of the routes that keep replies names. */
+function keepReplies(kit: GatewayKit, routes: ForwardedRoute[]): ReplyCache {
+  const replies = createReplyCache({ ttlMs: kit.env.REPLY_CACHE_MS, registry: kit.metrics });
+  const heard = new Set(routes.flatMap((route) => (route.keptUntil ? [route.keptUntil.notice] : [])));
+  for (const notice of heard) {
+    kit.notices.hear(notice, (id) => replies.forget(id === '*' ? '*' : `${notice.topic}:${id}`), {
+      missed: () => replies.forget('*'),
+    });
+  }
+  return replies;
+}
+
 async function setup(kit: GatewayKit, options: GatewayOptions): Promise<void> {
   const { env } = kit;
   const outbox = kit.outbox([projectsCollection(kit.store)]);
@@ -53,9 +66,13 @@ async function setup(kit: GatewayKit, options: GatewayOptions): Promise<void> {
   if (redis) kit.onStop(async () => redis.disconnect());
   const accounts = createAccounts(accountsStore, env.SERVICE_SECRET_KEY, {
     credentialsCacheMs: env.CREDENTIALS_CACHE_MS,
-    tellReplicas: () => kit.peers.tell(peerNotices.credentialsChanged),
+    tellReplicas: () => kit.notices.tell(notices.credentialsChanged),
   });
-  kit.peers.hear(peerNotices.credentialsChanged, accounts.forgetCredentials);
+  kit.notices.hear(notices.credentialsChanged, accounts.forgetCredentials, {
+    missed: accounts.forgetCredentials,
+  });
+  const routes = options.routes ?? forwardedRoutes;
+  const replies = env.REPLY_CACHE_MS > 0 ? keepReplies(kit, routes) : undefined;
   const app = await buildGatewayApp({
     settings: {
       adminToken: env.ADMIN_TOKEN,
@@ -78,7 +95,8 @@ async function setup(kit: GatewayKit, options: GatewayOptions): Promise<void> {
       staleMs: env.IDEMPOTENCY_STALE_MS,
     }),
     box: createSecretBox(env.SERVICE_SECRET_KEY),
-    routes: options.routes ?? forwardedRoutes,
+    routes,
+    replies,
     metrics: kit.metrics,
   });
   kit.onStop(() => app.close());

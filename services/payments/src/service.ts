@@ -11,6 +11,7 @@ import {
 import {
   PublicUrlEnv,
   balanceApi,
+  notices,
   paymentEvents,
   paymentsApi,
   paymentsForCheckout,
@@ -91,7 +92,10 @@ export function createPaymentsService(options: PaymentsServiceOptions = {}): Ser
     env: Env,
     async setup(kit) {
       const { env, log } = kit;
-      const db = openPaymentsDb(kit.store);
+      // The gateway keeps merchants' reads of a payment until it hears the payment changed.
+      const db = openPaymentsDb(kit.store, (payment) =>
+        kit.notices.tell(notices.paymentChanged, payment?.token ?? '*'),
+      );
       await ensureIndexes(db);
       const backfilled = await backfillOpenUntil(db);
       if (backfilled > 0) log.info({ backfilled }, 'open payments given their expiry index field');

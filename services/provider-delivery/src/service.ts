@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { deliveryOperations, peerNotices, pullApi, routerEvents } from '@mmp/protocol';
+import { deliveryOperations, notices, pullApi, routerEvents } from '@mmp/protocol';
 import { BaseEnv, operation, operations, type Resolve, type ServiceDefinition } from '@mmp/platform';
 import { deliveriesHandler } from './handlers/deliveries.js';
 import { orderCreatedHandler } from './handlers/order-created.js';
@@ -35,7 +35,7 @@ export function providerDelivery(options: { resolve?: Resolve } = {}): ServiceDe
       const orders = await openOrders(kit.store);
       const http = kit.outboundHttp({ resolve: options.resolve });
       const waiters = createOrderWaiters(kit.stopping);
-      kit.peers.hear(peerNotices.ordersReady, waiters.wake);
+      kit.notices.hear(notices.ordersReady, waiters.wake);
       const deps: DeliveryDeps = {
         orders,
         outbox: kit.outbox([orders]),
@@ -44,7 +44,7 @@ export function providerDelivery(options: { resolve?: Resolve } = {}): ServiceDe
         log: kit.log,
         metrics: kit.metrics,
         waiters,
-        ordersReady: (providerId) => kit.peers.tell(peerNotices.ordersReady, providerId),
+        ordersReady: (providerId) => kit.notices.tell(notices.ordersReady, providerId),
         config: {
           timeoutMs: env.DELIVERY_TIMEOUT_MS,
           maxAttempts: env.DELIVERY_MAX_ATTEMPTS,

@@ -93,3 +93,49 @@ export function setFields<T extends Doc>(
 export function within(range: { from: string; to: string }) {
   return { $gte: range.from, $lt: range.to };
 }
+
+/**
+ * Whether `update` touches a field a reader is shown: fields beginning with `_` are the
+ * store's bookkeeping (the outbox).
+ */
+const changesWhatIsShown = (update: Update) =>
+  Object.values(update).some((fields) => Object.keys(fields ?? {}).some((field) => !field.startsWith('_')));
+
+/**
+ * `collection`, calling `written` after each write a reader could see: with the document
+ * after an insert or a single update, with nothing after a write to many (any may have
+ * changed). Updates of bookkeeping fields alone (`_outbox`, `_outboxPending`) are not
+ * announced. So a cache of what readers were answered is told whatever it must drop.
+ */
+export function announcingWrites<T extends Doc>(
+  collection: Collection<T>,
+  written: (doc?: T) => void,
+): Collection<T> {
+  return {
+    name: collection.name,
+    findOne: (filter) => collection.findOne(filter),
+    find: (filter, options) => collection.find(filter, options),
+    count: (filter, options) => collection.count(filter, options),
+    docsExamined: (filter) => collection.docsExamined(filter),
+    ensureIndex: (spec) => collection.ensureIndex(spec),
+    async insertOne(doc) {
+      await collection.insertOne(doc);
+      written(doc);
+    },
+    async findOneAndUpdate(filter, update, options) {
+      const updated = await collection.findOneAndUpdate(filter, update, options);
+      if (updated && changesWhatIsShown(update)) written(updated);
+      return updated;
+    },
+    async updateMany(filter, update) {
+      const matched = await collection.updateMany(filter, update);
+      if (matched > 0 && changesWhatIsShown(update)) written();
+      return matched;
+    },
+    async deleteMany(filter) {
+      const removed = await collection.deleteMany(filter);
+      if (removed > 0) written();
+      return removed;
+    },
+  };
+}

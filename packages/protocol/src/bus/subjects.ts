@@ -22,24 +22,54 @@ export function serviceSubject(service: ServiceName, operation: string): string 
 }
 
 /**
- * A notice among the replicas of one service (`svc.<service>.peers.<topic>`), such as "a
- * credential changed, drop what you cached": declared here like every other subject on the
- * bus, and publishable by its service's own NATS user only. No operation is named `peers.*`.
+ * A notice on core NATS (not stored), such as "a credential changed, drop what you cached":
+ * published by its service's own NATS user only, heard by the services it names.
+ * - among the replicas of one service: `svc.<service>.peers.<topic>` (no operation is
+ *   named `peers.*`);
+ * - from a service to others: `notice.<service>.<topic>`.
  */
-export type PeerNotice = { service: ServiceName; topic: string; subject: string };
+export type Notice = {
+  service: ServiceName;
+  topic: string;
+  subject: string;
+  listeners: readonly ServiceName[];
+  /** What it tells, and what its detail is (docs/flows.md). */
+  summary: string;
+};
 
-export function peerNotice(service: ServiceName, topic: string): PeerNotice {
-  return { service, topic, subject: `svc.${service}.peers.${topic}` };
+export function peerNotice(service: ServiceName, topic: string, summary: string): Notice {
+  return { service, topic, subject: `svc.${service}.peers.${topic}`, listeners: [service], summary };
 }
 
-export const peerNotices = {
-  /** A key, a provider key or a project's suspension changed: drop cached credentials. */
-  credentialsChanged: peerNotice('gateway', 'credentials-changed'),
-  /** A pull order of the provider (the detail) is stored: wake its waiting fetches. */
-  ordersReady: peerNotice('provider-delivery', 'orders-ready'),
+export function serviceNotice(
+  service: ServiceName,
+  topic: string,
+  listeners: readonly ServiceName[],
+  summary: string,
+): Notice {
+  return { service, topic, subject: `notice.${service}.${topic}`, listeners, summary };
+}
+
+export const notices = {
+  credentialsChanged: peerNotice(
+    'gateway',
+    'credentials-changed',
+    "A key, a provider key or a project's suspension changed: every replica drops the credentials it believed",
+  ),
+  ordersReady: peerNotice(
+    'provider-delivery',
+    'orders-ready',
+    'A pull order of the provider (the detail) is stored: the replicas wake its waiting fetches',
+  ),
+  paymentChanged: serviceNotice(
+    'payments',
+    'payment-changed',
+    ['gateway'],
+    'A payment (its token the detail; `*` for any) was written: the gateway drops the merchant reads of it it kept',
+  ),
 } as const;
 
-export const PEER_NOTICES: readonly PeerNotice[] = Object.values(peerNotices);
+export const NOTICES: readonly Notice[] = Object.values(notices);
 
 /** Domain events live on `evt.<aggregate>.<event>` in the JetStream stream `EVENTS`. */
 export const EVENTS_STREAM = 'EVENTS';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { EventContract, OperationContract } from '../bus/contract.js';
-import type { ServiceName } from '../bus/subjects.js';
+import type { Notice, ServiceName } from '../bus/subjects.js';
 
 /**
  * The tables of `docs/flows.md` and the service graph of `docs/architecture.md`, written
@@ -87,6 +87,14 @@ export function eventsTable(events: readonly EventContract[]): string {
       contract.summary,
     ]);
   return markdownTable(['event', 'producer', 'consumers', 'data', 'meaning'], rows);
+}
+
+/** One row per notice (core NATS, not stored): subject, who tells it, who hears it, meaning. */
+export function noticesTable(notices: readonly Notice[]): string {
+  const rows = [...notices]
+    .sort((a, b) => a.subject.localeCompare(b.subject))
+    .map((notice) => [code(notice.subject), notice.service, notice.listeners.join(', '), notice.summary]);
+  return markdownTable(['subject', 'told by', 'heard by', 'meaning'], rows);
 }
 
 /** Who calls whom (solid) and who hears from whom (dotted), one edge per pair. */

@@ -67,7 +67,7 @@ export type AccountsOptions = {
    * others; this bound holds when that notice is lost.
    */
   credentialsCacheMs?: number;
-  /** Tells the gateway's other replicas that credentials changed (ServiceKit.peers). */
+  /** Tells the gateway's other replicas that credentials changed (ServiceKit.notices). */
   tellReplicas?: () => void;
 };
 

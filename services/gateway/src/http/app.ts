@@ -15,6 +15,7 @@ import { lazySerializers } from './lazy-serializers.js';
 import { localRoutesPlugin } from './local-route.js';
 import { httpMetricsPlugin } from './metrics.js';
 import { rateLimitPlugin, type RateLimitSettings } from './rate-limit.js';
+import type { ReplyCache } from './reply-cache.js';
 
 export type GatewaySettings = {
   adminToken: string;
@@ -43,6 +44,8 @@ export type GatewayDeps = {
   /** Seals the answers kept for Idempotency-Key replays. */
   box: SecretBox;
   routes: ForwardedRoute[];
+  /** Merchant reads kept until their resource changes; none asks the services every time. */
+  replies?: ReplyCache;
   /** The service's registry: requests and latency per route. */
   metrics: MetricsRegistry;
 };
@@ -105,6 +108,6 @@ export async function buildGatewayApp(deps: GatewayDeps): Promise<FastifyInstanc
   });
   await app.register(healthPlugin, { bus: deps.bus, timeoutMs: settings.healthTimeoutMs });
   await app.register(localRoutesPlugin, { routes: localRoutes });
-  await app.register(forwardPlugin, { routes: deps.routes, bus: deps.bus });
+  await app.register(forwardPlugin, { routes: deps.routes, bus: deps.bus, replies: deps.replies });
   return app;
 }

@@ -4,6 +4,7 @@ import type { BusClient } from '@mmp/platform';
 import type { ServiceReply, ServiceRequest } from '@mmp/protocol';
 import { documented, type ForwardedRoute } from '../routes/route.js';
 import { actorOf } from './guard.js';
+import type { ReplyCache } from './reply-cache.js';
 
 /** The only request headers an operation may read; everything else stays at the edge. */
 const FORWARDED_HEADERS = ['idempotency-key', 'x-service-signature', 'accept-language'] as const;
@@ -45,18 +46,39 @@ function sendReply(reply: FastifyReply, result: ServiceReply, page: boolean) {
   return reply.type('application/json; charset=utf-8').send(body);
 }
 
-type ForwardOptions = { routes: ForwardedRoute[]; bus: BusClient };
+type ForwardOptions = { routes: ForwardedRoute[]; bus: BusClient; replies?: ReplyCache };
 
-const forward: FastifyPluginAsync<ForwardOptions> = async (app, { routes, bus }) => {
+/** Where a kept reply of this request lives and who may be answered it; none when it may not be kept. */
+function keptReplyOf(route: ForwardedRoute, request: FastifyRequest) {
+  const actor = request.actor;
+  if (!route.keptUntil || actor?.kind !== 'merchant' || request.url.includes('?')) return undefined;
+  const id = (request.params as Record<string, string>)[route.keptUntil.param];
+  return {
+    resource: `${route.keptUntil.notice.topic}:${id}`,
+    audience: `${actor.projectId}:${actor.livemode}`,
+  };
+}
+
+const forward: FastifyPluginAsync<ForwardOptions> = async (app, { routes, bus, replies }) => {
   for (const route of routes) {
+    const page = route.page === true;
     app.guardedRoute(documented(route), async (request, reply) => {
+      const kept = replies && keptReplyOf(route, request);
+      const known = kept && replies.get(kept.resource, kept.audience);
+      if (known) return sendReply(reply, known, page);
+      const asking = kept && replies.ask(kept.resource, kept.audience);
       const serviceRequest = toServiceRequest(route, request);
-      const result = await bus.request(route.operation, serviceRequest, {
-        requestId: request.id,
-        actor: actorOf(request),
-        heldMs: route.heldMs?.(serviceRequest),
-      });
-      return sendReply(reply, result, route.page === true);
+      let result: ServiceReply | undefined;
+      try {
+        result = await bus.request(route.operation, serviceRequest, {
+          requestId: request.id,
+          actor: actorOf(request),
+          heldMs: route.heldMs?.(serviceRequest),
+        });
+      } finally {
+        asking?.settle(result);
+      }
+      return sendReply(reply, result, page);
     });
   }
 };

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { ErrorCode, HttpOperationContract, Scope, ServiceRequest } from '@mmp/protocol';
+import type { ErrorCode, HttpOperationContract, Notice, Scope, ServiceRequest } from '@mmp/protocol';
 
 /**
  * How a caller proves who it is:
@@ -60,11 +60,16 @@ export type ForwardedRoute = HttpRoute &
     summary?: string;
     /** How long the service may hold this request on purpose (a long poll): added to its timeout. */
     heldMs?: (request: ServiceRequest) => number;
+    /**
+     * A merchant read (GET, no query) whose 200 reply the edge may keep for the same project
+     * and environment until the owning service tells `notice` naming `params[param]`.
+     */
+    keptUntil?: { notice: Notice; param: string };
   };
 
 /** A forwarded route as the edge and the reference read it. */
 export function documented(route: ForwardedRoute): DocumentedRoute {
-  const { operation, heldMs: _held, ...http } = route;
+  const { operation, heldMs: _held, keptUntil: _kept, ...http } = route;
   return {
     ...http,
     summary: route.summary ?? operation.summary,

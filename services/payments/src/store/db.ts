@@ -1,5 +1,6 @@
 import {
   IDEMPOTENCY_INDEX,
+  announcingWrites,
   collection,
   ensureCollectionIndexes,
   openCollections,
@@ -53,7 +54,14 @@ const COLLECTIONS = {
   ]),
 };
 
-export const openPaymentsDb = (store: Store) => openCollections(store, COLLECTIONS);
+/**
+ * The collections; `paymentWritten` hears every write of a payment a merchant could see
+ * (with the payment, or without one when many may have changed), whoever makes it.
+ */
+export function openPaymentsDb(store: Store, paymentWritten: (payment?: Payment) => void = () => undefined) {
+  const db = openCollections(store, COLLECTIONS);
+  return { ...db, payments: announcingWrites(db.payments, paymentWritten) };
+}
 export type PaymentsDb = ReturnType<typeof openPaymentsDb>;
 
 export const ensureIndexes = (db: PaymentsDb) => ensureCollectionIndexes(db, COLLECTIONS);
