@@ -80,6 +80,8 @@ describe('a merchant reading a payment again', () => {
     const second = await read(token);
     expect(second.status).toBe(200);
     expect(second.json).toEqual(first.json);
+    expect(second.text).toBe(first.text);
+    expect(second.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(second.json.status).toBe('PROCESSING');
     expect(asked).toEqual([token]);
 

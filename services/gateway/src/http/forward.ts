@@ -43,7 +43,14 @@ function sendReply(reply: FastifyReply, result: ServiceReply, page: boolean) {
   if (result.body === undefined || result.status === 204) return reply.send();
   // Objects go through the route's serializer; Fastify would send a bare string unquoted.
   const body = typeof result.body === 'string' ? JSON.stringify(result.body) : result.body;
-  return reply.type('application/json; charset=utf-8').send(body);
+  return reply.type(JSON_TYPE).send(body);
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** The reply with its body as the JSON its route's response schema writes. */
+function serialised(reply: FastifyReply, result: ServiceReply): ServiceReply {
+  return { ...result, body: reply.code(result.status).serialize(result.body), contentType: JSON_TYPE };
 }
 
 type ForwardOptions = { routes: ForwardedRoute[]; bus: BusClient; replies?: ReplyCache };
@@ -75,6 +82,8 @@ const forward: FastifyPluginAsync<ForwardOptions> = async (app, { routes, bus, r
           actor: actorOf(request),
           heldMs: route.heldMs?.(serviceRequest),
         });
+        // Serialised once, as its route serialises it, and kept so: a kept reply is sent as is.
+        if (asking && result.status === 200) result = serialised(reply, result);
       } finally {
         asking?.settle(result);
       }
