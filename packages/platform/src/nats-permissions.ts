@@ -43,13 +43,13 @@ export function natsPermissions(
   const requests = operations
     .filter((contract) => contract.callers.includes(service))
     .map((contract) => naming.subject(contract.subject));
-  // Notices it tells (ServiceKit.notices) and those it hears; its replicas' come under svc.<service>.>.
+  // Notices it tells (ServiceKit.notices) and those it hears beyond svc.<service>.>, which it may read whole.
   const notices = options.notices ?? NOTICES;
   const told = notices
     .filter((notice) => notice.service === service)
     .map((notice) => naming.subject(notice.subject));
   const heard = notices
-    .filter((notice) => notice.listeners.includes(service) && notice.service !== service)
+    .filter((notice) => notice.listeners.includes(service) && !notice.subject.startsWith(`svc.${service}.`))
     .map((notice) => naming.subject(notice.subject));
   const produced = events
     .filter((contract) => contract.producer === service)

@@ -10,7 +10,9 @@ import {
   paymentEvents,
   paymentsApi,
   paymentsForCheckout,
+  peerNotice,
   pingOperation,
+  serviceNotice,
   type ServiceName,
 } from '@mmp/protocol';
 import {
@@ -227,5 +229,13 @@ describe.skipIf(!runs)('NATS permissions from the contracts', () => {
     expect(z.array(z.string()).parse(natsPermissions('payments').subscribe.allow)).toContain(
       'svc.payments.>',
     );
+    const shared = serviceNotice('payments', 'shared', ['payments', 'gateway'], 'A notice of the tests');
+    const replicas = peerNotice('payments', 'own', 'A notice of the tests');
+    const heardBy = (service: 'payments' | 'gateway' | 'customers') =>
+      natsPermissions(service, { prefix, notices: [shared, replicas] }).subscribe.allow;
+    expect(heardBy('payments')).toContain('perm.notice.payments.shared');
+    expect(heardBy('payments')).not.toContain('perm.svc.payments.peers.own');
+    expect(heardBy('gateway')).toContain('perm.notice.payments.shared');
+    expect(heardBy('customers')).not.toContain('perm.notice.payments.shared');
   });
 });

@@ -43,12 +43,12 @@ async function connected(servers = TEST_NATS_URL) {
 describe('notices between services', () => {
   it('brings each detail told to every listener, in the order told', async () => {
     const heard: string[] = [];
-    const gateway = noticesOf(await connected(), 'gateway');
-    gateway.hear(changed, (detail) => void heard.push(detail));
-    const other = noticesOf(await connected(), 'gateway');
+    const replicaA = await connected();
+    noticesOf(replicaA, 'gateway').hear(changed, (detail) => void heard.push(detail));
     const heardToo: string[] = [];
-    other.hear(changed, (detail) => void heardToo.push(detail));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    const replicaB = await connected();
+    noticesOf(replicaB, 'gateway').hear(changed, (detail) => void heardToo.push(detail));
+    await Promise.all([replicaA.flush(), replicaB.flush()]);
 
     const payments = noticesOf(await connected(), 'payments');
     for (const token of ['pay_a', 'pay_b', 'pay_a', 'pay_c']) payments.tell(changed, token);

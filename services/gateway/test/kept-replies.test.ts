@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { connectNats, createLogger, operation, type NatsConnection } from '@mmp/platform';
-import { eventually } from '@mmp/platform/testing';
+import { eventually, natsServerInstalled, startNatsServer } from '@mmp/platform/testing';
 import { appError, notices, paymentsApi, randomBase62 } from '@mmp/protocol';
 import { forwardedRoutes } from '../src/routes/index.js';
 import { startTestGateway, type TestGateway } from './fixtures/gateway.js';
@@ -184,3 +184,38 @@ describe('kept replies with a short bound', () => {
     expect(count).toBe(2);
   });
 });
+
+describe.skipIf(!natsServerInstalled && process.env.CI !== 'true')(
+  'kept replies across a lost NATS connection',
+  () => {
+    it('are all dropped when the connection comes back, since a change may have been told meanwhile', async () => {
+      const server = await startNatsServer();
+      // Longer than the test: only the lost connection may drop the kept reply.
+      const lost = await startTestGateway({
+        routes: forwardedRoutes,
+        label: 'gwkeptlost',
+        env: { NATS_URL: server.url, REPLY_CACHE_MS: '60000' },
+      });
+      let asked = 0;
+      try {
+        await lost.serve(
+          operation(paymentsApi.retrieve, async (request) => {
+            asked += 1;
+            return { status: 200, body: { ...base, token: request.params.token ?? '' } };
+          }),
+        );
+        const shop = await lost.createProject('Lost');
+        const token = `pay_${randomBase62(24)}`;
+        const get = () => lost.http('GET', `/v1/payments/${token}`, { token: shop.testSecret.key });
+        await get();
+        await get();
+        expect(asked).toBe(1);
+        await server.restart({ downMs: 200 });
+        await eventually(async () => (await get()).status === 200 && asked === 2, 15_000);
+      } finally {
+        await lost.stop();
+        await server.stop();
+      }
+    });
+  },
+);
