@@ -131,6 +131,56 @@ describe('embedded store', () => {
     await store.close();
   });
 
+  it('keeps only the documents a sparse index or a missing-field guard is about, also in a store written before', async () => {
+    const folder = path.join(dir, 'partial');
+    const indexesOf = () => {
+      const db = new Database(path.join(folder, EMBEDDED_FILE), { readonly: true });
+      try {
+        return db
+          .prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'settlements'`)
+          .all() as { name: string; sql: string | null }[];
+      } finally {
+        db.close();
+      }
+    };
+    type Settlement = Doc & { providerId: string; key?: string; outcomeOf?: string };
+    const specs = [
+      { fields: { providerId: 1, key: 1 }, unique: true },
+      { fields: { outcomeOf: 1 }, unique: true, sparse: true },
+    ] as const;
+    const first = await openEmbeddedStore({ dir: folder });
+    const before = first.collection<Settlement>('settlements');
+    for (const spec of specs) await before.ensureIndex(spec);
+    await before.insertOne({ _id: 'a', providerId: 'p', key: 'k1', outcomeOf: 'o1' });
+    await first.close();
+    // As an earlier version left them: the sparse index whole, the missing-field guard on every row.
+    const old = new Database(path.join(folder, EMBEDDED_FILE));
+    for (const index of indexesOf()) {
+      if (!index.sql) continue;
+      old.exec(`DROP INDEX "${index.name}"`);
+      const whole = index.sql.replace(/ WHERE .*$/, '');
+      old.exec(whole.replace('"$ip_', '"$ix_').replace('"$un_', '"$ux_'));
+    }
+    old.close();
+
+    const store = await openEmbeddedStore({ dir: folder });
+    const settlements = store.collection<Settlement>('settlements');
+    for (const spec of specs) await settlements.ensureIndex(spec);
+    const names = indexesOf().map((index) => index.name);
+    expect(names.filter((name) => /^\$(ix|ux)_/.test(name))).toEqual([]);
+    expect(indexesOf().filter((index) => index.sql?.includes(' WHERE '))).toHaveLength(2);
+    await settlements.insertOne({ _id: 'b', providerId: 'p', key: 'k2' });
+    await settlements.insertOne({ _id: 'c', providerId: 'p' });
+    await settlements.insertOne({ _id: 'd', providerId: 'p', key: 'k3', outcomeOf: 'o2' });
+    await expect(settlements.insertOne({ _id: 'e', providerId: 'p' })).rejects.toBeInstanceOf(DuplicateKeyError);
+    await expect(
+      settlements.insertOne({ _id: 'f', providerId: 'p', key: 'k4', outcomeOf: 'o1' }),
+    ).rejects.toBeInstanceOf(DuplicateKeyError);
+    expect(await settlements.docsExamined({ outcomeOf: 'o2' })).toBe(1);
+    expect(await settlements.docsExamined({ providerId: 'p', key: 'k2' })).toBe(1);
+    await store.close();
+  });
+
   type Outboxed = Doc & { status: string; _outbox?: { id: string }[]; _outboxPending?: number };
   const rawData = (dbFile: string, id: string) => {
     const db = new Database(dbFile, { readonly: true });

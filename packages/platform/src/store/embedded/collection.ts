@@ -334,21 +334,34 @@ export function openCollection<T extends Doc>(env: StoreEnv, name: string): Coll
       .digest('hex')
       .slice(0, 16);
     const unique = spec.unique ?? false;
+    const expressions = fields.map((f) => fieldExpression(f));
+    // A sparse index of one field holds only the documents that have it (a partial index):
+    // most payments have no idempotency key or outcome, and an entry for each of them was a
+    // B-tree insert and a page written per write, for lookups that never ask for null. An
+    // equality or range on the field implies it is not null, so SQLite still uses it.
+    const partial = spec.sparse && fields.length === 1;
     // The index queries use is UNIQUE whenever the spec is, so SQLite knows an equality on
     // all its fields finds one row and takes it over a wider index that matches more of the
     // filter (a payment by token within its project walked every payment of the project).
-    // SQLite's unique indexes let any number of NULLs through, which is the sparse reading;
-    // MongoDB's plain unique index counts a missing field as one null value, so that one
-    // is enforced as well, on the fields with null spelled out.
-    const queried = unique && !spec.sparse ? `$iu_${id}` : `$ix_${id}`;
+    const queried = partial ? `$ip_${id}` : unique && !spec.sparse ? `$iu_${id}` : `$ix_${id}`;
     db.exec(
-      `CREATE ${unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS "${queried}" ON ${table} (${columns.join(', ')})`,
+      `CREATE ${unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS "${queried}" ON ${table} (${columns.join(', ')})${
+        partial ? ` WHERE ${expressions[0]} IS NOT NULL` : ''
+      }`,
     );
+    // A store written before holds the same index, whole or not unique, under the plain name.
+    if (queried !== `$ix_${id}`) db.exec(`DROP INDEX IF EXISTS "$ix_${id}"`);
     if (unique && !spec.sparse) {
-      // A store written before holds the same index, not unique, under the plain name.
-      db.exec(`DROP INDEX IF EXISTS "$ix_${id}"`);
-      const keys = fields.map((f) => `ifnull(${fieldExpression(f)}, 'null')`);
-      db.exec(`CREATE UNIQUE INDEX IF NOT EXISTS "$ux_${id}" ON ${table} (${keys.join(', ')})`);
+      // SQLite's unique indexes let any number of NULLs through, which is the sparse reading;
+      // MongoDB's plain unique index counts a missing field as one null value, so that one
+      // is enforced as well: among the documents missing a field only (a stored string is
+      // tagged, so no value equals the spelt-out 'null'), which every other write skips.
+      const keys = expressions.map((x) => `ifnull(${x}, 'null')`);
+      const missing = expressions.map((x) => `${x} IS NULL`).join(' OR ');
+      db.exec(`DROP INDEX IF EXISTS "$ux_${id}"`);
+      db.exec(
+        `CREATE UNIQUE INDEX IF NOT EXISTS "$un_${id}" ON ${table} (${keys.join(', ')}) WHERE ${missing}`,
+      );
     }
     if (spec.expireAfterSeconds !== undefined) {
       ttl = { expression: fieldExpression(fields[0] as string), seconds: spec.expireAfterSeconds };

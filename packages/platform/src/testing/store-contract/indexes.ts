@@ -49,6 +49,29 @@ export function describeIndexContract(context: ContractContext): void {
       expect(await accounts.count({})).toBe(4);
     });
 
+    it('counts a missing field as one value of a plain unique index, as MongoDB does', async () => {
+      const accounts = context.fresh<Account>();
+      await accounts.ensureIndex({ fields: { project: 1, externalId: 1 }, unique: true });
+      await accounts.insertOne({ _id: '1', project: 'p1' });
+      await accounts.insertOne({ _id: '2', project: 'p2' });
+      await accounts.insertOne({ _id: '3', project: 'p1', externalId: 'c1' });
+      await expect(accounts.insertOne({ _id: '4', project: 'p1' })).rejects.toBeInstanceOf(DuplicateKeyError);
+      await expect(
+        accounts.findOneAndUpdate({ _id: '3' }, { $unset: { externalId: '' } }),
+      ).rejects.toBeInstanceOf(DuplicateKeyError);
+      expect(await accounts.count({ project: 'p1' })).toBe(2);
+    });
+
+    it('finds by a sparse index through only the documents that have the field', async () => {
+      const payments = context.fresh<Account>();
+      await payments.ensureIndex({ fields: { externalId: 1 }, sparse: true });
+      for (let i = 0; i < 20; i += 1)
+        await payments.insertOne({ _id: `p${i}`, ...(i < 4 ? { externalId: `k${i % 2}` } : {}) });
+      expect(await payments.docsExamined({ externalId: 'k1' })).toBe(2);
+      expect((await payments.find({ externalId: 'k1' })).map((doc) => doc._id).sort()).toEqual(['p1', 'p3']);
+      expect(await payments.count({ externalId: null })).toBe(16);
+    });
+
     it('reads only the documents an index yields, and every document when none serves', async () => {
       const payments = context.fresh<Account & { status?: string; dueAt?: string }>();
       await payments.ensureIndex({ fields: { dueAt: 1 } });
