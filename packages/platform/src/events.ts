@@ -113,6 +113,12 @@ export type ConsumerSpec<Cs extends readonly EventContract[]> = {
    * Without it, events handled at once keep no order among themselves.
    */
   laneOf?: (event: ReceivedEvent<Cs[number]>) => string;
+  /**
+   * The handler takes the events of one aggregate in any order (its writes are guarded by
+   * the state each event leaves), so a server before 2.10 may deliver each type through a
+   * durable of its own, exactly, rather than the aggregate's every event (durableLayout).
+   */
+  anyOrder?: boolean;
 };
 
 export type EventConsumer = { stop(): Promise<void>; running(): boolean };
@@ -227,7 +233,7 @@ export async function consumeEvents<Cs extends readonly EventContract[]>(
   const stream = naming.stream(EVENTS_STREAM);
   const durable = naming.consumer(options.durable);
   const subjects = options.events.map((contract) => naming.subject(contract.subject));
-  const layout = durableLayout(serverVersion(nc), durable, subjects);
+  const layout = durableLayout(serverVersion(nc), durable, subjects, { anyOrder: options.anyOrder });
   await provisionDurables(jsm, stream, layout, {
     ackWaitNs: (options.ackWaitMs ?? 30_000) * 1_000_000,
     deliverAll: options.deliverAll !== false,

@@ -75,6 +75,8 @@ export function createLinksCheckoutService(options: LinksCheckoutOptions = {}): 
         durable: PAYMENT_EVENTS_CONSUMER,
         events: FOLLOWED_EVENTS,
         handle: createPaymentEventHandler(deps),
+        // A session moves by compare-and-set from the states an event may find it in.
+        anyOrder: true,
       });
 
       const links = linkHandlers(deps);

@@ -159,6 +159,8 @@ export function createPaymentsService(options: PaymentsServiceOptions = {}): Ser
         durable: 'payments-webhooks',
         events: WEBHOOK_EVENTS,
         handle: (event) => onPaymentEnded(deps, event, () => sender.kick()),
+        // Each end makes its own deliveries, which reach the merchant in no promised order.
+        anyOrder: true,
       });
 
       // The ledger: a completed payment is credited once; a transfer's outcome ends its debit.

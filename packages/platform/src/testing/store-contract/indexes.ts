@@ -57,7 +57,7 @@ export function describeIndexContract(context: ContractContext): void {
       await accounts.insertOne({ _id: '3', project: 'p1', externalId: 'c1' });
       await expect(accounts.insertOne({ _id: '4', project: 'p1' })).rejects.toBeInstanceOf(DuplicateKeyError);
       await expect(
-        accounts.findOneAndUpdate({ _id: '3' }, { $unset: { externalId: '' } }),
+        accounts.findOneAndUpdate({ _id: '3' }, { $unset: { externalId: true } }),
       ).rejects.toBeInstanceOf(DuplicateKeyError);
       expect(await accounts.count({ project: 'p1' })).toBe(2);
     });
