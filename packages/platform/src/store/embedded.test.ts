@@ -172,7 +172,9 @@ describe('embedded store', () => {
     await settlements.insertOne({ _id: 'b', providerId: 'p', key: 'k2' });
     await settlements.insertOne({ _id: 'c', providerId: 'p' });
     await settlements.insertOne({ _id: 'd', providerId: 'p', key: 'k3', outcomeOf: 'o2' });
-    await expect(settlements.insertOne({ _id: 'e', providerId: 'p' })).rejects.toBeInstanceOf(DuplicateKeyError);
+    await expect(settlements.insertOne({ _id: 'e', providerId: 'p' })).rejects.toBeInstanceOf(
+      DuplicateKeyError,
+    );
     await expect(
       settlements.insertOne({ _id: 'f', providerId: 'p', key: 'k4', outcomeOf: 'o1' }),
     ).rejects.toBeInstanceOf(DuplicateKeyError);
