@@ -109,20 +109,22 @@ function refusedBody(text: string): AppError {
 
 /**
  * JSON bodies through Fastify's own parser, which refuses `__proto__` and
- * `constructor.prototype` keys (prototype poisoning), after a depth check; routes whose
- * payload is signed also keep the exact text, and get even a refused body through to the
- * service that judges it (signature first, then schema).
+ * `constructor.prototype` keys (prototype poisoning), after a depth check. Routes whose
+ * payload is signed keep the exact text instead, unparsed: the service that judges it
+ * verifies the signature over those bytes first and parses them after, so even a body the
+ * edge would refuse reaches it (signature first, then schema), and it crosses the bus once.
  */
 function registerJsonParser(app: FastifyInstance): void {
   const guardedParse = app.getDefaultJsonParser('error', 'error');
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, text, done) => {
     const raw = text as string;
-    const keepRaw = request.routeOptions.config?.rawBody === true;
-    if (keepRaw) request.rawBody = raw;
+    if (request.routeOptions.config?.rawBody === true) {
+      request.rawBody = raw;
+      return done(null, undefined);
+    }
     if (raw.trim() === '') return done(null, undefined);
     if (jsonDepth(raw) > MAX_JSON_DEPTH) {
-      if (keepRaw) return done(null, undefined);
       return done(
         appError('invalid_request', `The JSON body nests deeper than ${MAX_JSON_DEPTH} levels.`),
         undefined,
@@ -130,7 +132,7 @@ function registerJsonParser(app: FastifyInstance): void {
     }
     guardedParse(request, raw, (error, body) => {
       if (!error) return done(null, body);
-      done(keepRaw ? null : refusedBody(raw), undefined);
+      done(refusedBody(raw), undefined);
     });
   });
 }
