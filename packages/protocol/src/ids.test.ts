@@ -24,6 +24,7 @@ import {
   parseApiKey,
   randomBase62,
   shortCode,
+  timeOrderedBase62,
   uuid,
 } from './ids.js';
 
@@ -76,6 +77,18 @@ describe('id generators', () => {
 
   it('randomBase62 honours the length', () => {
     for (const n of [0, 1, 7, 8, 100]) expect(randomBase62(n)).toHaveLength(n);
+  });
+});
+
+describe('timeOrderedBase62', () => {
+  it('sorts as text in the order the ids were made, and stays unique within a millisecond', () => {
+    const times = [0, 61, 62, Date.UTC(2026, 10, 29), Date.UTC(2026, 10, 29) + 1, Date.UTC(2099, 0, 1)];
+    const ids = times.map((ms) => timeOrderedBase62(24, ms));
+    expect([...ids].sort()).toEqual(ids);
+    for (const id of ids) expect(id).toMatch(/^[0-9A-Za-z]{24}$/);
+    const sameMs = Array.from({ length: 1000 }, () => timeOrderedBase62(24, 1_000));
+    expect(new Set(sameMs).size).toBe(1000);
+    expect(new Set(sameMs.map((id) => id.slice(0, 8))).size).toBe(1);
   });
 });
 

@@ -139,6 +139,22 @@ describe('settlement responses', () => {
     expect(h.events('settlement.received', payment.id)).toHaveLength(1);
   });
 
+  it('409 for a repeated key before any refusal of its fields, counted on the first settlement, matched or not', async () => {
+    const { order: o } = await order();
+    const first = await settle(event(o.orderKey));
+    const mismatched = await settleFailure(event(o.orderKey, { amount: '7000' }));
+    expect(mismatched).toMatchObject({ status: 409, code: 'duplicate_event' });
+    expect(await db.mismatches.count({ idempotencyKey: o.orderKey })).toBe(0);
+    const unmatched = event('pexec_twiceunmatched0000000000', { transaction_ref: 'nothing-twice' });
+    const again = await settle(unmatched);
+    expect(await settleFailure(unmatched)).toMatchObject({ status: 409, code: 'duplicate_event' });
+    expect(await settleFailure(unmatched)).toMatchObject({ status: 409, code: 'duplicate_event' });
+    const idOf = (reply: { body: unknown }) => (reply.body as { settlementId: string }).settlementId;
+    expect((await db.settlements.findOne({ _id: idOf(first) }))!.duplicatesRefused).toBe(1);
+    expect((await db.settlements.findOne({ _id: idOf(again) }))!.duplicatesRefused).toBe(2);
+    expect(await db.settlements.count({ idempotencyKey: 'pexec_twiceunmatched0000000000' })).toBe(1);
+  });
+
   it('422 naming amount for cents, and currency for another currency; a corrected event is then accepted', async () => {
     const { payment, order: o } = await order();
     const cents = await settleFailure(event(o.orderKey, { amount: '500000' }));

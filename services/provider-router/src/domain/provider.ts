@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { randomBase62, type Channel } from '@mmp/protocol';
+import { randomBase62, timeOrderedBase62, type Channel } from '@mmp/protocol';
 import type { ProprietaryMapping } from './mapping.js';
 
 export type Provider = {
@@ -19,7 +19,8 @@ export const ProviderInput = z
 
 export const newProviderId = (): string => `prv_${randomBase62(24)}`;
 export const newRailId = (): string => `rail_${randomBase62(24)}`;
-export const newSettlementId = (): string => `stl_${randomBase62(24)}`;
+/** Time-ordered: settlements are the router's most written records (see timeOrderedBase62). */
+export const newSettlementId = (): string => `stl_${timeOrderedBase62(24)}`;
 /** Settlement signing secrets: HMAC keys of ~190 bits, shown once. */
 export const newSigningSecret = (): string => `ssec_${randomBase62(32)}`;
 
