@@ -5,10 +5,12 @@ import {
   providersAdminApi,
   routerForCertification,
   routerQueries,
+  notices,
   settlementsApi,
 } from '@mmp/protocol';
 import {
   BaseEnv,
+  createReadCache,
   createSecretBox,
   operation,
   operations,
@@ -16,7 +18,7 @@ import {
   type ServiceDefinition,
 } from '@mmp/platform';
 import { ensureIndexes, openRouterDb } from './store/db.js';
-import type { RouterDeps } from './use-cases/deps.js';
+import type { RouterDeps, SigningProvider } from './use-cases/deps.js';
 import { adminHandlers, createProviderHandler } from './handlers/admin.js';
 import { ROUTER_EVENTS, routerEventHandler, routerEventLane } from './handlers/events.js';
 import { certificationHandlers, internalHandlers } from './handlers/internal.js';
@@ -45,7 +47,15 @@ export const Env = BaseEnv.extend({
     .default(5_000),
   /** Clock difference allowed between a settlement's settled_at and this service's clock. */
   SETTLEMENT_CLOCK_SKEW_SECONDS: z.coerce.number().int().nonnegative().default(300),
+  /**
+   * How long a replica keeps a provider with its opened signing secret for settlements
+   * without reading it again, should the notice of a change be lost (0: read every time).
+   */
+  PROVIDER_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
 });
+
+/** Providers kept at most: one entry per provider that settles. */
+const KEPT_PROVIDERS_MAX = 1_000;
 export type Env = typeof Env;
 
 /**
@@ -59,11 +69,25 @@ export function providerRouter(options: { resolve?: Resolve } = {}): ServiceDefi
     env: Env,
     async setup(kit) {
       const { env } = kit;
-      const db = openRouterDb(kit.store);
+      // A provider's signing secret is opened once and kept for its settlements; any write
+      // of a provider drops it here and, by notice, on the other replicas.
+      const providers = createReadCache<SigningProvider>({
+        ttlMs: env.PROVIDER_CACHE_MS,
+        max: KEPT_PROVIDERS_MAX,
+      });
+      const db = openRouterDb(kit.store, (provider) => {
+        const id = provider?._id ?? '*';
+        providers.forget(id);
+        kit.notices.tell(notices.providerChanged, id);
+      });
+      kit.notices.hear(notices.providerChanged, (id) => providers.forget(id || '*'), {
+        missed: () => providers.forget('*'),
+      });
       await ensureIndexes(db);
       const http = kit.outboundHttp({ resolve: options.resolve });
       const deps: RouterDeps = {
         db,
+        providers,
         outbox: kit.outbox([db.orders, db.settlements]),
         box: createSecretBox(env.SERVICE_SECRET_KEY),
         http,

@@ -3,6 +3,7 @@ import {
   createEventPublisher,
   createOutbox,
   createOutboundHttp,
+  createReadCache,
   createSecretBox,
   type Outbox,
 } from '@mmp/platform';
@@ -27,6 +28,7 @@ const http = createOutboundHttp({ allowLoopback: true });
 function routerDeps(writes: Outbox): RouterDeps {
   return {
     db,
+    providers: createReadCache({ ttlMs: 0, max: 1 }),
     outbox: writes,
     box,
     http,

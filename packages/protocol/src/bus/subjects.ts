@@ -61,6 +61,11 @@ export const notices = {
     'orders-ready',
     'A pull order of the provider (the detail) is stored: the replicas wake its waiting fetches',
   ),
+  providerChanged: peerNotice(
+    'provider-router',
+    'provider-changed',
+    "A provider's signing secret or mapping changed (its id the detail; `*` for any): the replicas drop the provider they kept for settlements",
+  ),
   paymentChanged: serviceNotice(
     'payments',
     'payment-changed',

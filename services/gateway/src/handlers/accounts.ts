@@ -1,6 +1,5 @@
 import { randomUUID, randomBytes } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
-import { keyedHash, secretHint } from '@mmp/platform';
+import { createReadCache, keyedHash, secretHint } from '@mmp/platform';
 import {
   ProviderApiKey,
   appError,
@@ -82,17 +81,13 @@ export function createAccounts(store: AccountsStore, serverKey: string, options:
   const { credentialsCacheMs = 0, tellReplicas } = options;
   // Keyed by the credential's hash, never by the secret itself; only valid credentials are
   // cached, so unknown tokens always read the store and cannot fill the cache.
-  const credentials =
-    credentialsCacheMs > 0
-      ? new LRUCache<string, CachedCredential>({ max: CACHED_CREDENTIALS_MAX, ttl: credentialsCacheMs })
-      : undefined;
-  // A read that began before a change must not cache what it read after the change dropped
-  // the cache: each change moves the generation, and a read caches only within its own.
-  let generation = 0;
+  const credentials = createReadCache<CachedCredential>({
+    ttlMs: credentialsCacheMs,
+    max: CACHED_CREDENTIALS_MAX,
+  });
 
   function forgetCredentials(): void {
-    generation += 1;
-    credentials?.clear();
+    credentials.forget('*');
   }
 
   /** After a change of credentials, whether it succeeded or failed halfway. */
@@ -109,12 +104,7 @@ export function createAccounts(store: AccountsStore, serverKey: string, options:
     digest: string,
     read: () => Promise<C>,
   ): Promise<C> {
-    const cached = credentials?.get(digest);
-    if (cached) return cached as C;
-    const readIn = generation;
-    const credential = await read();
-    if (readIn === generation) credentials?.set(digest, credential);
-    return credential;
+    return (await credentials.read(digest, read)) as C;
   }
 
   async function issueKey(

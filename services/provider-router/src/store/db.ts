@@ -1,4 +1,10 @@
-import { collection, ensureCollectionIndexes, openCollections, type Store } from '@mmp/platform';
+import {
+  announcingWrites,
+  collection,
+  ensureCollectionIndexes,
+  openCollections,
+  type Store,
+} from '@mmp/platform';
 import type { Provider } from '../domain/provider.js';
 import type { Rail } from '../domain/rail.js';
 import type { Order } from '../domain/order.js';
@@ -34,7 +40,14 @@ const COLLECTIONS = {
   channelBadges: collection<ChannelBadge>('channel_badges', [{ fields: { providerId: 1, certified: 1 } }]),
 };
 
-export const openRouterDb = (store: Store) => openCollections(store, COLLECTIONS);
+/**
+ * The collections; `providerWritten` hears every write of a provider (with it, or without
+ * one when many may have changed), whoever makes it.
+ */
+export function openRouterDb(store: Store, providerWritten: (provider?: Provider) => void = () => undefined) {
+  const db = openCollections(store, COLLECTIONS);
+  return { ...db, providers: announcingWrites(db.providers, providerWritten) };
+}
 export type RouterDb = ReturnType<typeof openRouterDb>;
 
 export const ensureIndexes = (db: RouterDb) => ensureCollectionIndexes(db, COLLECTIONS);

@@ -13,7 +13,6 @@ import {
   settledAtFields,
 } from '../domain/settlement.js';
 import { findOrderToSettle } from '../store/orders.js';
-import { findProvider } from '../store/providers.js';
 import {
   findOutcomeOf,
   countDuplicate,
@@ -22,6 +21,7 @@ import {
   insertSettlement,
 } from '../store/settlements.js';
 import { isoNow, type RouterDeps } from './deps.js';
+import { signingProvider } from './providers.js';
 
 export type SignedSettlement = { providerId: string; rawBody: string; signature: string };
 
@@ -111,10 +111,11 @@ export async function applySettlement(
   requestId?: string,
 ): Promise<SettlementReceipt> {
   const { providerId, rawBody } = signed;
-  const provider = providerId ? await findProvider(deps.db, providerId) : null;
+  const signing = providerId ? await signingProvider(deps, providerId) : null;
   // An unknown provider costs the same HMAC as a known one: the answer reveals nothing.
-  const secret = provider ? deps.box.open(provider.sealedSigningSecret) : randomBytes(32).toString('hex');
-  if (!verifyHexHmac(secret, rawBody, signed.signature) || !provider) throw signatureInvalid();
+  const secret = signing?.signingSecret ?? randomBytes(32).toString('hex');
+  if (!verifyHexHmac(secret, rawBody, signed.signature) || !signing) throw signatureInvalid();
+  const { provider } = signing;
   const { event, format, failureCode } = parseSettlement(parseJsonBody(rawBody), provider.mapping);
   const order = await findOrderToSettle(deps.db, providerId, {
     idempotencyKey: event.idempotency_key,

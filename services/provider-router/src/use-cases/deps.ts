@@ -1,5 +1,6 @@
 import { appError } from '@mmp/protocol';
-import type { Logger, OutboundHttp, Outbox, SecretBox } from '@mmp/platform';
+import type { Logger, OutboundHttp, Outbox, ReadCache, SecretBox } from '@mmp/platform';
+import type { Provider } from '../domain/provider.js';
 import type { BreakerConfig } from '../domain/breaker.js';
 import type { RouterDb } from '../store/db.js';
 
@@ -13,9 +14,14 @@ export type RouterConfig = {
   settlementSkewMs: number;
 };
 
+/** A provider with its signing secret opened, as settlements need it. */
+export type SigningProvider = { provider: Provider; signingSecret: string };
+
 /** What every use-case of provider-router works with. */
 export type RouterDeps = {
   db: RouterDb;
+  /** Providers kept for settlements, by id (createReadCache). */
+  providers: ReadCache<SigningProvider>;
   outbox: Outbox;
   box: SecretBox;
   /** Calls to providers' endpoints (rail tests), under the outbound rules. */

@@ -3,12 +3,20 @@ import { parseOrThrow } from '@mmp/protocol';
 import { ProprietaryMapping } from '../domain/mapping.js';
 import { newProviderId, newSigningSecret, type Provider } from '../domain/provider.js';
 import { findProvider, insertProvider } from '../store/providers.js';
-import { isoNow, notFound, rolledMeanwhile, type RouterDeps } from './deps.js';
+import { isoNow, notFound, rolledMeanwhile, type RouterDeps, type SigningProvider } from './deps.js';
 
 export async function existingProvider(deps: RouterDeps, providerId: string): Promise<Provider> {
   const provider = await findProvider(deps.db, providerId);
   if (!provider) throw notFound('Provider');
   return provider;
+}
+
+/** The provider with its opened signing secret, kept between its settlements; null if unknown. */
+export function signingProvider(deps: RouterDeps, providerId: string): Promise<SigningProvider | null> {
+  return deps.providers.read(providerId, async () => {
+    const provider = await findProvider(deps.db, providerId);
+    return provider && { provider, signingSecret: deps.box.open(provider.sealedSigningSecret) };
+  });
 }
 
 /** A new provider; its settlement signing secret is returned this once (the gateway issues its API key). */
