@@ -102,10 +102,12 @@ const changesWhatIsShown = (update: Update) =>
   Object.values(update).some((fields) => Object.keys(fields ?? {}).some((field) => !field.startsWith('_')));
 
 /**
- * `collection`, calling `written` after each write a reader could see: with the document
- * after an insert or a single update, with nothing after a write to many (any may have
- * changed). Updates of bookkeeping fields alone (`_outbox`, `_outboxPending`) are not
- * announced. So a cache of what readers were answered is told whatever it must drop.
+ * `collection`, calling `written` after each change a reader could see: with the document
+ * after a single update, with nothing after a write to many (any may have changed). So a
+ * cache of what readers were answered is told whatever it must drop. Not announced: updates
+ * of bookkeeping fields alone (`_outbox`, `_outboxPending`), and inserts, since before one a
+ * reader was answered that nothing is there, which such caches never keep (a notice on
+ * every payment created was one more message through NATS and the gateway for nothing).
  */
 export function announcingWrites<T extends Doc>(
   collection: Collection<T>,
@@ -118,10 +120,7 @@ export function announcingWrites<T extends Doc>(
     count: (filter, options) => collection.count(filter, options),
     docsExamined: (filter) => collection.docsExamined(filter),
     ensureIndex: (spec) => collection.ensureIndex(spec),
-    async insertOne(doc) {
-      await collection.insertOne(doc);
-      written(doc);
-    },
+    insertOne: (doc) => collection.insertOne(doc),
     async findOneAndUpdate(filter, update, options) {
       const updated = await collection.findOneAndUpdate(filter, update, options);
       if (updated && changesWhatIsShown(update)) written(updated);

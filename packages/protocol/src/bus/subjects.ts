@@ -70,7 +70,7 @@ export const notices = {
     'payments',
     'payment-changed',
     ['gateway'],
-    'A payment (its token the detail; `*` for any) was written: the gateway drops the merchant reads of it it kept',
+    'A payment (its token the detail; `*` for any) changed: the gateway drops the merchant reads of it it kept',
   ),
 } as const;
 
