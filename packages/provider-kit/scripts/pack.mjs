@@ -22,8 +22,19 @@ const workspaceRoot = resolve(kitDir, '../..');
 const require = createRequire(import.meta.url);
 const ts = require('typescript');
 
-/** Registry packages the staged kit and protocol import at run time. */
-const RUNTIME_DEPENDENCIES = ['undici', 'zod', 'libphonenumber-js'];
+/**
+ * Registry packages the staged kit and protocol import at run time: their own dependencies
+ * but the workspace's, read from their manifests so that a dependency added to either ships.
+ */
+function runtimeDependencies() {
+  const names = new Set();
+  for (const dir of [kitDir, protocolDir]) {
+    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    for (const [name, version] of Object.entries(manifest.dependencies ?? {}))
+      if (!String(version).startsWith('workspace:')) names.add(name);
+  }
+  return [...names].sort();
+}
 
 function build(packageDir) {
   execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
@@ -85,7 +96,7 @@ try {
   const kit = JSON.parse(readFileSync(join(kitDir, 'package.json'), 'utf8'));
   const catalog = catalogVersions();
   const dependencies = Object.fromEntries(
-    RUNTIME_DEPENDENCIES.map((name) => {
+    runtimeDependencies().map((name) => {
       const version = catalog.get(name);
       if (!version) throw new Error(`${name} is not in the pnpm catalog`);
       return [name, version];
