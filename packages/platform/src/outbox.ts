@@ -25,7 +25,10 @@ export interface OutboxCollection {
 }
 
 export type Outbox = {
-  /** Inserts a new aggregate together with its events, then publishes them. */
+  /**
+   * Inserts a new aggregate together with its events, and starts publishing them: the events
+   * leave before any later write's, but the stream may not hold them yet when this resolves.
+   */
   insert<T extends Doc>(
     collection: Collection<T>,
     doc: T,
@@ -46,7 +49,10 @@ export type Outbox = {
   ): Promise<T | null>;
   /** Publishes whatever a crash left unpublished in the outbox's collections. */
   relayOnce(): Promise<number>;
-  /** Writes the marks still waiting (see MARK_DELAY_MS); at stop, after the last write. */
+  /**
+   * Lets the publishes under way finish, then writes the marks still waiting (see
+   * MARK_DELAY_MS); at stop, after the last write.
+   */
   close(): Promise<void>;
 };
 
@@ -79,6 +85,10 @@ export function createOutbox(options: {
       )
     : undefined;
   if (options.metrics) watchBacklog(options.metrics, options.collections);
+
+  /** Publishes still waiting for the stream's acknowledgement, and their events' ids. */
+  const publishing = new Set<Promise<void>>();
+  const sending = new Set<string>();
 
   type Mark = { collection: OutboxCollection; docId: unknown };
   /** Events published whose marks are not written yet, by event id. */
@@ -126,23 +136,38 @@ export function createOutbox(options: {
   async function flush(collection: OutboxCollection, doc: Doc & OutboxFields, requestId?: string) {
     let count = 0;
     for (const event of doc._outbox ?? []) {
-      if (published.has(event.id)) continue;
-      await publish(event, requestId);
+      if (published.has(event.id) || sending.has(event.id)) continue;
+      sending.add(event.id);
+      try {
+        await publish(event, requestId);
+      } finally {
+        sending.delete(event.id);
+      }
       markLater(collection, doc._id, event.id);
       count += 1;
     }
     return count;
   }
 
-  async function flushQuietly(collection: OutboxCollection, doc: Doc, requestId?: string) {
-    // The write is durable already; if publishing fails now the relay publishes later.
-    await flush(collection, doc, requestId).catch((error) =>
-      log.warn({ err: error, collection: collection.name, id: doc._id }, 'event publish deferred to relay'),
-    );
+  /**
+   * Publishes the document's events without waiting for the stream to store them: the write
+   * is durable already, so the caller may answer now, and its answer leaves in the same
+   * socket write as the events (waiting cost every write a second write and a round trip to
+   * the stream). If publishing fails, the relay publishes later.
+   */
+  function publishInBackground(collection: OutboxCollection, doc: Doc, requestId?: string): void {
+    const published: Promise<void> = flush(collection, doc, requestId)
+      .then(() => undefined)
+      .catch((error: unknown) =>
+        log.warn({ err: error, collection: collection.name, id: doc._id }, 'event publish deferred to relay'),
+      )
+      .finally(() => publishing.delete(published));
+    publishing.add(published);
   }
 
   async function relayPass(): Promise<number> {
     // The events published a moment ago are not a backlog: marked first, the scan skips them.
+    await Promise.all(publishing);
     await writeMarks();
     let count = 0;
     for (const collection of options.collections) {
@@ -157,7 +182,7 @@ export function createOutbox(options: {
     async insert(collection, doc, events, requestId) {
       const withOutbox = { ...doc, _outbox: events, _outboxPending: events.length };
       await collection.insertOne(withOutbox);
-      await flushQuietly(collection, withOutbox, requestId);
+      publishInBackground(collection, withOutbox, requestId);
     },
     async update(collection, filter, update, events, requestId) {
       const updated = await collection.findOneAndUpdate(filter, {
@@ -165,10 +190,13 @@ export function createOutbox(options: {
         $push: { ...update.$push, _outbox: { $each: events } },
         $inc: { ...update.$inc, _outboxPending: events.length },
       });
-      if (updated && events.length > 0) await flushQuietly(collection, updated, requestId);
+      if (updated && events.length > 0) publishInBackground(collection, updated, requestId);
       return updated;
     },
-    close: writeMarks,
+    async close() {
+      await Promise.all(publishing);
+      await writeMarks();
+    },
     async relayOnce() {
       try {
         return await countLoopRun(options.metrics, 'outbox_relay', relayPass);
