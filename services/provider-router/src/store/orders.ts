@@ -20,9 +20,11 @@ export async function findOrderToSettle(
   providerId: string,
   refs: { idempotencyKey: string; transactionRef: string },
 ): Promise<Order | null> {
-  const order =
-    (await findOrder(db, refs.idempotencyKey)) ??
-    (await db.orders.findOne({ transactionRef: refs.transactionRef }));
+  // One read for both (a settlement of no order, as many are, cost two).
+  const found = await db.orders.find({
+    $or: [{ _id: refs.idempotencyKey }, { transactionRef: refs.transactionRef }],
+  });
+  const order = found.find((candidate) => candidate._id === refs.idempotencyKey) ?? found[0] ?? null;
   return order && order.providerIds.includes(providerId) ? order : null;
 }
 
