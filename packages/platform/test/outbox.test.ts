@@ -147,6 +147,45 @@ describe('outbox', () => {
     await store.close();
   });
 
+  it('answers before the stream holds its events, publishes each once, and lets them finish before it closes', async () => {
+    const store = await openEmbeddedStore({ dir: `${system.dataDir}/background` });
+    const payments = store.collection('payments');
+    const stream = createEventPublisher(nc, system.naming, producer);
+    const calls: string[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    // The stream answers this publisher's first publish late, as a busy stream would.
+    const publish: typeof stream = async (event, requestId) => {
+      calls.push(event.id);
+      if (calls.length === 1) await held;
+      await stream(event, requestId);
+    };
+    const before = await messagesInStream();
+    const outbox = createOutbox({ publish, log, collections: [payments] });
+    const event = {
+      id: 'evt_background000001',
+      type: 'payment.created',
+      occurredAt: new Date().toISOString(),
+      data: {},
+    };
+    await outbox.insert(payments, { _id: 'pay_background', status: 'PENDING' }, [event]);
+    expect(calls).toEqual([event.id]);
+    expect(await messagesInStream()).toBe(before);
+    // A relay pass meanwhile waits for it rather than publishing it again.
+    const relayed = outbox.relayOnce();
+    const closed = outbox.close();
+    release();
+    expect(await relayed).toBe(0);
+    await closed;
+    expect(calls).toEqual([event.id]);
+    expect(await messagesInStream()).toBe(before + 1);
+    expect(await payments.findOne({ _id: 'pay_background' })).toMatchObject({
+      _outboxPending: 0,
+      _outbox: [],
+    });
+    await store.close();
+  });
+
   it('writes nothing and publishes nothing when the compare-and-set guard fails', async () => {
     const store = await openEmbeddedStore({ dir: `${system.dataDir}/guard` });
     const payments = store.collection<{ _id: string; status: string }>('payments');
