@@ -5,7 +5,7 @@ function heap() {
   return { young: youngGenerationBytes(), old: old.space_used_size, oldCommitted: old.space_size };
 }
 
-if (process.env.COLLECT_WHEN_IDLE === 'true') collectWhenIdle(Number(process.env.CHECK_EVERY_MS));
+collectWhenIdle(Number(process.env.CHECK_EVERY_MS));
 
 // Then a burst of objects that survive a collection or two, as a burst of requests makes:
 // it grows V8's young generation and leaves garbage in the old one, among the third that

@@ -19,18 +19,16 @@ async function heapAfterBurst(
 }
 
 describe('collectWhenIdle', () => {
-  it('gives back what a burst grew once the service is idle, which V8 alone does not', async () => {
-    const settings = { CHECK_EVERY_MS: '200', IDLE_MS: '9000' };
-    const [alone, collected] = await Promise.all([
-      heapAfterBurst({ ...settings, COLLECT_WHEN_IDLE: 'false' }),
-      heapAfterBurst({ ...settings, COLLECT_WHEN_IDLE: 'true' }),
-    ]);
-    for (const run of [alone, collected]) {
-      expect(run.grown.young).toBeGreaterThanOrEqual(16 * MB);
-      expect(run.grown.old).toBeGreaterThanOrEqual(run.keptBytes + 8 * MB);
-    }
-    expect(alone.idle.young).toBe(alone.grown.young);
-    expect(alone.idle.old).toBeGreaterThanOrEqual(alone.keptBytes + 8 * MB);
+  // Whether V8 alone gives such memory back depends on its memory reducer, which may or may
+  // not run within the test's idle stretch (docs/decisions.md has the measurements that
+  // motivate the collector); what the kit promises is checked here.
+  it('gives back what a burst grew once the service is idle', async () => {
+    const collected = await heapAfterBurst({
+      CHECK_EVERY_MS: '200',
+      IDLE_MS: '9000',
+    });
+    expect(collected.grown.young).toBeGreaterThanOrEqual(16 * MB);
+    expect(collected.grown.old).toBeGreaterThanOrEqual(collected.keptBytes + 8 * MB);
     expect(collected.idle.young).toBeLessThanOrEqual(4 * MB);
     // Compacted: the pages the kept third was scattered over are given back too.
     expect(collected.idle.oldCommitted).toBeLessThanOrEqual(collected.keptBytes + 8 * MB);
