@@ -66,10 +66,7 @@ async function setup(kit: GatewayKit, options: GatewayOptions): Promise<void> {
   if (redis) kit.onStop(async () => redis.disconnect());
   const accounts = createAccounts(accountsStore, env.SERVICE_SECRET_KEY, {
     credentialsCacheMs: env.CREDENTIALS_CACHE_MS,
-    tellReplicas: () => kit.notices.tell(notices.credentialsChanged),
-  });
-  kit.notices.hear(notices.credentialsChanged, accounts.forgetCredentials, {
-    missed: accounts.forgetCredentials,
+    sharedBy: { notices: kit.notices, notice: notices.credentialsChanged },
   });
   const routes = options.routes ?? forwardedRoutes;
   const replies = env.REPLY_CACHE_MS > 0 ? keepReplies(kit, routes) : undefined;

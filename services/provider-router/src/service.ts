@@ -74,15 +74,9 @@ export function providerRouter(options: { resolve?: Resolve } = {}): ServiceDefi
       const providers = createReadCache<SigningProvider>({
         ttlMs: env.PROVIDER_CACHE_MS,
         max: KEPT_PROVIDERS_MAX,
+        shared: { notices: kit.notices, notice: notices.providerChanged },
       });
-      const db = openRouterDb(kit.store, (provider) => {
-        const id = provider?._id ?? '*';
-        providers.forget(id);
-        kit.notices.tell(notices.providerChanged, id);
-      });
-      kit.notices.hear(notices.providerChanged, (id) => providers.forget(id || '*'), {
-        missed: () => providers.forget('*'),
-      });
+      const db = openRouterDb(kit.store, (provider) => providers.changed(provider?._id ?? '*'));
       await ensureIndexes(db);
       const http = kit.outboundHttp({ resolve: options.resolve });
       const deps: RouterDeps = {

@@ -1,5 +1,5 @@
 import { randomUUID, randomBytes } from 'node:crypto';
-import { createReadCache, keyedHash, secretHint } from '@mmp/platform';
+import { createReadCache, keyedHash, secretHint, type SharedBy } from '@mmp/platform';
 import {
   ProviderApiKey,
   appError,
@@ -62,49 +62,39 @@ export type AccountsOptions = {
   /**
    * How long a credential found valid is believed without reading it again (0: read on
    * every request). Any change of a key, a provider key or a project's suspension drops
-   * every cached credential at once on this replica and, through `tellReplicas`, on the
+   * every cached credential at once on this replica and, through `sharedBy`, on the
    * others; this bound holds when that notice is lost.
    */
   credentialsCacheMs?: number;
-  /** Tells the gateway's other replicas that credentials changed (ServiceKit.notices). */
-  tellReplicas?: () => void;
+  /** The notice that keeps the gateway's replicas' credentials in step (ServiceKit.notices). */
+  sharedBy?: SharedBy;
 };
 
 /** Credentials held at most, so a flood of valid keys cannot grow the cache without end. */
 const CACHED_CREDENTIALS_MAX = 10_000;
 
-type CachedCredential = { kind: 'merchant'; key: ApiKeyDoc } | { kind: 'provider'; actor: ProviderActor };
+type MerchantCredential = { kind: 'merchant'; key: ApiKeyDoc };
+type ProviderCredential = { kind: 'provider'; actor: ProviderActor };
 
 /** Account operations of the gateway; `serverKey` keys the hashes of every stored credential. */
 export function createAccounts(store: AccountsStore, serverKey: string, options: AccountsOptions = {}) {
   const hash = (token: string) => keyedHash(serverKey, token);
-  const { credentialsCacheMs = 0, tellReplicas } = options;
+  const { credentialsCacheMs = 0, sharedBy } = options;
   // Keyed by the credential's hash, never by the secret itself; only valid credentials are
   // cached, so unknown tokens always read the store and cannot fill the cache.
-  const credentials = createReadCache<CachedCredential>({
+  const credentials = createReadCache<MerchantCredential | ProviderCredential>({
     ttlMs: credentialsCacheMs,
     max: CACHED_CREDENTIALS_MAX,
+    shared: sharedBy,
   });
-
-  function forgetCredentials(): void {
-    credentials.forget('*');
-  }
 
   /** After a change of credentials, whether it succeeded or failed halfway. */
   async function changingCredentials<R>(change: () => Promise<R>): Promise<R> {
     try {
       return await change();
     } finally {
-      forgetCredentials();
-      tellReplicas?.();
+      credentials.changed('*');
     }
-  }
-
-  async function readCredential<C extends CachedCredential>(
-    digest: string,
-    read: () => Promise<C>,
-  ): Promise<C> {
-    return (await credentials.read(digest, read)) as C;
   }
 
   async function issueKey(
@@ -256,7 +246,8 @@ export function createAccounts(store: AccountsStore, serverKey: string, options:
     async authenticateMerchant(token: string | null, now = new Date()): Promise<ApiKeyDoc> {
       if (!token || !parseApiKey(token)) throw appError('invalid_api_key', 'Invalid or missing API key.');
       const digest = hash(token);
-      const { key } = await readCredential(digest, async () => {
+      // The reads below throw rather than answer null, so what comes back is of their kind.
+      const { key } = (await credentials.read(digest, async () => {
         const found = await store.findApiKeyByHash(digest);
         if (!found || found.revokedAt) throw appError('invalid_api_key', 'Invalid or missing API key.');
         refuseExpired(found, now);
@@ -267,7 +258,7 @@ export function createAccounts(store: AccountsStore, serverKey: string, options:
           );
         }
         return { kind: 'merchant' as const, key: found };
-      });
+      })) as MerchantCredential;
       // Again for a cached key: a key expires at its instant, whatever the cache holds.
       refuseExpired(key, now);
       return key;
@@ -277,19 +268,16 @@ export function createAccounts(store: AccountsStore, serverKey: string, options:
       if (!token || !ProviderApiKey.safeParse(token).success)
         throw appError('invalid_api_key', 'Invalid or missing provider API key.');
       const digest = hash(token);
-      const { actor } = await readCredential(digest, async () => {
+      const { actor } = (await credentials.read(digest, async () => {
         const key = await store.findProviderKeyByHash(digest);
         if (!key || key.revokedAt) throw appError('invalid_api_key', 'Invalid or missing provider API key.');
         return {
           kind: 'provider' as const,
           actor: { kind: 'provider' as const, providerId: key.providerId },
         };
-      });
+      })) as ProviderCredential;
       return actor;
     },
-
-    /** Drops every cached credential of this replica (a notice from another replica). */
-    forgetCredentials,
 
     issueProviderKey,
 
