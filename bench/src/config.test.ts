@@ -17,3 +17,16 @@ describe('BENCH_SCENARIOS', () => {
     );
   });
 });
+
+describe('BENCH_LOG_LEVEL', () => {
+  it('keeps the services silent unless a level is named', () => {
+    expect(readConfig({}).logLevel).toBe('silent');
+    expect(readConfig({ BENCH_LOG_LEVEL: 'warn' }).logLevel).toBe('warn');
+  });
+
+  it('refuses a level pino does not know', () => {
+    expect(() => readConfig({ BENCH_LOG_LEVEL: 'loud' })).toThrow(
+      'BENCH_LOG_LEVEL takes silent, fatal, error, warn, info, debug, trace, got "loud"',
+    );
+  });
+});

@@ -23,7 +23,12 @@ export type BenchConfig = {
   sandboxPollMs: number;
   /** Skip the build before the processes mode (when `pnpm build` just ran). */
   skipBuild: boolean;
+  /** The services' log level: silent, so logging costs nothing measured, unless a run is diagnosed. */
+  logLevel: LogLevel;
 };
+
+const LOG_LEVELS = ['silent', 'fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
+type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** The in-process child reads the services' settings from this variable, as JSON. */
 export const SYSTEM_ENV_VARIABLE = 'BENCH_SYSTEM_ENV';
@@ -56,6 +61,13 @@ function runs(raw: string | undefined): BenchRun[] {
   return list as BenchRun[];
 }
 
+function logLevel(raw: string | undefined): LogLevel {
+  if (raw === undefined || raw === '') return 'silent';
+  if (!(LOG_LEVELS as readonly string[]).includes(raw))
+    throw new Error(`BENCH_LOG_LEVEL takes ${LOG_LEVELS.join(', ')}, got "${raw}"`);
+  return raw as LogLevel;
+}
+
 export function readConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
   return {
     durationSeconds: positiveInteger(env, 'BENCH_DURATION_S', 10),
@@ -69,5 +81,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): BenchConfig {
     flowGraceSeconds: positiveInteger(env, 'BENCH_FLOW_GRACE_S', 20),
     sandboxPollMs: positiveInteger(env, 'BENCH_SANDBOX_POLL_MS', 1_000),
     skipBuild: env.BENCH_SKIP_BUILD === '1',
+    logLevel: logLevel(env.BENCH_LOG_LEVEL),
   };
 }

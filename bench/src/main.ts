@@ -83,7 +83,7 @@ const readEach = (pids: Record<string, number>, read: (pid: number) => number | 
 
 async function runMode(mode: Mode, config: BenchConfig): Promise<ModeRun> {
   print(`\n== ${MODE_TITLES[mode]}`);
-  const env = benchEnv(config.sandboxPollMs);
+  const env = benchEnv(config.sandboxPollMs, config.logLevel);
   const system: SystemUnderTest & { startMs?: Record<string, number> } =
     mode === 'in-process' ? await startInProcess(env) : await startProcesses({ env });
   try {

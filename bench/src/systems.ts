@@ -29,10 +29,13 @@ const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const UNLIMITED = String(1_000_000_000);
 const START_TIMEOUT_MS = 90_000;
 
-/** Settings that make the numbers about the path: no logs, no rate limit, an instant sandbox. */
-export function benchEnv(sandboxPollMs: number): Record<string, string> {
+/**
+ * Settings that make the numbers about the path: no logs (unless a run is diagnosed), no
+ * rate limit, an instant sandbox.
+ */
+export function benchEnv(sandboxPollMs: number, logLevel = 'silent'): Record<string, string> {
   return {
-    LOG_LEVEL: 'silent',
+    LOG_LEVEL: logLevel,
     RATE_LIMIT_KEY_MAX: UNLIMITED,
     RATE_LIMIT_IP_MAX: UNLIMITED,
     ALLOW_HTTP_LOOPBACK_ENDPOINTS: 'true',
