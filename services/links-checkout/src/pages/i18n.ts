@@ -176,11 +176,20 @@ export function fill(template: string, values: Record<string, string | number>):
   );
 }
 
+/**
+ * One formatter per language, made on the first page shown in it: a formatter is costly to
+ * make, and making one at start would load ICU's locale data into every idle replica.
+ */
+const amountFormats = new Map<Lang, Intl.NumberFormat>();
+
 /** Whole francs, grouped the way each language writes them: `5 000 FCFA`, `5,000 FCFA`. */
 export function formatAmount(amount: number, currency: string, lang: Lang): string {
-  const grouped = new Intl.NumberFormat(lang === 'fr' ? 'fr-FR' : 'en-US', {
-    maximumFractionDigits: 0,
-  }).format(amount);
+  let format = amountFormats.get(lang);
+  if (!format) {
+    format = new Intl.NumberFormat(lang === 'fr' ? 'fr-FR' : 'en-US', { maximumFractionDigits: 0 });
+    amountFormats.set(lang, format);
+  }
+  const grouped = format.format(amount);
   const unit = currency === 'XAF' || currency === 'XOF' ? 'FCFA' : currency;
   return `${grouped} ${unit}`;
 }
