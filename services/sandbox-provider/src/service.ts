@@ -1,4 +1,4 @@
-import { BaseEnv, createSecretBox, operation, type ServiceDefinition } from '@mmp/platform';
+import { BaseEnv, backoffDelay, createSecretBox, operation, type ServiceDefinition } from '@mmp/platform';
 import { PULL_MAX_WAIT_MS, sandboxOperations, type SandboxStatus } from '@mmp/protocol';
 import { createPullClient } from '@mmp/provider-kit';
 import { z } from 'zod';
@@ -17,7 +17,7 @@ export const Env = BaseEnv.extend({
   SERVICE_SECRET_KEY: z.string().min(32, 'must be at least 32 characters'),
   /**
    * How long one round's fetch waits for an order (a long poll; the next round starts when
-   * it answers), and the pause after a round that failed.
+   * it answers), and the longest pause after rounds that failed.
    */
   SANDBOX_POLL_MS: z.coerce.number().int().positive().default(1_000),
   /** How long "any other number" takes to succeed. */
@@ -29,6 +29,9 @@ export const Env = BaseEnv.extend({
   SANDBOX_LISTED_DELAY_MS: z.coerce.number().int().nonnegative().default(200),
 });
 export type Env = typeof Env;
+
+/** The pause after a failed round; each further failed round in a row doubles it. */
+const RETRY_FIRST_MS = 100;
 
 /**
  * The sandbox provider: a provider adapter like any other, outside the core. It knows the
@@ -46,21 +49,38 @@ export const sandboxProviderService: ServiceDefinition<Env> = {
     let credentials: Credentials | null = null;
     let worker: WorkerDeps | null = null;
     // Each round's fetch waits for an order up to SANDBOX_POLL_MS (a long poll), never past
-    // the next settlement the round before found, so the next round starts at once; after a
-    // round where something failed (the fetch, an ack, a push), the next waits SANDBOX_POLL_MS,
-    // so a failing service is not asked again and again.
+    // the next settlement the round before found, so the next round starts at once. After a
+    // round where something failed (the fetch, an ack, a push), the next waits, twice as long
+    // after each failed round in a row, from RETRY_FIRST_MS up to SANDBOX_POLL_MS: one lost
+    // call holds the orders behind it briefly, and a failing service is not asked again and again.
     let nextSettlementAt: Date | null | undefined;
+    let failedRounds = 0;
+    let retry: NodeJS.Timeout | undefined;
     const work = kit.loop({
       name: 'sandbox_worker',
       intervalMs: env.SANDBOX_POLL_MS,
       pass: async () => {
+        clearTimeout(retry);
         if (!worker) return;
-        const round = await workOnce(worker, {
-          waitMs: Math.min(env.SANDBOX_POLL_MS, PULL_MAX_WAIT_MS),
-          nextSettlementAt,
-        });
-        nextSettlementAt = round.nextSettlementAt;
-        if (round.failures === 0) work.kick();
+        let failed = true;
+        try {
+          const round = await workOnce(worker, {
+            waitMs: Math.min(env.SANDBOX_POLL_MS, PULL_MAX_WAIT_MS),
+            nextSettlementAt,
+          });
+          nextSettlementAt = round.nextSettlementAt;
+          failed = round.failures > 0;
+        } finally {
+          failedRounds = failed ? failedRounds + 1 : 0;
+          const pause = backoffDelay(failedRounds - 1, {
+            baseMs: RETRY_FIRST_MS,
+            maxMs: env.SANDBOX_POLL_MS,
+            jitter: 0,
+          });
+          // A pause of SANDBOX_POLL_MS is the loop's own interval.
+          if (!failed) work.kick();
+          else if (pause < env.SANDBOX_POLL_MS) retry = setTimeout(() => work.kick(), pause).unref();
+        }
       },
     });
     const registration = {
