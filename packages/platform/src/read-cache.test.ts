@@ -54,9 +54,8 @@ describe('createReadCache', () => {
   it('drops a changed record on every replica that shares it, and everything after a missed notice', async () => {
     const board = noticeBoard();
     const shared = { notices: board.notices, notice: NOTICES.providerChanged };
-    const [here, there] = [1, 2].map(() =>
-      createReadCache<{ v: number }>({ ttlMs: 60_000, max: 10, shared }),
-    );
+    const replica = () => createReadCache<{ v: number }>({ ttlMs: 60_000, max: 10, shared });
+    const [here, there] = [replica(), replica()];
     let reads = 0;
     const load = async () => ({ v: ++reads });
     await there.read('a', load);
