@@ -93,8 +93,10 @@ let first: Started | undefined;
 let second: Started | undefined;
 
 beforeAll(() => {
-  // `pnpm start` runs the built services; tests otherwise run on sources.
-  execFileSync('pnpm', ['-r', '--filter', './packages/**', '--filter', './services/**', 'run', 'build'], {
+  // `pnpm start` runs the built services; tests otherwise run on sources. Built as `pnpm
+  // start` builds them, through turbo, so sources unchanged since the last build (the
+  // image packaging test's, in a full run) are not compiled again.
+  execFileSync('pnpm', ['exec', 'turbo', 'run', 'build', '--output-logs=errors-only'], {
     cwd: REPO_ROOT,
     stdio: 'ignore',
   });
