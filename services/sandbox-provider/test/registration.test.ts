@@ -1,10 +1,8 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startService } from '@mmp/platform';
 import { createTestBus, createTestSystem, eventually } from '@mmp/platform/testing';
 import { sandboxOperations } from '@mmp/protocol';
-import { sandboxProviderService } from '../src/service.js';
+import { REGISTRATION_ANSWERS, startSandbox } from './provider-api.js';
 
 /**
  * The gateway's public API as the sandbox registers through it, answering 503 until `up`:
@@ -19,14 +17,12 @@ beforeAll(async () => {
   server = createServer((request, response) => {
     calls.push(`${request.method} ${request.url}`);
     if (!up) return void response.writeHead(503).end('{}');
-    const answers: Record<string, unknown> = {
-      '/v1/admin/providers': { id: 'prv_1', apiKey: 'sk_test_sandbox', signingSecret: 'ssec_sandbox' },
-      '/v1/provider/rails': { id: 'rail_1' },
-    };
     const pulling = request.url?.startsWith('/v1/provider/orders');
     response.setHeader('content-type', 'application/json');
     response.end(
-      JSON.stringify(pulling ? { orders: [] } : (answers[request.url ?? ''] ?? { status: 'ACTIVE' })),
+      JSON.stringify(
+        pulling ? { orders: [] } : (REGISTRATION_ANSWERS[request.url ?? ''] ?? { status: 'ACTIVE' }),
+      ),
     );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -38,12 +34,7 @@ afterAll(async () => {
 
 describe('the sandbox registering itself', () => {
   it('retries until the gateway answers, then says so and pulls; it stops at once either way', async () => {
-    const sandbox = await startService(sandboxProviderService, {
-      ...system.env,
-      GATEWAY_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-      ADMIN_TOKEN: 'adm_0123456789abcdef',
-      SANDBOX_POLL_MS: '100',
-    });
+    const sandbox = await startSandbox(server, system.env, { SANDBOX_POLL_MS: '100' });
     const status = () =>
       createTestBus(sandbox.context.nc, sandbox.context.naming).request(sandboxOperations.status, {});
     try {

@@ -1,14 +1,15 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger, openStore, type Store } from '@mmp/platform';
-import type { OrderAck, PaymentExecute, PullOrder } from '@mmp/protocol';
+import type { OrderAck, PaymentExecute } from '@mmp/protocol';
 import { createPullClient } from '@mmp/provider-kit';
 import { workOnce, type WorkerDeps } from '../src/use-cases/worker.js';
 import { openSandboxStore, type SandboxStore } from '../src/store/sandbox.js';
+import { pendingOrder, readJson, successOrder } from './provider-api.js';
 
 /**
  * The gateway's provider API as the sandbox sees it, served for real: pending orders, acks
@@ -16,20 +17,8 @@ import { openSandboxStore, type SandboxStore } from '../src/store/sandbox.js';
  * the settlement webhook.
  */
 function startProviderApi(order: PaymentExecute) {
-  const entry: PullOrder = {
-    idempotency_key: order.idempotency_key,
-    payload: order,
-    status: 'pending',
-    created_at: new Date().toISOString(),
-    expires_at: new Date(Date.now() + 15 * 60_000).toISOString(),
-    delivery_count: 0,
-  };
+  const entry = pendingOrder(order);
   const state = { acks: [] as OrderAck[], settlements: [] as unknown[], fetches: [] as string[] };
-  const body = async (request: IncomingMessage) => {
-    let text = '';
-    for await (const chunk of request) text += String(chunk);
-    return JSON.parse(text) as unknown;
-  };
   const server: Server = createServer((request, response) => {
     void (async () => {
       const url = request.url ?? '';
@@ -40,7 +29,7 @@ function startProviderApi(order: PaymentExecute) {
         return response.end(JSON.stringify({ orders }));
       }
       if (request.method === 'POST' && url === `/v1/provider/orders/${order.idempotency_key}/ack`) {
-        const ack = (await body(request)) as OrderAck;
+        const ack = (await readJson(request)) as OrderAck;
         state.acks.push(ack);
         entry.status = 'acked';
         // The ack is stored, but the provider never hears so.
@@ -49,7 +38,7 @@ function startProviderApi(order: PaymentExecute) {
         return response.end(JSON.stringify(ack));
       }
       if (request.method === 'POST' && url.startsWith('/v1/provider/webhooks/')) {
-        state.settlements.push(await body(request));
+        state.settlements.push(await readJson(request));
         response.setHeader('content-type', 'application/json');
         return response.end(JSON.stringify({ received: true }));
       }
@@ -60,18 +49,7 @@ function startProviderApi(order: PaymentExecute) {
   return { server, state };
 }
 
-const order: PaymentExecute = {
-  protocol_version: '1',
-  type: 'payment.execute',
-  idempotency_key: 'pexec_lost_ack',
-  amount: '5000',
-  currency: 'XAF',
-  network: 'ORANGE_MONEY',
-  country: 'CM',
-  payee: { msisdn: '+237690000001' },
-  transaction_ref: 'pay_lost_ack',
-  timestamp: Math.floor(Date.now() / 1000),
-};
+const order = successOrder('lost_ack');
 
 let dir: string;
 let store: Store;

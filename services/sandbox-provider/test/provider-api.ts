@@ -1,0 +1,58 @@
+import type { IncomingMessage, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startService } from '@mmp/platform';
+import type { PaymentExecute, PullOrder } from '@mmp/protocol';
+import { sandboxProviderService } from '../src/service.js';
+
+/**
+ * What the tests' stand-ins for the gateway's public API share: an order as the pull API
+ * lists it, a request's JSON body, and a sandbox started against such a stand-in.
+ */
+/** A payment.execute for the sandbox's success number, its key and reference named after `name`. */
+export function successOrder(name: string): PaymentExecute {
+  return {
+    protocol_version: '1',
+    type: 'payment.execute',
+    idempotency_key: `pexec_${name}`,
+    amount: '5000',
+    currency: 'XAF',
+    network: 'ORANGE_MONEY',
+    country: 'CM',
+    payee: { msisdn: '+237690000001' },
+    transaction_ref: `pay_${name}`,
+    timestamp: Math.floor(Date.now() / 1000),
+  };
+}
+
+export function pendingOrder(order: PaymentExecute): PullOrder {
+  return {
+    idempotency_key: order.idempotency_key,
+    payload: order,
+    status: 'pending',
+    created_at: new Date().toISOString(),
+    expires_at: new Date(Date.now() + 15 * 60_000).toISOString(),
+    delivery_count: 0,
+  };
+}
+
+export async function readJson(request: IncomingMessage): Promise<unknown> {
+  let text = '';
+  for await (const chunk of request) text += String(chunk);
+  return JSON.parse(text) as unknown;
+}
+
+/** The answers of the registration calls: the provider, its pull rail, then ACTIVE for the rest. */
+export const REGISTRATION_ANSWERS: Record<string, unknown> = {
+  '/v1/admin/providers': { id: 'prv_1', apiKey: 'sk_test_sandbox', signingSecret: 'ssec_sandbox' },
+  '/v1/provider/rails': { id: 'rail_1' },
+};
+
+/** The sandbox provider, registering through `api` (listening) on the test system's NATS. */
+export function startSandbox(api: Server, systemEnv: Record<string, string>, env: Record<string, string>) {
+  return startService(sandboxProviderService, {
+    ...systemEnv,
+    GATEWAY_URL: `http://127.0.0.1:${(api.address() as AddressInfo).port}`,
+    ADMIN_TOKEN: 'adm_0123456789abcdef',
+    ...env,
+  });
+}
