@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from './logger.js';
 import { startLoop, type LoopSpec } from './loops.js';
 import { captureLogs, eventually } from './testing/index.js';
@@ -71,5 +71,50 @@ describe('startLoop', () => {
     release();
     await eventually(async () => passes === 3);
     await loop.stop();
+  });
+
+  describe('after failed passes', () => {
+    afterEach(() => void vi.useRealTimers());
+
+    /** The gaps between a loop's passes over `forMs` of fake time, passes failing as `fails` says. */
+    async function gapsBetweenPasses(
+      spec: Omit<LoopSpec, 'name' | 'pass'>,
+      fails: (pass: number) => boolean,
+      forMs: number,
+    ) {
+      vi.useFakeTimers();
+      const starts: number[] = [];
+      const { loop } = startTestLoop({
+        ...spec,
+        name: 'retrying_loop',
+        pass: async () => {
+          starts.push(Date.now());
+          if (fails(starts.length)) throw new Error('gateway restarting');
+        },
+      });
+      await vi.advanceTimersByTimeAsync(forMs);
+      await loop.stop();
+      return starts.slice(1).map((start, index) => start - (starts[index] ?? 0));
+    }
+
+    it('retries after retryFirstMs, doubled per failed pass in a row up to the interval, and starts over after a success', async () => {
+      const gaps = await gapsBetweenPasses(
+        { intervalMs: 1_000, retryFirstMs: 100 },
+        (pass) => pass <= 6 || pass === 9,
+        7_500,
+      );
+      const expected = [100, 200, 400, 800, 1_000, 1_000, 1_000, 1_000, 100];
+      expect(gaps.length).toBeGreaterThanOrEqual(expected.length);
+      expected.forEach((gap, index) => {
+        // The system's backoff adds up to a fifth at random, and the interval caps it all.
+        expect(gaps[index]).toBeGreaterThanOrEqual(gap);
+        expect(gaps[index]).toBeLessThanOrEqual(Math.min(1_000, gap * 1.2));
+      });
+    });
+
+    it('waits the whole interval after a failed pass without retryFirstMs', async () => {
+      const gaps = await gapsBetweenPasses({ intervalMs: 1_000 }, () => true, 2_500);
+      expect(gaps).toEqual([1_000, 1_000]);
+    });
   });
 });

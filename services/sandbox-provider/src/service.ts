@@ -1,4 +1,4 @@
-import { BaseEnv, backoffDelay, createSecretBox, operation, type ServiceDefinition } from '@mmp/platform';
+import { BaseEnv, createSecretBox, operation, type ServiceDefinition } from '@mmp/platform';
 import { PULL_MAX_WAIT_MS, sandboxOperations, type SandboxStatus } from '@mmp/protocol';
 import { createPullClient } from '@mmp/provider-kit';
 import { z } from 'zod';
@@ -54,33 +54,20 @@ export const sandboxProviderService: ServiceDefinition<Env> = {
     // after each failed round in a row, from RETRY_FIRST_MS up to SANDBOX_POLL_MS: one lost
     // call holds the orders behind it briefly, and a failing service is not asked again and again.
     let nextSettlementAt: Date | null | undefined;
-    let failedRounds = 0;
-    let retry: NodeJS.Timeout | undefined;
     const work = kit.loop({
       name: 'sandbox_worker',
       intervalMs: env.SANDBOX_POLL_MS,
+      retryFirstMs: RETRY_FIRST_MS,
       pass: async () => {
-        clearTimeout(retry);
         if (!worker) return;
-        let failed = true;
-        try {
-          const round = await workOnce(worker, {
-            waitMs: Math.min(env.SANDBOX_POLL_MS, PULL_MAX_WAIT_MS),
-            nextSettlementAt,
-          });
-          nextSettlementAt = round.nextSettlementAt;
-          failed = round.failures > 0;
-        } finally {
-          failedRounds = failed ? failedRounds + 1 : 0;
-          const pause = backoffDelay(failedRounds - 1, {
-            baseMs: RETRY_FIRST_MS,
-            maxMs: env.SANDBOX_POLL_MS,
-            jitter: 0,
-          });
-          // A pause of SANDBOX_POLL_MS is the loop's own interval.
-          if (!failed) work.kick();
-          else if (pause < env.SANDBOX_POLL_MS) retry = setTimeout(() => work.kick(), pause).unref();
-        }
+        const round = await workOnce(worker, {
+          waitMs: Math.min(env.SANDBOX_POLL_MS, PULL_MAX_WAIT_MS),
+          nextSettlementAt,
+        });
+        nextSettlementAt = round.nextSettlementAt;
+        if (round.failures > 0)
+          throw new Error(`${round.failures} calls of the round failed; they are tried again`);
+        work.kick();
       },
     });
     const registration = {
