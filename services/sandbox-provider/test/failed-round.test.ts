@@ -1,7 +1,14 @@
-import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestSystem, eventually } from '@mmp/platform/testing';
-import { REGISTRATION_ANSWERS, pendingOrder, readJson, startSandbox, successOrder } from './provider-api.js';
+import {
+  REGISTRATION_ANSWERS,
+  pendingOrder,
+  readJson,
+  serveProviderApi,
+  startSandbox,
+  successOrder,
+  type ProviderApi,
+} from './provider-api.js';
 
 /**
  * The gateway's public API as the sandbox uses it, whose order fetch fails twice (a 503, as
@@ -11,11 +18,11 @@ import { REGISTRATION_ANSWERS, pendingOrder, readJson, startSandbox, successOrde
  */
 const order = successOrder('after_failures');
 const state = { failedFetches: 0, acked: false, settlements: [] as unknown[] };
-let server: Server;
+let api: ProviderApi;
 const system = createTestSystem('sbxretry');
 
 beforeAll(async () => {
-  server = createServer((request, response) => {
+  api = await serveProviderApi((request, response) => {
     void (async () => {
       const url = request.url ?? '';
       response.setHeader('content-type', 'application/json');
@@ -37,16 +44,15 @@ beforeAll(async () => {
       response.end(JSON.stringify(REGISTRATION_ANSWERS[url] ?? { status: 'ACTIVE' }));
     })();
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 });
 afterAll(async () => {
-  await new Promise((resolve) => server.close(resolve));
+  await api.close();
   await system.cleanup();
 });
 
 describe('the sandbox after a failed round', () => {
   it('tries again within a fraction of its poll interval, and settles the order', async () => {
-    const sandbox = await startSandbox(server, system.env, {
+    const sandbox = await startSandbox(api, system.env, {
       SANDBOX_POLL_MS: '60000',
       SANDBOX_LISTED_DELAY_MS: '0',
     });

@@ -1,12 +1,12 @@
-import type { IncomingMessage, Server } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startService } from '@mmp/platform';
 import type { PaymentExecute, PullOrder } from '@mmp/protocol';
 import { sandboxProviderService } from '../src/service.js';
 
 /**
- * What the tests' stand-ins for the gateway's public API share: an order as the pull API
- * lists it, a request's JSON body, and a sandbox started against such a stand-in.
+ * What the tests' stand-ins for the gateway's public API share: the stand-in's server, an
+ * order as the pull API lists it, a request's JSON body, and a sandbox started against it.
  */
 /** A payment.execute for the sandbox's success number, its key and reference named after `name`. */
 export function successOrder(name: string): PaymentExecute {
@@ -47,11 +47,30 @@ export const REGISTRATION_ANSWERS: Record<string, unknown> = {
   '/v1/provider/rails': { id: 'rail_1' },
 };
 
-/** The sandbox provider, registering through `api` (listening) on the test system's NATS. */
-export function startSandbox(api: Server, systemEnv: Record<string, string>, env: Record<string, string>) {
+export type ProviderApi = { url: string; close: () => Promise<void> };
+
+/** A stand-in for the gateway's public API, served by `answer` on a free loopback port. */
+export async function serveProviderApi(answer: RequestListener): Promise<ProviderApi> {
+  const server = createServer(answer);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** The sandbox provider, registering through the stand-in `api` on the test system's NATS. */
+export function startSandbox(
+  api: ProviderApi,
+  systemEnv: Record<string, string>,
+  env: Record<string, string>,
+) {
   return startService(sandboxProviderService, {
     ...systemEnv,
-    GATEWAY_URL: `http://127.0.0.1:${(api.address() as AddressInfo).port}`,
+    GATEWAY_URL: api.url,
     ADMIN_TOKEN: 'adm_0123456789abcdef',
     ...env,
   });

@@ -1,8 +1,7 @@
-import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestBus, createTestSystem, eventually } from '@mmp/platform/testing';
 import { sandboxOperations } from '@mmp/protocol';
-import { REGISTRATION_ANSWERS, startSandbox } from './provider-api.js';
+import { REGISTRATION_ANSWERS, serveProviderApi, startSandbox, type ProviderApi } from './provider-api.js';
 
 /**
  * The gateway's public API as the sandbox registers through it, answering 503 until `up`:
@@ -10,11 +9,11 @@ import { REGISTRATION_ANSWERS, startSandbox } from './provider-api.js';
  */
 let up = false;
 const calls: string[] = [];
-let server: Server;
+let api: ProviderApi;
 const system = createTestSystem('sbxreg');
 
 beforeAll(async () => {
-  server = createServer((request, response) => {
+  api = await serveProviderApi((request, response) => {
     calls.push(`${request.method} ${request.url}`);
     if (!up) return void response.writeHead(503).end('{}');
     const pulling = request.url?.startsWith('/v1/provider/orders');
@@ -25,16 +24,15 @@ beforeAll(async () => {
       ),
     );
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 });
 afterAll(async () => {
-  await new Promise((resolve) => server.close(resolve));
+  await api.close();
   await system.cleanup();
 });
 
 describe('the sandbox registering itself', () => {
   it('retries until the gateway answers, then says so and pulls; it stops at once either way', async () => {
-    const sandbox = await startSandbox(server, system.env, { SANDBOX_POLL_MS: '100' });
+    const sandbox = await startSandbox(api, system.env, { SANDBOX_POLL_MS: '100' });
     const status = () =>
       createTestBus(sandbox.context.nc, sandbox.context.naming).request(sandboxOperations.status, {});
     try {

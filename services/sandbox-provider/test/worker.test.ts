@@ -1,5 +1,3 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,17 +7,17 @@ import type { OrderAck, PaymentExecute } from '@mmp/protocol';
 import { createPullClient } from '@mmp/provider-kit';
 import { workOnce, type WorkerDeps } from '../src/use-cases/worker.js';
 import { openSandboxStore, type SandboxStore } from '../src/store/sandbox.js';
-import { pendingOrder, readJson, successOrder } from './provider-api.js';
+import { pendingOrder, readJson, serveProviderApi, successOrder } from './provider-api.js';
 
 /**
  * The gateway's provider API as the sandbox sees it, served for real: pending orders, acks
  * (the first one taken but its answer lost, as a timeout or a dropped connection does), and
  * the settlement webhook.
  */
-function startProviderApi(order: PaymentExecute) {
+async function startProviderApi(order: PaymentExecute) {
   const entry = pendingOrder(order);
   const state = { acks: [] as OrderAck[], settlements: [] as unknown[], fetches: [] as string[] };
-  const server: Server = createServer((request, response) => {
+  const api = await serveProviderApi((request, response) => {
     void (async () => {
       const url = request.url ?? '';
       if (request.method === 'GET' && url.startsWith('/v1/provider/orders?')) {
@@ -46,7 +44,7 @@ function startProviderApi(order: PaymentExecute) {
       response.end();
     })();
   });
-  return { server, state };
+  return { ...api, state };
 }
 
 const order = successOrder('lost_ack');
@@ -54,16 +52,15 @@ const order = successOrder('lost_ack');
 let dir: string;
 let store: Store;
 let sandbox: SandboxStore;
-let api: ReturnType<typeof startProviderApi>;
+let api: Awaited<ReturnType<typeof startProviderApi>>;
 let deps: WorkerDeps;
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'mmp-sandbox-worker-'));
   store = await openStore({ dataDir: dir, service: 'sandbox-provider' });
   sandbox = await openSandboxStore(store);
-  api = startProviderApi(order);
-  await new Promise<void>((resolve) => api.server.listen(0, '127.0.0.1', resolve));
-  const baseUrl = `http://127.0.0.1:${(api.server.address() as AddressInfo).port}`;
+  api = await startProviderApi(order);
+  const baseUrl = api.url;
   deps = {
     executions: sandbox.executions,
     pull: createPullClient({ baseUrl, apiKey: 'sk_test_sandbox' }),
@@ -80,7 +77,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await new Promise((resolve) => api?.server.close(resolve));
+  await api?.close();
   await store?.close();
   await rm(dir, { recursive: true, force: true });
 });
@@ -136,7 +133,7 @@ describe('a round of the sandbox worker', () => {
     const settled: string[] = [];
     // Each ack is answered once all of them are in flight (or after 500 ms, so a worker that
     // sends one at a time still finishes and the assertion, not a timeout, says why).
-    const server = createServer((request, response) => {
+    const gateway = await serveProviderApi((request, response) => {
       const url = request.url ?? '';
       response.setHeader('content-type', 'application/json');
       if (request.method === 'GET') {
@@ -170,8 +167,7 @@ describe('a round of the sandbox worker', () => {
         response.end(JSON.stringify({ received: true }));
       });
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const baseUrl = gateway.url;
     try {
       await workOnce({
         ...deps,
@@ -182,8 +178,7 @@ describe('a round of the sandbox worker', () => {
       expect(mostAcksAtOnce).toBe(orders.length);
       expect(settled.sort()).toEqual(orders.map((o) => o.idempotency_key).sort());
     } finally {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
+      await gateway.close();
     }
   });
 });
