@@ -1,4 +1,9 @@
-import type { Mode } from './systems.js';
+/**
+ * The system's two shapes under test: every service in one process (as the end-to-end
+ * tests run it), or each in its own process from its build (as `pnpm start` runs them).
+ */
+export const MODES = ['in-process', 'processes'] as const;
+export type Mode = (typeof MODES)[number];
 
 export const BENCH_RUNS = ['create', 'retrieve', 'settlement', 'flow'] as const;
 export type BenchRun = (typeof BENCH_RUNS)[number];
@@ -45,7 +50,7 @@ function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number,
 function modes(raw: string | undefined): Mode[] {
   const list = (raw ?? 'in-process,processes').split(',').map((m) => m.trim());
   for (const mode of list) {
-    if (mode !== 'in-process' && mode !== 'processes')
+    if (!(MODES as readonly string[]).includes(mode))
       throw new Error(`BENCH_MODES takes in-process and/or processes, got "${mode}"`);
   }
   return list as Mode[];

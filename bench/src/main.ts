@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import type { BaselineReady } from './baseline.js';
-import { readConfig, type BenchConfig } from './config.js';
+import { readConfig, type BenchConfig, type Mode } from './config.js';
 import { runFlow } from './flow.js';
 import { measure, type Scenario } from './load.js';
 import { natsServerPids, pssBytes, rssBytes } from './proc.js';
@@ -23,14 +23,7 @@ import {
   settlementScenario,
 } from './scenarios.js';
 import { createAccounts, createPayments, probe } from './setup.js';
-import {
-  benchEnv,
-  buildServices,
-  startInProcess,
-  startProcesses,
-  type Mode,
-  type SystemUnderTest,
-} from './systems.js';
+import { benchEnv, buildServices, startInProcess, startProcesses, type SystemUnderTest } from './systems.js';
 import { checkTargets, type ModeResults, type ScenarioKey } from './targets.js';
 
 const MODE_TITLES: Record<Mode, string> = {

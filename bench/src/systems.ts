@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { SERVICE_NAMES } from '@mmp/protocol';
 import { createTestSystem, eventually, freePort, type TestSystem } from '@mmp/platform/testing';
 import { startChild, stopChild } from './processes.js';
-import { SYSTEM_ENV_VARIABLE } from './config.js';
+import { SYSTEM_ENV_VARIABLE, type Mode } from './config.js';
 import type { TargetReady } from './target.js';
 
 /**
@@ -13,8 +13,6 @@ import type { TargetReady } from './target.js';
  * `pnpm start` runs it). Both use the shared NATS server under their own prefix and a
  * temporary data folder with the embedded store.
  */
-
-export type Mode = 'in-process' | 'processes';
 
 export type SystemUnderTest = {
   mode: Mode;

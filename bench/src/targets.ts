@@ -1,6 +1,6 @@
 import type { FlowResult } from './flow.js';
 import type { ScenarioResult } from './load.js';
-import type { Mode } from './systems.js';
+import type { Mode } from './config.js';
 
 /**
  * The targets of issue 18, each checked against the figure measured in this run. CPU is

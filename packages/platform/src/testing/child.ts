@@ -3,7 +3,8 @@ import { createWriteStream } from 'node:fs';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { pingOperation, type ServiceName } from '@mmp/protocol';
 import type { Naming } from '../nats.js';
-import { createTestBus, eventually } from './index.js';
+import { createTestBus } from './bus.js';
+import { eventually } from './eventually.js';
 
 /** A service running as its own process, as its `main.ts` runs in production. */
 export type ChildService = {

@@ -5,22 +5,9 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import {
-  EVENTS_STREAM,
-  newPaymentToken,
-  type PaymentExecute,
-  type PaymentSnapshot,
-  type ServiceName,
-} from '@mmp/protocol';
-import { createLogger } from '../logger.js';
+import { EVENTS_STREAM, newPaymentToken, type PaymentExecute, type PaymentSnapshot } from '@mmp/protocol';
 import { createNaming, type Naming } from '../nats.js';
-import {
-  createBusClient,
-  serveOperations,
-  type BusClient,
-  type ServedOperation,
-  type ServedOperations,
-} from '../rpc.js';
+import { eventually } from './eventually.js';
 
 export const TEST_NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 
@@ -66,41 +53,6 @@ export function createTestSystem(label = 't') {
 export type TestSystem = ReturnType<typeof createTestSystem>;
 
 /**
- * A bus client for a test that calls services directly, as `caller` would (the gateway
- * unless told): contracts admit only their listed callers.
- */
-export function createTestBus(
-  nc: NatsConnection,
-  naming: Naming,
-  caller: ServiceName = 'gateway',
-): BusClient {
-  return createBusClient({
-    nc,
-    naming,
-    caller,
-    defaultTimeoutMs: 5000,
-    log: createLogger({ service: 'test', level: 'silent' }),
-  });
-}
-
-/**
- * A stand-in answering for `service`, by contract, as the real one would (the peers a test
- * does not start): `stop()` makes it absent again. `options` are the kit's own for a test
- * of serving itself: where the log goes, and the outcomes kept of keyed operations.
- */
-export function serveStandIn(
-  nc: NatsConnection,
-  naming: Naming,
-  service: ServiceName,
-  operations: ServedOperation[],
-  options: Pick<Parameters<typeof serveOperations>[0], 'log' | 'outcomes'> = {
-    log: createLogger({ service: `${service}-stand-in`, level: 'silent' }),
-  },
-): Promise<ServedOperations> {
-  return serveOperations({ nc, naming, service, version: '0.0.1', operations, ...options });
-}
-
-/**
  * Resolves once the durable consumer `durable` has acked everything published so far (each
  * of its durables, where it has one per aggregate: see durableLayout). With `orAbsent`, a
  * consumer that does not exist (its service not started yet) counts as done.
@@ -120,26 +72,6 @@ export async function consumed(
     if (durables.length === 0) return options.orAbsent === true;
     return durables.every((info) => info.num_pending === 0 && info.num_ack_pending === 0);
   });
-}
-
-/** Polls until `check` returns a truthy value or the time is up; for asserting eventual effects. */
-export async function eventually<T>(
-  check: () => Promise<T | undefined | null | false>,
-  timeoutMs = 10_000,
-  everyMs = 50,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const value = await check();
-      if (value) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    await new Promise((resolve) => setTimeout(resolve, everyMs));
-  }
-  throw new Error(`condition not met within ${timeoutMs} ms${lastError ? `: ${String(lastError)}` : ''}`);
 }
 
 /**
@@ -253,6 +185,8 @@ export const SPEC_PAYMENT_FIELDS = {
   ],
 } as const;
 
+export { createTestBus, serveStandIn } from './bus.js';
+export { eventually } from './eventually.js';
 export { makeTestCertificate } from './tls.js';
 export { startTcpProxy, type TcpProxy } from './tcp-proxy.js';
 

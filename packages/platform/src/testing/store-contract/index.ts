@@ -3,16 +3,8 @@ import { afterEach, beforeEach, describe } from 'vitest';
 import { describeIndexContract } from './indexes.js';
 import { describeQueryContract } from './queries.js';
 import { describeUpdateContract } from './updates.js';
-import type { Collection, Doc, Store } from '../../store/port.js';
-
-/** What each part of the contract gets: the store under test and isolation helpers. */
-export type ContractContext = {
-  store(): Store;
-  /** A collection no other test (or earlier run against the same database) uses. */
-  fresh<T extends Doc>(): Collection<T>;
-  /** Closes the store and opens it again, as a process restart would. */
-  reopen(): Promise<Store>;
-};
+import type { Doc, Store } from '../../store/port.js';
+import type { ContractContext } from './context.js';
 
 /**
  * The store port's contract: every adapter runs this same suite, so a service that passes

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ContractContext } from './index.js';
+import type { ContractContext } from './context.js';
 import { DuplicateKeyError, type Doc } from '../../store/port.js';
 
 type Account = Doc & {
