@@ -27,8 +27,8 @@ export type LoopSpec = {
  * A background loop: one pass at start, then one `intervalMs` after each pass ends, so
  * passes never overlap. What a pass works on lives in the store, so a restart simply
  * resumes. A failed pass is logged and counted, and the next one runs as usual, or sooner
- * with `retryFirstMs`. `stop`
- * waits for the pass under way; `signal` tells a long pass to end early.
+ * with `retryFirstMs`. `stop` waits for the pass under way; `signal` tells a long pass to
+ * end early.
  */
 export function startLoop(options: LoopSpec & { log: Logger; metrics?: MetricsRegistry }): Loop {
   const stopping = new AbortController();
