@@ -1,7 +1,6 @@
-import type { Filter } from '@mmp/platform';
+import type { Collection, Filter } from '@mmp/platform';
 import type { Currency, CustomField } from '@mmp/protocol';
 import type { LinkStatus } from '../domain/link-rules.js';
-import type { LinksCheckoutDb } from './db.js';
 
 export type LinkDoc = {
   _id: string;
@@ -36,29 +35,32 @@ export type LinkDoc = {
   updatedAt: Date;
 };
 
+/** What the queries below work on: the service's payment links (`LinksCheckoutDb` is one). */
+export type LinksDb = { links: Collection<LinkDoc> };
+
 /** Project and environment of the caller: every merchant query is confined to both. */
 export type Scope = { projectId: string; livemode: boolean };
 
-export function insertLink(db: LinksCheckoutDb, link: LinkDoc): Promise<void> {
+export function insertLink(db: LinksDb, link: LinkDoc): Promise<void> {
   return db.links.insertOne(link);
 }
 
-export function findLink(db: LinksCheckoutDb, id: string): Promise<LinkDoc | null> {
+export function findLink(db: LinksDb, id: string): Promise<LinkDoc | null> {
   return db.links.findOne({ _id: id });
 }
 
 /** A link of this project and environment that is not deleted. */
-export function findOwnLink(db: LinksCheckoutDb, id: string, scope: Scope): Promise<LinkDoc | null> {
+export function findOwnLink(db: LinksDb, id: string, scope: Scope): Promise<LinkDoc | null> {
   return db.links.findOne({ _id: id, projectId: scope.projectId, livemode: scope.livemode, deletedAt: null });
 }
 
 /** A link its page can show; a deleted link's code leads nowhere. */
-export function findLinkByCode(db: LinksCheckoutDb, shortCode: string): Promise<LinkDoc | null> {
+export function findLinkByCode(db: LinksDb, shortCode: string): Promise<LinkDoc | null> {
   return db.links.findOne({ shortCode, deletedAt: null });
 }
 
 /** A link that is not deleted (a session's link, for its retry URL). */
-export function findLiveLink(db: LinksCheckoutDb, id: string): Promise<LinkDoc | null> {
+export function findLiveLink(db: LinksDb, id: string): Promise<LinkDoc | null> {
   return db.links.findOne({ _id: id, deletedAt: null });
 }
 
@@ -71,7 +73,7 @@ function statusFilter(status: LinkStatus, now: Date): Filter {
 
 /** A page of the project's links, newest first, with the count of all that match. */
 export async function listLinks(
-  db: LinksCheckoutDb,
+  db: LinksDb,
   scope: Scope,
   query: { status?: LinkStatus; page: number; limit: number },
   now: Date,
@@ -92,14 +94,14 @@ export async function listLinks(
 
 /** Guarded on `updatedAt`: two concurrent edits cannot combine into terms nobody checked. */
 export function updateLinkTerms(
-  db: LinksCheckoutDb,
+  db: LinksDb,
   link: LinkDoc,
   changes: Partial<LinkDoc>,
 ): Promise<LinkDoc | null> {
   return db.links.findOneAndUpdate({ _id: link._id, updatedAt: link.updatedAt }, { $set: changes });
 }
 
-export function markLinkDeleted(db: LinksCheckoutDb, link: LinkDoc, at: Date): Promise<LinkDoc | null> {
+export function markLinkDeleted(db: LinksDb, link: LinkDoc, at: Date): Promise<LinkDoc | null> {
   return db.links.findOneAndUpdate(
     { _id: link._id, deletedAt: null },
     { $set: { deletedAt: at, updatedAt: at } },
@@ -111,7 +113,7 @@ export function markLinkDeleted(db: LinksCheckoutDb, link: LinkDoc, at: Date): P
  * edit, deletion and expiry sweep), its counted uses and its held count: null when any of
  * them changed since `link` was read.
  */
-export function holdUse(db: LinksCheckoutDb, link: LinkDoc, sessionId: string): Promise<LinkDoc | null> {
+export function holdUse(db: LinksDb, link: LinkDoc, sessionId: string): Promise<LinkDoc | null> {
   return db.links.findOneAndUpdate(
     {
       _id: link._id,
@@ -124,7 +126,7 @@ export function holdUse(db: LinksCheckoutDb, link: LinkDoc, sessionId: string): 
 }
 
 /** Guarded on the hold itself, so a repeated release changes nothing. */
-export async function releaseUse(db: LinksCheckoutDb, linkId: string, sessionId: string): Promise<void> {
+export async function releaseUse(db: LinksDb, linkId: string, sessionId: string): Promise<void> {
   await db.links.findOneAndUpdate(
     { _id: linkId, reservedBy: sessionId },
     { $pull: { reservedBy: sessionId }, $inc: { reserved: -1 } },
@@ -132,12 +134,12 @@ export async function releaseUse(db: LinksCheckoutDb, linkId: string, sessionId:
 }
 
 /** Raises the counted uses to `used`; a slower recount never lowers a newer one. */
-export async function raiseUsageCount(db: LinksCheckoutDb, linkId: string, used: number): Promise<void> {
+export async function raiseUsageCount(db: LinksDb, linkId: string, used: number): Promise<void> {
   await db.links.findOneAndUpdate({ _id: linkId, usageCount: { $lt: used } }, { $set: { usageCount: used } });
 }
 
 /** Active links whose date passed within `due`, stored as EXPIRED (for list filters). */
-export function expireDueLinks(db: LinksCheckoutDb, due: Record<string, Date>, now: Date): Promise<number> {
+export function expireDueLinks(db: LinksDb, due: Record<string, Date>, now: Date): Promise<number> {
   return db.links.updateMany(
     { status: 'ACTIVE', expiresAt: { $ne: null, ...due } },
     { $set: { status: 'EXPIRED', updatedAt: now } },

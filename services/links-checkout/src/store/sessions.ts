@@ -1,6 +1,6 @@
+import type { Collection } from '@mmp/platform';
 import type { Currency, CustomerContact } from '@mmp/protocol';
 import type { SessionOrigin, SessionState } from '../domain/session-state.js';
-import type { LinksCheckoutDb } from './db.js';
 
 export type SessionDoc = {
   /** For a merchant's payment, the id payments minted (its paymentUrl names it). */
@@ -45,14 +45,17 @@ export type SessionDoc = {
   updatedAt: Date;
 };
 
+/** What the queries below work on: the service's checkout sessions (`LinksCheckoutDb` is one). */
+export type SessionsDb = { sessions: Collection<SessionDoc> };
+
 /** A payment as a session records it. */
 export type SessionPayment = Pick<SessionDoc, 'paymentId' | 'paymentToken' | 'paymentStatus'>;
 
-export function insertSession(db: LinksCheckoutDb, session: SessionDoc): Promise<void> {
+export function insertSession(db: SessionsDb, session: SessionDoc): Promise<void> {
   return db.sessions.insertOne(session);
 }
 
-export function findSession(db: LinksCheckoutDb, id: string): Promise<SessionDoc | null> {
+export function findSession(db: SessionsDb, id: string): Promise<SessionDoc | null> {
   return db.sessions.findOne({ _id: id });
 }
 
@@ -70,7 +73,7 @@ export const paymentIsOrNone = (paymentId: string): MoveGuard => ({ paymentId: {
  * another writer moved it first. Any pay attempt ends with the move.
  */
 export function moveSession(
-  db: LinksCheckoutDb,
+  db: SessionsDb,
   id: string,
   from: readonly SessionState[],
   to: SessionState,
@@ -85,7 +88,7 @@ export function moveSession(
 
 /** Claims an idle session for one pay attempt (idle → processing), dated by `attemptUntil`. */
 export function claimAttempt(
-  db: LinksCheckoutDb,
+  db: SessionsDb,
   id: string,
   changes: Partial<SessionDoc> & { attemptUntil: string },
 ): Promise<SessionDoc | null> {
@@ -96,13 +99,13 @@ export function claimAttempt(
 }
 
 /** The attempt dated `attemptUntil` is over, its payment initiated: the session stays in processing. */
-export async function endAttempt(db: LinksCheckoutDb, id: string, attemptUntil: string): Promise<void> {
+export async function endAttempt(db: SessionsDb, id: string, attemptUntil: string): Promise<void> {
   await db.sessions.findOneAndUpdate({ _id: id, attemptUntil }, { $unset: { attemptUntil: true } });
 }
 
 /** The session learns its payment, unless it knows one already. */
 export async function adoptPayment(
-  db: LinksCheckoutDb,
+  db: SessionsDb,
   id: string,
   payment: SessionPayment,
   at: Date,
@@ -111,7 +114,7 @@ export async function adoptPayment(
 }
 
 /** How many sessions of the link were paid: its counted uses. */
-export function countPaidSessions(db: LinksCheckoutDb, linkId: string): Promise<number> {
+export function countPaidSessions(db: SessionsDb, linkId: string): Promise<number> {
   return db.sessions.count({ linkId, status: 'success' });
 }
 
@@ -119,11 +122,7 @@ export function countPaidSessions(db: LinksCheckoutDb, linkId: string): Promise<
  * Sessions past their date within `due` that no payment holds: idle ones, and those whose
  * pay attempt died with its process (they never learnt of a payment under way).
  */
-export function expireDueSessions(
-  db: LinksCheckoutDb,
-  due: Record<string, Date>,
-  now: Date,
-): Promise<number> {
+export function expireDueSessions(db: SessionsDb, due: Record<string, Date>, now: Date): Promise<number> {
   return db.sessions.updateMany(
     {
       expiresAt: due,
