@@ -8,6 +8,7 @@ export * from './idempotent.js';
 export * from './idempotency.js';
 export * from './outcomes.js';
 export * from './addresses.js';
+export * from './backoff.js';
 export * from './outbound.js';
 export * from './provider-call.js';
 export * from './loops.js';

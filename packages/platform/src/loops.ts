@@ -1,6 +1,6 @@
 import type { Logger } from './logger.js';
 import { countLoopRun, type MetricsRegistry } from './metrics.js';
-import { backoffDelay } from './outbound.js';
+import { backoffDelay } from './backoff.js';
 
 export type Loop = {
   /** Runs a pass now, or right after the pass under way, instead of waiting for the interval. */

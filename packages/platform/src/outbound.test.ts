@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backoffDelay, createOutboundHttp, outboundUrlRefusal, type Resolve } from './outbound.js';
+import { createOutboundHttp, outboundUrlRefusal, type Resolve } from './outbound.js';
 
 let server: Server;
 let port: number;
@@ -142,17 +142,5 @@ describe('calls, judged where they connect', () => {
       reason: 'connection refused',
     });
     await http.close();
-  });
-});
-
-describe('backoffDelay', () => {
-  it('doubles from the base, caps, and adds at most the jitter share', () => {
-    const none = () => 0;
-    const most = () => 1;
-    expect([0, 1, 2, 3].map((attempt) => backoffDelay(attempt, { baseMs: 1000 }, none))).toEqual([
-      1000, 2000, 4000, 8000,
-    ]);
-    expect(backoffDelay(10, { baseMs: 1000, maxMs: 60_000 }, none)).toBe(60_000);
-    expect(backoffDelay(1, { baseMs: 1000, jitter: 0.2 }, most)).toBe(2400);
   });
 });
