@@ -4,10 +4,9 @@ import { startService } from '@mmp/platform';
 import type { PaymentExecute, PullOrder } from '@mmp/protocol';
 import { sandboxProviderService } from '../src/service.js';
 
-/**
- * What the tests' stand-ins for the gateway's public API share: the stand-in's server, an
- * order as the pull API lists it, a request's JSON body, and a sandbox started against it.
- */
+// What the tests' stand-ins for the gateway's public API share: the stand-in's server, an
+// order as the pull API lists it, a request's JSON body, and a sandbox started against it.
+
 /** A payment.execute for the sandbox's success number, its key and reference named after `name`. */
 export function successOrder(name: string): PaymentExecute {
   return {
@@ -24,6 +23,7 @@ export function successOrder(name: string): PaymentExecute {
   };
 }
 
+/** `order` as the pull API lists it before the provider acks it. */
 export function pendingOrder(order: PaymentExecute): PullOrder {
   return {
     idempotency_key: order.idempotency_key,
@@ -35,6 +35,7 @@ export function pendingOrder(order: PaymentExecute): PullOrder {
   };
 }
 
+/** A stand-in request's body, parsed as JSON. */
 export async function readJson(request: IncomingMessage): Promise<unknown> {
   let text = '';
   for await (const chunk of request) text += String(chunk);
