@@ -18,6 +18,19 @@ describe('BENCH_SCENARIOS', () => {
   });
 });
 
+describe('BENCH_MODES', () => {
+  it('measures both shapes, in-process first, unless told', () => {
+    expect(readConfig({}).modes).toEqual(['in-process', 'processes']);
+    expect(readConfig({ BENCH_MODES: ' processes ' }).modes).toEqual(['processes']);
+  });
+
+  it('refuses a shape it does not know, saying which it takes', () => {
+    expect(() => readConfig({ BENCH_MODES: 'in-process,cluster' })).toThrow(
+      'BENCH_MODES takes in-process and/or processes, got "cluster"',
+    );
+  });
+});
+
 describe('BENCH_LOG_LEVEL', () => {
   it('keeps the services silent unless a level is named', () => {
     expect(readConfig({}).logLevel).toBe('silent');

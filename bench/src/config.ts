@@ -51,7 +51,7 @@ function modes(raw: string | undefined): Mode[] {
   const list = (raw ?? 'in-process,processes').split(',').map((m) => m.trim());
   for (const mode of list) {
     if (!(MODES as readonly string[]).includes(mode))
-      throw new Error(`BENCH_MODES takes in-process and/or processes, got "${mode}"`);
+      throw new Error(`BENCH_MODES takes ${MODES.join(' and/or ')}, got "${mode}"`);
   }
   return list as Mode[];
 }

@@ -8,12 +8,9 @@ import { SYSTEM_ENV_VARIABLE, type Mode } from './config.js';
 import type { TargetReady } from './target.js';
 
 /**
- * The system under test in one of its two shapes: every service in one process (as the
- * end-to-end tests run it) or every service in its own process from its build (as
- * `pnpm start` runs it). Both use the shared NATS server under their own prefix and a
- * temporary data folder with the embedded store.
+ * The system under test in one of its two shapes (`Mode`). Both use the shared NATS server
+ * under their own prefix and a temporary data folder with the embedded store.
  */
-
 export type SystemUnderTest = {
   mode: Mode;
   baseUrl: string;
