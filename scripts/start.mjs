@@ -246,7 +246,7 @@ const baseEnv = {
 
 await ensureNats();
 SERVICES.forEach((service, index) => {
-  const main = join(root, 'services', service, 'dist', 'main.js');
+  const main = join(root, 'services', service, 'dist', 'bundle', 'main.mjs');
   launch(service, process.execPath, [main], {
     ...baseEnv,
     OPS_PORT: String(opsPortBase && opsPortBase + index),

@@ -98,7 +98,7 @@ async function waitReady(
   return startMs;
 }
 
-/** Each service from `services/<name>/dist/main.js`, with `pnpm start`'s environment. */
+/** Each service from its bundle, `services/<name>/dist/bundle/main.mjs`, with `pnpm start`'s environment. */
 export async function startProcesses(options: ProcessOptions): Promise<ProcessSystem> {
   const test = options.reuse ?? createTestSystem('bench');
   const port = await freePort();
@@ -128,7 +128,7 @@ export async function startProcesses(options: ProcessOptions): Promise<ProcessSy
           `--cpu-prof-name=${name}.cpuprofile`,
         ]
       : [];
-    const child = spawn(process.execPath, [...profile, `services/${name}/dist/main.js`], {
+    const child = spawn(process.execPath, [...profile, `services/${name}/dist/bundle/main.mjs`], {
       cwd: REPO_ROOT,
       env: { ...env, OPS_PORT: String(opsPorts[name]) },
       stdio: ['ignore', 'pipe', 'pipe'],

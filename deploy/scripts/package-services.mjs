@@ -3,7 +3,7 @@
 //   node deploy/scripts/package-services.mjs <target-folder> <service>...
 // builds each service and the workspace packages it uses, then copies into
 // <target-folder>/<service> its dist/ (and public/) and only its production dependencies
-// (`pnpm deploy --prod`), ready to run with `node dist/main.js` from that folder.
+// (`pnpm deploy --prod`), ready to run with `node dist/bundle/main.mjs` from that folder.
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -35,8 +35,8 @@ async function packageService(service) {
   // --prefer-offline: packages come from the store the install filled; only metadata the
   // install did not cache (a frozen-lockfile install caches none) is fetched from the registry.
   await run('pnpm', ['--filter', `@mmp/${service}`, '--prod', '--prefer-offline', 'deploy', '--legacy', out]);
-  if (!existsSync(join(out, 'dist', 'main.js'))) {
-    console.error(`${service}: no dist/main.js in ${out}`);
+  if (!existsSync(join(out, 'dist', 'bundle', 'main.mjs'))) {
+    console.error(`${service}: no dist/bundle/main.mjs in ${out}`);
     process.exit(1);
   }
 }

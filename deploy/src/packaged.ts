@@ -40,11 +40,11 @@ export type PackagedService = {
 };
 
 /**
- * Starts a packaged service as its image does: `node dist/main.js` in its folder, with only
+ * Starts a packaged service as its image does: `node dist/bundle/main.mjs` in its folder, with only
  * the environment given (no workspace, no source conditions, NODE_ENV=production).
  */
 export function startPackaged(folder: string, service: string, env: Record<string, string>): PackagedService {
-  const child = spawn(process.execPath, ['dist/main.js'], {
+  const child = spawn(process.execPath, ['dist/bundle/main.mjs'], {
     cwd: folder,
     env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,0 +1,59 @@
+#!/usr/bin/env node
+// A service's build runs this after tsc, from the service's folder: it bundles dist/main.js
+// and everything it imports into dist/bundle/, which is what `pnpm start`, the images and
+// the bench run (docs/decisions.md, "Services run from a bundle").
+//
+// One module instead of hundreds saves each process the per-file cost of Node's loader and
+// about half of the source text V8 keeps in its heap (whitespace and syntax minified;
+// names kept, so stack traces still read). Left outside, loaded from node_modules, are the
+// packages listed in EXTERNAL: each finds files beside itself at run time or is loaded
+// only on demand, and each is a dependency of every service that uses it, so it resolves
+// from the service's own folder as from its image.
+import { readdirSync, readFileSync } from 'node:fs';
+import { build } from 'esbuild';
+
+const EXTERNAL = [
+  // a native addon, found by path beside its package
+  'better-sqlite3',
+  // loaded only when MONGO_URL is set
+  'mongodb',
+  // serves its own static files from its folder (the gateway's /docs)
+  '@fastify/swagger-ui',
+  // loaded only when RATE_LIMIT_REDIS_URL is set (the gateway)
+  'ioredis',
+  // loaded by protocol's phone.ts through createRequire, which a bundler does not follow
+  'libphonenumber-js',
+];
+
+await build({
+  entryPoints: ['dist/main.js'],
+  outdir: 'dist/bundle',
+  outExtension: { '.js': '.mjs' },
+  bundle: true,
+  // Code behind a dynamic import (the MongoDB adapter, undici's client) stays in its own
+  // chunk, loaded when first used, as it was before bundling.
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  minifyWhitespace: true,
+  minifySyntax: true,
+  external: EXTERNAL,
+  // The CommonJS packages inside the bundle call require() for Node's own modules.
+  banner: {
+    js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
+  },
+  logLevel: 'warning',
+});
+
+// An external the bundle loads but the service does not depend on resolves here, where the
+// workspace hoists it, and fails in the image: refused at build time instead.
+const { name, dependencies = {} } = JSON.parse(readFileSync('package.json', 'utf8'));
+const output = readdirSync('dist/bundle').map((file) => readFileSync(`dist/bundle/${file}`, 'utf8'));
+const undeclared = EXTERNAL.filter(
+  (external) => !(external in dependencies) && output.some((code) => code.includes(`"${external}"`)),
+);
+if (undeclared.length > 0) {
+  console.error(`${name}: its bundle loads ${undeclared.join(', ')}; add them to its dependencies`);
+  process.exit(1);
+}
