@@ -91,7 +91,7 @@ function deployment(spec: ServiceSpec) {
               env: [
                 {
                   name: 'NODE_OPTIONS',
-                  value: `--enable-source-maps --max-old-space-size=${memory.heapMiB}`,
+                  value: `--max-old-space-size=${memory.heapMiB}`,
                 },
               ],
               resources: {

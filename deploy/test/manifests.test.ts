@@ -290,7 +290,17 @@ describe('the image', () => {
   it('is packaged by the step the packaging test runs, and runs node as the pods’ non-root user', () => {
     expect(dockerfile).toMatch(/^RUN node deploy\/scripts\/package-services\.mjs \/packaged "\$SERVICE"$/m);
     expect(dockerfile).toMatch(new RegExp(`^USER ${IMAGE_USER}:${IMAGE_USER}$`, 'm'));
-    expect(dockerfile).toMatch(/^CMD \["node", "dist\/main\.js"\]$/m);
+    expect(dockerfile).toMatch(/^CMD \["node", "dist\/bundle\/main\.mjs"\]$/m);
+  });
+
+  it('starts a service as `pnpm start` and its own start script do: from its bundle', () => {
+    for (const { name } of SERVICES) {
+      const { scripts } = JSON.parse(read(`services/${name}/package.json`)) as { scripts: { start: string } };
+      expect(scripts.start, name).toBe('node dist/bundle/main.mjs');
+    }
+    expect(read('scripts/start.mjs')).toContain(
+      "join(root, 'services', service, 'dist', 'bundle', 'main.mjs')",
+    );
   });
 
   it('is built without the local data folder (its keys) or installed modules', () => {
