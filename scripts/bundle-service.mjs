@@ -23,6 +23,9 @@ const EXTERNAL = [
   'ioredis',
   // loaded by protocol's phone.ts through createRequire, which a bundler does not follow
   'libphonenumber-js',
+  // loaded on the first call out (outbound.ts); a chunk made of a CommonJS package exports
+  // only its default, where Node's own loader gives its named exports too
+  'undici',
 ];
 
 await build({
@@ -30,8 +33,8 @@ await build({
   outdir: 'dist/bundle',
   outExtension: { '.js': '.mjs' },
   bundle: true,
-  // Code behind a dynamic import (the MongoDB adapter, undici's client) stays in its own
-  // chunk, loaded when first used, as it was before bundling.
+  // Code behind a dynamic import (the MongoDB adapter) stays in its own chunk, loaded when
+  // first used, as it was before bundling.
   splitting: true,
   format: 'esm',
   platform: 'node',
@@ -54,6 +57,6 @@ const undeclared = EXTERNAL.filter(
   (external) => !(external in dependencies) && output.some((code) => code.includes(`"${external}"`)),
 );
 if (undeclared.length > 0) {
-  console.error(`${name}: its bundle loads ${undeclared.join(', ')}; add them to its dependencies`);
+  console.error(`${name}: its bundle loads ${undeclared.join(', ')}, which are not among its dependencies`);
   process.exit(1);
 }

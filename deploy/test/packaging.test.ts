@@ -1,4 +1,6 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,7 +12,9 @@ import { SERVICES } from '../src/services.js';
  * What goes into each image really runs: the images' own packaging step copies every service
  * with its production dependencies into a folder of its own, and each is started from there,
  * as the image starts it, against the real NATS. The sandbox provider registers through the
- * gateway, so the whole packaged system comes up together.
+ * gateway, so the whole packaged system comes up together, and a payment goes through it
+ * to the merchant's webhook: each service runs from its bundle, and what a bundle gets
+ * wrong (a package loaded on first use, a file read beside a module) shows only there.
  */
 const target = mkdtempSync(join(tmpdir(), 'mmp-packaged-'));
 const system = createTestSystem('pkg');
@@ -50,6 +54,65 @@ function topLevelPackages(folder: string): string[] {
 const TOOLS =
   /^(typescript|vitest|@vitest\+.*|vite|tsx|esbuild|testcontainers|@testcontainers\+.*|playwright-core)@/m;
 
+async function call(url: string, body: unknown, key?: string): Promise<Record<string, unknown>> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(key && { authorization: `Bearer ${key}` }) },
+    body: JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`POST ${url}: ${response.status} ${text}`);
+  return JSON.parse(text) as Record<string, unknown>;
+}
+
+/**
+ * A merchant's first payment, paid on the hosted page's API with the sandbox's success
+ * number (a phone parsed, an order pulled by the sandbox, a settlement posted), until the
+ * merchant's receiver gets `transaction.completed` (an HTTP call out). Resolves with it.
+ */
+async function payThroughToWebhook(gatewayUrl: string, adminToken: string): Promise<unknown> {
+  let deliver: (event: unknown) => void = () => undefined;
+  const delivered = new Promise<unknown>((resolve) => (deliver = resolve));
+  const receiver = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      response.writeHead(200).end();
+      deliver(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  try {
+    const project = (await call(`${gatewayUrl}/v1/admin/projects`, { name: 'packaged' }, adminToken)) as {
+      keys: { kind: string; livemode: boolean; key: string }[];
+    };
+    const key = project.keys.find((k) => k.kind === 'secret' && !k.livemode)?.key;
+    const { port } = receiver.address() as AddressInfo;
+    await call(
+      `${gatewayUrl}/v1/webhook-endpoints`,
+      { url: `http://127.0.0.1:${port}/webhooks`, enabledEvents: ['transaction.completed'] },
+      key,
+    );
+    const payment = await call(
+      `${gatewayUrl}/v1/payments`,
+      { amount: 5000, currency: 'XAF', description: 'Packaged order', reference: 'packaged-1' },
+      key,
+    );
+    const session = new URL(payment.paymentUrl as string).pathname.split('/').pop();
+    await call(`${gatewayUrl}/v1/checkout/sessions/${session}/pay`, {
+      paymentMethod: 'ORANGE_MONEY',
+      phone: '+237690000001',
+    });
+    return await Promise.race([
+      delivered,
+      new Promise((_, fail) => setTimeout(() => fail(new Error('no webhook within 30 s')), 30_000)),
+    ]);
+  } finally {
+    receiver.closeAllConnections();
+    receiver.close();
+  }
+}
+
 describe('packaged services', () => {
   it('hold only dist/, package.json and production dependencies: no source, tests, dev tools or data', () => {
     for (const { name } of SERVICES) {
@@ -69,16 +132,21 @@ describe('packaged services', () => {
     }
   });
 
-  it('start from their folders, become ready on their ops port, and stop cleanly on SIGTERM', async () => {
+  it('start from their folders, become ready, take a payment through to its webhook, and stop cleanly', async () => {
     const started = await startPackagedSystem(
       target,
       system,
       SERVICES.map((service) => service.name),
+      // The merchant's receiver below listens on loopback.
+      { ALLOW_HTTP_LOOPBACK_ENDPOINTS: 'true', WEBHOOK_ALLOW_PRIVATE_URLS: 'true' },
     );
     running.push(...started.running);
     await Promise.all(running.map((service) => service.waitReady(45_000)));
     const health = await fetch(`${started.gatewayUrl}/v1/health`);
     expect(health.status).toBe(200);
+
+    const completed = await payThroughToWebhook(started.gatewayUrl, started.adminToken);
+    expect(completed).toMatchObject({ type: 'transaction.completed', data: { status: 'COMPLETED' } });
 
     const exits = await Promise.all([...running].reverse().map((service) => service.stop()));
     expect(exits).toEqual(running.map(() => 0));
