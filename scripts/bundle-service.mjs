@@ -9,7 +9,7 @@
 // packages listed in EXTERNAL: each finds files beside itself at run time or is loaded
 // only on demand, and each is a dependency of every service that uses it, so it resolves
 // from the service's own folder as from its image.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { build } from 'esbuild';
 
 const EXTERNAL = [
@@ -28,6 +28,8 @@ const EXTERNAL = [
   'undici',
 ];
 
+// Chunks are named by their content: the last build's would stay beside the new ones.
+rmSync('dist/bundle', { recursive: true, force: true });
 await build({
   entryPoints: ['dist/main.js'],
   outdir: 'dist/bundle',
@@ -49,10 +51,21 @@ await build({
   logLevel: 'warning',
 });
 
+// A dynamic import of a CommonJS package becomes a chunk that exports only its default,
+// where Node's own loader gives its named exports too: such a package stays outside.
+const { name, dependencies = {} } = JSON.parse(readFileSync('package.json', 'utf8'));
+const files = readdirSync('dist/bundle');
+const output = files.map((file) => readFileSync(`dist/bundle/${file}`, 'utf8'));
+const commonJsChunks = files.filter((file, i) => /export default require_\w+\(\);$/m.test(output[i]));
+if (commonJsChunks.length > 0) {
+  console.error(
+    `${name}: ${commonJsChunks.join(', ')} : a CommonJS package loaded by import() became a chunk; list it in EXTERNAL`,
+  );
+  process.exit(1);
+}
+
 // An external the bundle loads but the service does not depend on resolves here, where the
 // workspace hoists it, and fails in the image: refused at build time instead.
-const { name, dependencies = {} } = JSON.parse(readFileSync('package.json', 'utf8'));
-const output = readdirSync('dist/bundle').map((file) => readFileSync(`dist/bundle/${file}`, 'utf8'));
 const undeclared = EXTERNAL.filter(
   (external) => !(external in dependencies) && output.some((code) => code.includes(`"${external}"`)),
 );
