@@ -59,7 +59,7 @@ const output = files.map((file) => readFileSync(`dist/bundle/${file}`, 'utf8'));
 const commonJsChunks = files.filter((file, i) => /export default require_\w+\(\);$/m.test(output[i]));
 if (commonJsChunks.length > 0) {
   console.error(
-    `${name}: ${commonJsChunks.join(', ')} : a CommonJS package loaded by import() became a chunk; list it in EXTERNAL`,
+    `${name}: ${commonJsChunks.join(', ')}: a CommonJS package loaded by import() became a chunk; list it in EXTERNAL`,
   );
   process.exit(1);
 }
