@@ -1,10 +1,9 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestSystem } from '@mmp/platform/testing';
+import { createTestSystem, eventually, startProviderEndpoint } from '@mmp/platform/testing';
+import { SANDBOX_NUMBERS } from '@mmp/protocol';
 import { packageServices, REPO_ROOT, startPackagedSystem, type PackagedService } from '../src/packaged.js';
 import { SERVICES } from '../src/services.js';
 
@@ -65,32 +64,25 @@ async function call(url: string, body: unknown, key?: string): Promise<Record<st
   return JSON.parse(text) as Record<string, unknown>;
 }
 
+/** The sandbox's number that pays at once. */
+const SUCCESS_NUMBER = SANDBOX_NUMBERS.find((number) => number.outcome === 'success')!.phone;
+
 /**
  * A merchant's first payment, paid on the hosted page's API with the sandbox's success
  * number (a phone parsed, an order pulled by the sandbox, a settlement posted), until the
- * merchant's receiver gets `transaction.completed` (an HTTP call out). Resolves with it.
+ * merchant's endpoint receives `transaction.completed` (an HTTP call out). Resolves with it.
  */
 async function payThroughToWebhook(gatewayUrl: string, adminToken: string): Promise<unknown> {
-  let deliver: (event: unknown) => void = () => undefined;
-  const delivered = new Promise<unknown>((resolve) => (deliver = resolve));
-  const receiver = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      response.writeHead(200).end();
-      deliver(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const merchant = await startProviderEndpoint();
+  merchant.on('/webhooks', () => ({ status: 200 }));
   try {
     const project = (await call(`${gatewayUrl}/v1/admin/projects`, { name: 'packaged' }, adminToken)) as {
       keys: { kind: string; livemode: boolean; key: string }[];
     };
     const key = project.keys.find((k) => k.kind === 'secret' && !k.livemode)?.key;
-    const { port } = receiver.address() as AddressInfo;
     await call(
       `${gatewayUrl}/v1/webhook-endpoints`,
-      { url: `http://127.0.0.1:${port}/webhooks`, enabledEvents: ['transaction.completed'] },
+      { url: merchant.url('/webhooks'), enabledEvents: ['transaction.completed'] },
       key,
     );
     const payment = await call(
@@ -101,15 +93,12 @@ async function payThroughToWebhook(gatewayUrl: string, adminToken: string): Prom
     const session = new URL(payment.paymentUrl as string).pathname.split('/').pop();
     await call(`${gatewayUrl}/v1/checkout/sessions/${session}/pay`, {
       paymentMethod: 'ORANGE_MONEY',
-      phone: '+237690000001',
+      phone: SUCCESS_NUMBER,
     });
-    return await Promise.race([
-      delivered,
-      new Promise((_, fail) => setTimeout(() => fail(new Error('no webhook within 30 s')), 30_000)),
-    ]);
+    const delivery = await eventually(async () => merchant.callsTo('/webhooks')[0], 30_000);
+    return delivery.body;
   } finally {
-    receiver.closeAllConnections();
-    receiver.close();
+    await merchant.close();
   }
 }
 

@@ -13,9 +13,9 @@ const fastJsonStringify = SerializerSelector();
  * reply with that status instead of at start. A compiled serializer keeps its generated code
  * and an Ajv instance for its `anyOf` branches: about a hundred routes made 6 MB of an idle
  * gateway, most of it for routes a deployment never calls. A `DeferredReplySchema` becomes
- * its JSON Schema at the same moment. The serializer is the same one,
- * so what goes out is unchanged; the first reply of a route pays the compilation, and
- * `test/replies.test.ts`, which replies on every route, is where a bad schema shows.
+ * its JSON Schema at the same moment. The serializer is the same one, so what goes out is
+ * unchanged; the first reply of a route pays the compilation, and `test/replies.test.ts`,
+ * which replies on every route, is where a bad schema shows.
  */
 export const lazySerializers: SerializerFactory = (externalSchemas, options) => {
   const compile = fastJsonStringify(externalSchemas, options);
