@@ -62,6 +62,31 @@ export function collectWhenIdle(checkEveryMs = CHECK_EVERY_MS): () => void {
   return () => clearInterval(timer);
 }
 
+/** Whether deferOptimizer turned the optimizing compiler off, so resumeOptimizer turns it on again. */
+let optimizerDeferred = false;
+
+/**
+ * Keeps V8's optimizing compiler (TurboFan) off while a service loads and starts. What runs
+ * then runs once: building the contracts' few hundred schemas made zod's constructors hot
+ * enough for TurboFan to compile five of them (up to 25 ms each, on a background thread)
+ * for nothing, and its first compilation pages the compiler's own machine code in (3.4 MB
+ * of the `node` executable; 4.5 MB of RSS in all, measured in customers), so every service
+ * carried it before serving anything. runService calls resumeOptimizer once the service is
+ * ready, and what it runs often from then on is optimized as before. Left alone when `node`
+ * was started with a setting of its own for TurboFan.
+ */
+export function deferOptimizer(): void {
+  if (process.execArgv.some((arg) => /^--(no-)?(opt|turbofan)$/.test(arg))) return;
+  setFlagsFromString('--no-turbofan');
+  optimizerDeferred = true;
+}
+
+export function resumeOptimizer(): void {
+  if (!optimizerDeferred) return;
+  optimizerDeferred = false;
+  setFlagsFromString('--turbofan');
+}
+
 export const heapSpace = (name: string) =>
   getHeapSpaceStatistics().find((space) => space.space_name === name) ?? {
     space_size: 0,

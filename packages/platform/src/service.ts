@@ -17,7 +17,7 @@ import {
   type ReceivedEvent,
 } from './events.js';
 import { createIdempotentConsumer } from './idempotent.js';
-import { collectWhenIdle } from './idle-memory.js';
+import { collectWhenIdle, resumeOptimizer } from './idle-memory.js';
 import { createOutbox, ensureOutboxIndexes, type Outbox, type OutboxCollection } from './outbox.js';
 import { startLoop, type Loop, type LoopSpec } from './loops.js';
 import { createMetricsRegistry } from './metrics.js';
@@ -383,6 +383,7 @@ export function runService<S extends z.ZodType<BaseEnv>>(definition: ServiceDefi
   startService(definition, process.env).then(
     (running) => {
       const { log, env } = running.context;
+      resumeOptimizer();
       const cancelCollection = collectWhenIdle();
       const shutdown = (signal: string) => {
         log.info({ signal }, 'shutting down');

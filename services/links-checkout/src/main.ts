@@ -1,3 +1,4 @@
+import '@mmp/platform/service-entry';
 import { runService } from '@mmp/platform';
 import { linksCheckoutService } from './service.js';
 
