@@ -48,4 +48,35 @@ describe('logger redaction', () => {
     expect(logs.text()).not.toMatch(/AAAAAAAA|BBBBBBBB|CCCCCCCC|DDDDDDDD|EEEEEEEE/);
     expect(logs.text()).toContain('[REDACTED]');
   });
+
+  // The redaction library is patched to parse its paths once (patches/): every later line,
+  // whatever its shape, is redacted as the first was.
+  it('redacts every line alike, nested and bracketed paths included', () => {
+    const logs = captureLogs();
+    const log = createLogger({ service: 'test', level: 'info', destination: logs.stream });
+    for (let line = 0; line < 3; line += 1) {
+      log.info(
+        {
+          req: { headers: { authorization: `Bearer svc_live_sk_${line}AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA` } },
+          call: { headers: { 'x-service-signature': `v1=FFFFFFFF${line}` } },
+          rail: { provider: { secret: `whsec_${line}BBBBBBBBBBBBBBBBBBB` } },
+          apiKey: `opaque-GGGGGGGG${line}`,
+          attempt: line,
+        },
+        'call out',
+      );
+    }
+    const lines = logs.text().trim().split('\n').map((text) => JSON.parse(text));
+    expect(lines).toHaveLength(3);
+    expect(logs.text()).not.toMatch(/AAAAAAAA|BBBBBBBB|FFFFFFFF|GGGGGGGG/);
+    for (const [line, entry] of lines.entries()) {
+      expect(entry).toMatchObject({
+        req: { headers: { authorization: '[REDACTED]' } },
+        call: { headers: { 'x-service-signature': '[REDACTED]' } },
+        rail: { provider: { secret: '[REDACTED]' } },
+        apiKey: '[REDACTED]',
+        attempt: line,
+      });
+    }
+  });
 });
