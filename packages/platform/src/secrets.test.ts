@@ -66,7 +66,11 @@ describe('logger redaction', () => {
         'call out',
       );
     }
-    const lines = logs.text().trim().split('\n').map((text) => JSON.parse(text));
+    const lines = logs
+      .text()
+      .trim()
+      .split('\n')
+      .map((text) => JSON.parse(text));
     expect(lines).toHaveLength(3);
     expect(logs.text()).not.toMatch(/AAAAAAAA|BBBBBBBB|FFFFFFFF|GGGGGGGG/);
     for (const [line, entry] of lines.entries()) {
