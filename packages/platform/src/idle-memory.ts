@@ -66,6 +66,13 @@ export function collectWhenIdle(checkEveryMs = CHECK_EVERY_MS): () => void {
 let optimizerDeferred = false;
 
 /**
+ * The optimizer comes back after this long whether or not the service became ready: a
+ * start that hangs, or an entry whose main never calls runService, must not leave a
+ * process running unoptimized code for good.
+ */
+const OPTIMIZER_DEFERRED_AT_MOST_MS = 60_000;
+
+/**
  * Keeps V8's optimizing compiler (TurboFan) off while a service loads and starts. What runs
  * then runs once: building the contracts' few hundred schemas made zod's constructors hot
  * enough for TurboFan to compile five of them (up to 25 ms each, on a background thread)
@@ -75,10 +82,11 @@ let optimizerDeferred = false;
  * ready, and what it runs often from then on is optimized as before. Left alone when `node`
  * was started with a setting of its own for TurboFan.
  */
-export function deferOptimizer(): void {
+export function deferOptimizer(atMostMs = OPTIMIZER_DEFERRED_AT_MOST_MS): void {
   if (process.execArgv.some((arg) => /^--(no-)?(opt|turbofan)$/.test(arg))) return;
   setFlagsFromString('--no-turbofan');
   optimizerDeferred = true;
+  setTimeout(resumeOptimizer, atMostMs).unref();
 }
 
 export function resumeOptimizer(): void {
