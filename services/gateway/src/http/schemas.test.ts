@@ -8,6 +8,7 @@ const Reply = z.object({
   note: z.string().nullable(),
   amount: z.number().int().nullable(),
   status: z.enum(['PENDING', 'COMPLETED']).nullable(),
+  channel: z.literal('ussd').nullable(),
   payer: z.object({ phone: z.string(), name: z.string().nullable() }).nullable(),
   lines: z.array(z.object({ label: z.string() })).nullable(),
   // Ajv still picks the branch here: a null where a branch allows it must match that branch.
@@ -31,6 +32,7 @@ describe('reply schemas as the serializer reads them', () => {
       note: 'rent',
       amount: 5000,
       status: 'COMPLETED',
+      channel: 'ussd',
       payer: { phone: '+237690000001', name: 'Awa' },
       lines: [{ label: 'rent' }],
       outcome: { kind: 'paid', paidBy: 'orange' },
@@ -41,6 +43,7 @@ describe('reply schemas as the serializer reads them', () => {
       note: null,
       amount: null,
       status: null,
+      channel: null,
       payer: { phone: '+237690000002', name: null },
       lines: null,
       outcome: null,
@@ -57,9 +60,10 @@ describe('reply schemas as the serializer reads them', () => {
     const schema = new DeferredReplySchema(Reply).toJsonSchema() as {
       properties: Record<string, Record<string, unknown>>;
     };
-    const { note, payer, lines, status, outcome } = schema.properties;
+    const { note, payer, lines, status, channel, outcome } = schema.properties;
     expect(note).toEqual({ type: ['string', 'null'] });
     expect(status).toMatchObject({ type: ['string', 'null'], enum: ['PENDING', 'COMPLETED', null] });
+    expect(channel).toEqual({ type: ['string', 'null'], enum: ['ussd', null] });
     expect(payer).toMatchObject({ type: ['object', 'null'], required: ['phone', 'name'] });
     expect(lines).toMatchObject({ type: ['array', 'null'] });
     expect(outcome!.anyOf).toHaveLength(2);

@@ -35,10 +35,7 @@ export class DeferredReplySchema {
   }
 }
 
-const isNullType = (branch: unknown) =>
-  typeof branch === 'object' && branch !== null && Object.keys(branch).length === 1 && 'type' in branch
-    ? branch.type === 'null'
-    : false;
+const isNullType = (branch: JsonSchema) => Object.keys(branch).length === 1 && branch.type === 'null';
 
 /**
  * zod writes `.nullable()` as `anyOf: [X, {type: 'null'}]`; here, where X has one type of
@@ -57,9 +54,9 @@ export function nullableAsTypeList(schema: unknown): unknown {
   );
   if (!Array.isArray(anyOf)) return converted;
   const branches = anyOf.map(nullableAsTypeList) as JsonSchema[];
-  const other = branches.length === 2 ? branches.find((branch) => !isNullType(branch)) : undefined;
-  const single = other && branches.some(isNullType) && typeof other.type === 'string';
-  if (!single || 'anyOf' in other || 'oneOf' in other || 'allOf' in other)
+  const nullAt = branches.findIndex(isNullType);
+  const other = branches.length === 2 && nullAt >= 0 ? branches[1 - nullAt] : undefined;
+  if (typeof other?.type !== 'string' || 'anyOf' in other || 'oneOf' in other || 'allOf' in other)
     return { ...converted, anyOf: branches };
   // Every other keyword applies to its own type only, so null still passes it where Ajv
   // validates (a branch of a remaining anyOf); a list of allowed values must name null.
