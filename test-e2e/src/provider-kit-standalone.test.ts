@@ -100,7 +100,7 @@ describe('the provider kit outside this repository', () => {
       readFileSync(join(project, 'node_modules/@mmp/provider-kit/package.json'), 'utf8'),
     );
     expect(JSON.stringify(manifest)).not.toMatch(/workspace:|catalog:|@mmp\/protocol/);
-    expect(Object.keys(manifest.dependencies).sort()).toEqual(['libphonenumber-js', 'undici', 'uuid', 'zod']);
+    expect(Object.keys(manifest.dependencies).sort()).toEqual(['libphonenumber-js', 'uuid', 'zod']);
     expect(manifest.exports['.']).toEqual({ types: './dist/index.d.ts', default: './dist/index.js' });
     expect(Object.keys(JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')).dependencies)).toEqual(
       ['@mmp/provider-kit'],

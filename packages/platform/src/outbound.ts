@@ -5,7 +5,7 @@ import { isLoopbackAddress, isPrivateAddress } from './addresses.js';
 
 /**
  * The one way the system calls out over HTTP: merchant webhooks, provider orders and
- * health checks, merchants' logos, and the provider kit. Every call:
+ * health checks, and merchants' logos. Every call:
  * - reaches public addresses only, judged when the socket connects (the address actually
  *   dialled), so a name that resolves public when saved and private later (DNS rebinding)
  *   is refused; an address written in the URL is judged before any connection;

@@ -1,5 +1,5 @@
-import { request } from 'undici';
 import { apiBase, SERVICE_CALL_TIMEOUT_MS } from './base-url.js';
+import { exchangeHttp } from './http-exchange.js';
 import { parseMaybe } from './settlement.js';
 
 /** A non-2xx answer of the service, with the envelope's code when there is one. */
@@ -34,22 +34,22 @@ export async function callServiceApi<T = unknown>(
   path: string,
   body?: unknown,
 ): Promise<T> {
-  const response = await request(`${apiBase(options.baseUrl)}${path}`, {
+  const answer = await exchangeHttp(`${apiBase(options.baseUrl)}${path}`, {
     method,
     headers: {
       authorization: `Bearer ${options.apiKey}`,
       ...(body === undefined ? {} : { 'content-type': 'application/json' }),
     },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(options.timeoutMs ?? SERVICE_CALL_TIMEOUT_MS),
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    timeoutMs: options.timeoutMs ?? SERVICE_CALL_TIMEOUT_MS,
   });
-  const parsed = parseMaybe(await response.body.text());
-  if (response.statusCode >= 200 && response.statusCode < 300) return parsed as T;
+  const parsed = parseMaybe(answer.text);
+  if (answer.status >= 200 && answer.status < 300) return parsed as T;
   const error = (parsed as { error?: { code?: string; message?: string } } | null)?.error;
   throw new ServiceCallError(
-    response.statusCode,
+    answer.status,
     error?.code ?? null,
-    error?.message ?? `HTTP ${response.statusCode}`,
+    error?.message ?? `HTTP ${answer.status}`,
     parsed,
   );
 }

@@ -1,4 +1,3 @@
-import { request } from 'undici';
 import {
   SettlementEvent,
   hexHmac,
@@ -8,6 +7,7 @@ import {
   type ExecutionOrder,
 } from '@mmp/protocol';
 import { apiBase, SERVICE_CALL_TIMEOUT_MS } from './base-url.js';
+import { exchangeHttp } from './http-exchange.js';
 
 export type SignedSettlement = { body: string; signature: string };
 
@@ -36,14 +36,13 @@ export async function pushSettlement(options: {
 }): Promise<PushResult> {
   const { body, signature } = signSettlement(options.signingSecret, options.event);
   const url = `${apiBase(options.baseUrl)}/provider/webhooks/${encodeURIComponent(options.providerId)}`;
-  const response = await request(url, {
+  const answer = await exchangeHttp(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-service-signature': signature },
     body,
-    signal: AbortSignal.timeout(options.timeoutMs ?? SERVICE_CALL_TIMEOUT_MS),
+    timeoutMs: options.timeoutMs ?? SERVICE_CALL_TIMEOUT_MS,
   });
-  const text = await response.body.text();
-  return { status: response.statusCode, body: parseMaybe(text) };
+  return { status: answer.status, body: parseMaybe(answer.text) };
 }
 
 export function parseMaybe(text: string): unknown {
