@@ -33,7 +33,7 @@ const MODE_TITLES: Record<Mode, string> = {
 /**
  * Time for start-up work (index checks, registrations, first loop passes) to settle before
  * RSS is read, and for the memory the last requests grew to be given back: a service does
- * that within about 7 s of being idle (`collectWhenIdle` in the kit).
+ * that within about 7 s of being idle (`watchIdleMemory` in the kit).
  */
 const IDLE_SETTLE_MS = 12_000;
 

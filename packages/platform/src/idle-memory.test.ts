@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { collectWhenIdle } from './idle-memory.js';
+import { watchIdleMemory } from './idle-memory.js';
 
-describe('collectWhenIdle', () => {
+describe('watchIdleMemory', () => {
   it('collects without --expose-gc and leaves no gc() to the code of the process', async () => {
     const hadGc = 'gc' in globalThis;
-    const stop = collectWhenIdle(10);
+    const stop = watchIdleMemory(10);
     await new Promise((resolve) => setTimeout(resolve, 30));
     stop();
     expect('gc' in globalThis).toBe(hadGc);

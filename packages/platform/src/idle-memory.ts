@@ -12,6 +12,12 @@ const CHECK_EVERY_MS = 1_000;
 const YOUNG_COLLECTIONS_APART_MS = 5_500;
 /** Below this share of the last stretch spent running, the service counts as idle. */
 const IDLE_UTILIZATION = 0.05;
+/**
+ * Work that brings the optimizing compiler back: the time spent running in stretches that
+ * were not idle, added up. A moment's work (a registration, a few admin calls) stays below
+ * it; a second of load reaches it.
+ */
+const OPTIMIZE_AFTER_WORK_MS = 1_000;
 /** V8's young generation before anything grew it (1 MB a semi-space), with some room. */
 const SMALL_YOUNG_GENERATION_BYTES = 4 * 1024 * 1024;
 
@@ -36,18 +42,33 @@ const OLD_GROWTH_BYTES = 8 * 1024 * 1024;
  * (`--max-semi-space-size` would, with eight times as many collections). The first full
  * collection runs at once, as the end of start-up opens the quiet stretch. The timer does
  * not keep the process alive.
+ *
+ * It also brings back the optimizing compiler that deferOptimizer kept off once the
+ * service has worked for OPTIMIZE_AFTER_WORK_MS, rather than as soon as it is ready: a
+ * service that only polls, answers its health checks or registers itself runs nothing
+ * often enough to be worth optimizing, yet within a minute the few functions its quiet
+ * work shares (Node's own argument validators, which every HTTP request it sends calls)
+ * were compiled, and that first compilation paged the compiler in (3.6 MB of the sandbox
+ * provider's RSS). The first second of load runs unoptimized, as every start of a process
+ * does.
  */
-export function collectWhenIdle(checkEveryMs = CHECK_EVERY_MS): () => void {
+export function watchIdleMemory(checkEveryMs = CHECK_EVERY_MS): () => void {
+  clearTimeout(optimizerDeadline);
   const collect = garbageCollector();
   collect.full();
   let oldAfterFull = heapSpace('old_space').space_size;
   let since = performance.eventLoopUtilization();
   let youngCollectedAt = -Infinity;
+  let workedMs = 0;
   const timer = setInterval(() => {
     const now = performance.eventLoopUtilization();
-    const idle = performance.eventLoopUtilization(now, since).utilization < IDLE_UTILIZATION;
+    const stretch = performance.eventLoopUtilization(now, since);
     since = now;
-    if (!idle) return;
+    if (stretch.utilization >= IDLE_UTILIZATION) {
+      workedMs += stretch.active;
+      if (workedMs >= OPTIMIZE_AFTER_WORK_MS) resumeOptimizer();
+      return;
+    }
     if (heapSpace('old_space').space_size > oldAfterFull + OLD_GROWTH_BYTES) {
       collect.full();
       oldAfterFull = heapSpace('old_space').space_size;
@@ -64,11 +85,14 @@ export function collectWhenIdle(checkEveryMs = CHECK_EVERY_MS): () => void {
 
 /** Whether deferOptimizer turned the optimizing compiler off, so resumeOptimizer turns it on again. */
 let optimizerDeferred = false;
+/** Turns it on again should the service never reach watchIdleMemory. */
+let optimizerDeadline: NodeJS.Timeout | undefined;
 
 /**
- * The optimizer comes back after this long whether or not the service became ready: a
- * start that hangs, or an entry whose main never calls runService, must not leave a
- * process running unoptimized code for good.
+ * The optimizer comes back after this long unless the service became ready first (then
+ * watchIdleMemory brings it back with the first work): a start that hangs, or an entry
+ * whose main never calls runService, must not leave a process running unoptimized code
+ * for good.
  */
 const OPTIMIZER_DEFERRED_AT_MOST_MS = 60_000;
 
@@ -78,18 +102,19 @@ const OPTIMIZER_DEFERRED_AT_MOST_MS = 60_000;
  * enough for TurboFan to compile five of them (up to 25 ms each, on a background thread)
  * for nothing, and its first compilation pages the compiler's own machine code in (3.4 MB
  * of the `node` executable; 4.5 MB of RSS in all, measured in customers), so every service
- * carried it before serving anything. runService calls resumeOptimizer once the service is
- * ready, and what it runs often from then on is optimized as before. Left alone when `node`
- * was started with a setting of its own for TurboFan.
+ * carried it before serving anything. Once the service is ready, watchIdleMemory turns it
+ * on again at the first stretch of work, and what runs often from then on is optimized as
+ * before. Left alone when `node` was started with a setting of its own for TurboFan.
  */
 export function deferOptimizer(atMostMs = OPTIMIZER_DEFERRED_AT_MOST_MS): void {
   if (process.execArgv.some((arg) => /^--(no-)?(opt|turbofan)$/.test(arg))) return;
   setFlagsFromString('--no-turbofan');
   optimizerDeferred = true;
-  setTimeout(resumeOptimizer, atMostMs).unref();
+  optimizerDeadline = setTimeout(resumeOptimizer, atMostMs).unref();
 }
 
 export function resumeOptimizer(): void {
+  clearTimeout(optimizerDeadline);
   if (!optimizerDeferred) return;
   optimizerDeferred = false;
   setFlagsFromString('--turbofan');

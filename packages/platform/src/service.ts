@@ -17,7 +17,7 @@ import {
   type ReceivedEvent,
 } from './events.js';
 import { createIdempotentConsumer } from './idempotent.js';
-import { collectWhenIdle, resumeOptimizer } from './idle-memory.js';
+import { watchIdleMemory } from './idle-memory.js';
 import { createOutbox, ensureOutboxIndexes, type Outbox, type OutboxCollection } from './outbox.js';
 import { startLoop, type Loop, type LoopSpec } from './loops.js';
 import { createMetricsRegistry } from './metrics.js';
@@ -383,11 +383,10 @@ export function runService<S extends z.ZodType<BaseEnv>>(definition: ServiceDefi
   startService(definition, process.env).then(
     (running) => {
       const { log, env } = running.context;
-      resumeOptimizer();
-      const cancelCollection = collectWhenIdle();
+      const stopIdleWatch = watchIdleMemory();
       const shutdown = (signal: string) => {
         log.info({ signal }, 'shutting down');
-        cancelCollection();
+        stopIdleWatch();
         // SIGINT comes from a terminal, where no ingress needs time to let go.
         running.shutdown({ delay: signal === 'SIGTERM' }).then(
           (clean) => {

@@ -1,11 +1,11 @@
-import { collectWhenIdle, heapSpace, youngGenerationBytes } from '../src/idle-memory.js';
+import { watchIdleMemory, heapSpace, youngGenerationBytes } from '../src/idle-memory.js';
 
 function heap() {
   const old = heapSpace('old_space');
   return { young: youngGenerationBytes(), old: old.space_used_size, oldCommitted: old.space_size };
 }
 
-collectWhenIdle(Number(process.env.CHECK_EVERY_MS));
+watchIdleMemory(Number(process.env.CHECK_EVERY_MS));
 
 // Then a burst of objects that survive a collection or two, as a burst of requests makes:
 // it grows V8's young generation and leaves garbage in the old one, among the third that

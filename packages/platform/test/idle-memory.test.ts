@@ -18,7 +18,7 @@ async function heapAfterBurst(
   return JSON.parse(fixture.stdout()) as { grown: Heap; idle: Heap; keptBytes: number };
 }
 
-describe('collectWhenIdle', () => {
+describe('watchIdleMemory', () => {
   // Whether V8 alone gives such memory back depends on its memory reducer, which may or may
   // not run within the test's idle stretch (docs/decisions.md has the measurements that
   // motivate the collector); what the kit promises is checked here.

@@ -1,10 +1,10 @@
 import { setFlagsFromString } from 'node:v8';
-import { deferOptimizer, resumeOptimizer } from '../src/idle-memory.js';
+import { deferOptimizer, watchIdleMemory } from '../src/idle-memory.js';
 
 // As a service's main starts; or, with RESUME=never, one whose start never reaches
 // runService, deferred for at most 4 s (the first look below takes 3).
-const neverResumed = process.env.RESUME === 'never';
-if (neverResumed) deferOptimizer(4_000);
+const neverReady = process.env.RESUME === 'never';
+if (neverReady) deferOptimizer(4_000);
 else await import('../src/service-entry.js');
 
 // V8's own view of a function: bit 16 of %GetOptimizationStatus is "optimized".
@@ -18,19 +18,36 @@ function hot(n: number): number {
   return sum;
 }
 
-/** Runs `hot` as start-up code would, long enough for V8 to want it optimized, then looks. */
-async function optimizedAfterWork(forMs: number): Promise<boolean> {
+/**
+ * Runs `hot` for `forMs`, in rounds of `roundMs` of work each followed by `pauseMs` of rest,
+ * and says whether V8 optimized it meanwhile.
+ */
+async function optimizedAfterWork(forMs: number, { roundMs = 50, pauseMs = 10 } = {}): Promise<boolean> {
   const until = Date.now() + forMs;
   while (Date.now() < until) {
-    for (let k = 0; k < 50; k += 1) hot(20_000);
-    // The compilation runs on a background thread: give it a turn to land.
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    const roundEnds = Date.now() + roundMs;
+    do hot(20_000);
+    while (Date.now() < roundEnds);
+    // The compilation runs on a background thread: the pause gives it a turn to land.
+    await new Promise((resolve) => setTimeout(resolve, pauseMs));
     if ((status(hot) & OPTIMIZED) !== 0) return true;
   }
   return false;
 }
 
 const whileStarting = await optimizedAfterWork(3_000);
-if (!neverResumed) resumeOptimizer();
-const onceReady = await optimizedAfterWork(8_000);
-process.stdout.write(`${JSON.stringify({ whileStarting, onceReady })}\n`);
+if (neverReady) {
+  const afterLimit = await optimizedAfterWork(8_000);
+  process.stdout.write(`${JSON.stringify({ whileStarting, afterLimit })}\n`);
+} else {
+  // Ready, as runService makes it: quiet work (one call every 100 ms, under 1 % of the
+  // time), a moment's work (300 ms), then load.
+  watchIdleMemory(200);
+  const whileQuiet = await optimizedAfterWork(3_000, { roundMs: 0, pauseMs: 100 });
+  const afterMoment = await optimizedAfterWork(300);
+  const thenQuiet = await optimizedAfterWork(1_000, { roundMs: 0, pauseMs: 100 });
+  const onceBusy = await optimizedAfterWork(8_000);
+  process.stdout.write(
+    `${JSON.stringify({ whileStarting, whileQuiet, afterMoment: afterMoment || thenQuiet, onceBusy })}\n`,
+  );
+}

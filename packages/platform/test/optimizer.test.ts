@@ -2,22 +2,27 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { spawnTypeScript } from '../src/testing/index.js';
 
-/** The fixture in a process of its own: whether a hot function got optimized, before and after. */
+/** The fixture in a process of its own: whether a hot function got optimized, at each step. */
 async function run(env: Record<string, string> = {}) {
   const fixture = spawnTypeScript(fileURLToPath(new URL('./optimizer.fixture.ts', import.meta.url)), {
     ...process.env,
     ...env,
   });
   expect(await fixture.exited, fixture.output()).toBe(0);
-  return JSON.parse(fixture.stdout()) as { whileStarting: boolean; onceReady: boolean };
+  return JSON.parse(fixture.stdout()) as Record<string, boolean>;
 }
 
 describe("a service's start-up without the optimizing compiler", () => {
-  it('leaves code run while the service starts unoptimized, and optimizes hot code once it is ready', async () => {
-    expect(await run()).toEqual({ whileStarting: false, onceReady: true });
+  it('leaves code unoptimized while the service starts, is quiet or works a moment, and optimizes hot code once it works', async () => {
+    expect(await run()).toEqual({
+      whileStarting: false,
+      whileQuiet: false,
+      afterMoment: false,
+      onceBusy: true,
+    });
   }, 30_000);
 
   it('optimizes again after the deferral’s limit when the service never becomes ready', async () => {
-    expect(await run({ RESUME: 'never' })).toEqual({ whileStarting: false, onceReady: true });
+    expect(await run({ RESUME: 'never' })).toEqual({ whileStarting: false, afterLimit: true });
   }, 30_000);
 });
