@@ -90,7 +90,7 @@ let optimizerDeadline: NodeJS.Timeout | undefined;
 
 /**
  * The optimizer comes back after this long unless the service became ready first (then
- * watchIdleMemory brings it back with the first work): a start that hangs, or an entry
+ * watchIdleMemory brings it back once the service works): a start that hangs, or an entry
  * whose main never calls runService, must not leave a process running unoptimized code
  * for good.
  */
@@ -103,8 +103,8 @@ const OPTIMIZER_DEFERRED_AT_MOST_MS = 60_000;
  * for nothing, and its first compilation pages the compiler's own machine code in (3.4 MB
  * of the `node` executable; 4.5 MB of RSS in all, measured in customers), so every service
  * carried it before serving anything. Once the service is ready, watchIdleMemory turns it
- * on again at the first stretch of work, and what runs often from then on is optimized as
- * before. Left alone when `node` was started with a setting of its own for TurboFan.
+ * on again when the service has worked a second, and what runs often from then on is
+ * optimized as before. Left alone when `node` was started with a setting of its own for TurboFan.
  */
 export function deferOptimizer(atMostMs = OPTIMIZER_DEFERRED_AT_MOST_MS): void {
   if (process.execArgv.some((arg) => /^--(no-)?(opt|turbofan)$/.test(arg))) return;
