@@ -104,7 +104,8 @@ const OPTIMIZER_DEFERRED_AT_MOST_MS = 60_000;
  * of the `node` executable; 4.5 MB of RSS in all, measured in customers), so every service
  * carried it before serving anything. Once the service is ready, watchIdleMemory turns it
  * on again when the service has worked a second, and what runs often from then on is
- * optimized as before. Left alone when `node` was started with a setting of its own for TurboFan.
+ * optimized as before. Left alone when `node` was started with a setting of its own for
+ * TurboFan.
  */
 export function deferOptimizer(atMostMs = OPTIMIZER_DEFERRED_AT_MOST_MS): void {
   if (process.execArgv.some((arg) => /^--(no-)?(opt|turbofan)$/.test(arg))) return;

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { makeTestCertificate } from '@mmp/platform/testing';
+import { freePort, makeTestCertificate } from '@mmp/platform/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { exchangeHttp } from './http-exchange.js';
 
@@ -86,13 +86,23 @@ describe('exchangeHttp', () => {
     }
   });
 
-  it('rejects when nothing listens', async () => {
-    const host = await serve(createServer());
-    const closed = servers.pop() as Server;
-    closed.close();
-    await once(closed, 'close');
+  it('rejects at once when the connection breaks in the middle of the answer', async () => {
+    const host = await serve(
+      createServer((_request, response) => {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.write('{"orders":[', () => response.socket?.destroy());
+      }),
+    );
+    const started = Date.now();
     await expect(
-      exchangeHttp(`http://${host}/`, { method: 'GET', headers: {}, timeoutMs: 2_000 }),
+      exchangeHttp(`http://${host}/`, { method: 'GET', headers: {}, timeoutMs: 10_000 }),
+    ).rejects.toThrow();
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('rejects when nothing listens', async () => {
+    await expect(
+      exchangeHttp(`http://127.0.0.1:${await freePort()}/`, { method: 'GET', headers: {}, timeoutMs: 2_000 }),
     ).rejects.toMatchObject({ code: 'ECONNREFUSED' });
   });
 
