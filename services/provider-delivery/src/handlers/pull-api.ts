@@ -57,10 +57,11 @@ const LOOK_AGAIN_MS = 1_000;
 async function fetchWaiting(deps: DeliveryDeps, providerId: string, limit: number, waitMs: number) {
   const deadline = Date.now() + waitMs;
   for (;;) {
+    const mark = deps.waiters.mark(providerId);
     const orders = await fetchOrders(deps, providerId, limit);
     const left = deadline - Date.now();
     if (orders.length > 0 || left <= 0 || deps.waiters.stopping) return orders;
-    await deps.waiters.wait(providerId, Math.min(left, LOOK_AGAIN_MS));
+    await deps.waiters.wait(providerId, Math.min(left, LOOK_AGAIN_MS), mark);
   }
 }
 
