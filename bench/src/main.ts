@@ -3,11 +3,13 @@ import type { BaselineReady } from './baseline.js';
 import { readConfig, type BenchConfig, type Mode } from './config.js';
 import { runFlow } from './flow.js';
 import { measure, type Scenario } from './load.js';
+import { waitForIdleMemory, type IdleWait } from './idle.js';
 import { natsServerPids, pssBytes, rssBytes } from './proc.js';
 import { startChild, stopChild } from './processes.js';
 import {
   baselineRate,
   formatFlow,
+  formatIdleWaits,
   formatMemory,
   formatScenarios,
   formatTargets,
@@ -30,13 +32,6 @@ const MODE_TITLES: Record<Mode, string> = {
   'in-process': 'in-process: every service in one process, as the end-to-end tests run them',
   processes: 'processes: every service in its own process from its build, as `pnpm start` runs them',
 };
-/**
- * Time for start-up work (index checks, registrations, first loop passes) to settle before
- * RSS is read, and for the memory the last requests grew to be given back: a service does
- * that within about 7 s of being idle (`watchIdleMemory` in the kit).
- */
-const IDLE_SETTLE_MS = 12_000;
-
 const print = (text: string) => process.stdout.write(`${text}\n`);
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -68,6 +63,8 @@ type ModeRun = ModeResults & {
   idlePssBytes: Record<string, number>;
   /** Informational: idle again after the load, which shows what the load left behind. */
   afterLoadRssBytes?: Record<string, number>;
+  /** How long each idle reading waited for the services to give back what they grew. */
+  idleWaits: { idle: IdleWait; afterLoad?: IdleWait };
 };
 
 /** One reading of each process, by its name. */
@@ -82,7 +79,7 @@ async function runMode(mode: Mode, config: BenchConfig): Promise<ModeRun> {
   try {
     const { baseUrl } = system;
     const accounts = await createAccounts(baseUrl, system.adminToken);
-    await new Promise((resolve) => setTimeout(resolve, IDLE_SETTLE_MS));
+    const idleWait = await waitForIdleMemory(system.youngGenerations);
     const idleRssBytes = readEach(system.servicePids, rssBytes);
     const idlePssBytes = readEach(system.servicePids, pssBytes);
     const nats = natsServerPids();
@@ -109,6 +106,7 @@ async function runMode(mode: Mode, config: BenchConfig): Promise<ModeRun> {
       outcomes: [],
       flowOutcome: undefined,
       startMs: system.startMs,
+      idleWaits: { idle: idleWait },
     };
     for (const [name, build] of Object.entries(scenarios) as [ScenarioKey, () => Promise<Scenario>][]) {
       if (!config.runs.includes(name)) continue;
@@ -124,7 +122,7 @@ async function runMode(mode: Mode, config: BenchConfig): Promise<ModeRun> {
         results.flowOutcome = { name: 'full flow', failed: message(error) };
       }
     }
-    await new Promise((resolve) => setTimeout(resolve, IDLE_SETTLE_MS));
+    results.idleWaits.afterLoad = await waitForIdleMemory(system.youngGenerations);
     results.afterLoadRssBytes = readEach(system.servicePids, rssBytes);
     return results;
   } finally {
@@ -163,6 +161,7 @@ async function main(): Promise<number> {
     print(`\n== ${MODE_TITLES[run.mode]}\n${formatScenarios(run.outcomes, rate)}`);
     print(formatFlow(run.flow ?? run.flowOutcome ?? { name: 'full flow', failed: 'not run' }));
     print(formatMemory(run.idleRssBytes, run.startMs, run.idlePssBytes, run.afterLoadRssBytes));
+    print(formatIdleWaits(run.idleWaits));
   }
   print(`\n${formatTargets(checks)}`);
   const file = writeResults(fileURLToPath(new URL('../results', import.meta.url)), 'bench', startedAt, {

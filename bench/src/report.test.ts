@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { FlowResult } from './flow.js';
 import type { ScenarioResult } from './load.js';
-import { baselineRate, formatFlow, formatMemory, formatScenarios, formatTargets } from './report.js';
+import {
+  baselineRate,
+  formatFlow,
+  formatIdleWaits,
+  formatMemory,
+  formatScenarios,
+  formatTargets,
+} from './report.js';
 import { checkTargets } from './targets.js';
 
 const MB = 1024 * 1024;
@@ -162,5 +169,23 @@ describe('the targets', () => {
     });
     // In one process there is one RSS, checked against the whole system's target only.
     expect(checks.filter((c) => c.figure.startsWith('idle RSS'))).toHaveLength(1);
+  });
+});
+
+describe('formatIdleWaits', () => {
+  it('says when each idle reading was taken and names a service that had not given its memory back', () => {
+    const printed = formatIdleWaits({
+      idle: { waitedMs: 14_020, asked: true, stillLarge: {} },
+      afterLoad: { waitedMs: 30_000, asked: true, stillLarge: { gateway: 16 * MB } },
+    });
+    expect(printed).toBe(
+      [
+        'idle RSS read 14.0 s after the set-up calls (every service quiet, its young generation given back)',
+        'idle RSS after load read 30.0 s after the load (the young generation still large in gateway 16.0 MB)',
+      ].join('\n'),
+    );
+    expect(formatIdleWaits({ idle: { waitedMs: 12_000, asked: false, stillLarge: {} } })).toBe(
+      'idle RSS read 12.0 s after the set-up calls (a fixed wait: in one process the kit does not watch idle memory)',
+    );
   });
 });

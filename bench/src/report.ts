@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import type { FlowResult } from './flow.js';
+import type { IdleWait } from './idle.js';
 import type { ScenarioResult } from './load.js';
 import type { TargetCheck } from './targets.js';
 
@@ -91,6 +92,23 @@ export function formatMemory(
   const total = (values: Record<string, number>) => (Object.keys(values).length ? mib(sum(values)) : '');
   rows.push(['total', mib(sum(idle)), total(idlePss), total(afterLoad), '']);
   return table(['process', 'idle RSS MB', 'idle PSS MB', 'idle RSS after load MB', 'start ms'], rows);
+}
+
+/** When the idle readings were taken, and which services had not given memory back by then. */
+export function formatIdleWaits(waits: { idle: IdleWait; afterLoad?: IdleWait }): string {
+  const line = (what: string, after: string, wait: IdleWait) => {
+    const late = Object.entries(wait.stillLarge).map(([name, bytes]) => `${name} ${mib(bytes)} MB`);
+    const state = !wait.asked
+      ? 'a fixed wait: in one process the kit does not watch idle memory'
+      : late.length
+        ? `the young generation still large in ${late.join(', ')}`
+        : 'every service quiet, its young generation given back';
+    return `${what} read ${(wait.waitedMs / 1000).toFixed(1)} s after ${after} (${state})`;
+  };
+  return [
+    line('idle RSS', 'the set-up calls', waits.idle),
+    ...(waits.afterLoad ? [line('idle RSS after load', 'the load', waits.afterLoad)] : []),
+  ].join('\n');
 }
 
 export function formatTargets(checks: TargetCheck[]): string {

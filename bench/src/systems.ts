@@ -6,6 +6,7 @@ import { createTestSystem, eventually, freePort, type TestSystem } from '@mmp/pl
 import { startChild, stopChild } from './processes.js';
 import { SYSTEM_ENV_VARIABLE, type Mode } from './config.js';
 import type { TargetReady } from './target.js';
+import { youngGenerationOf, type YoungGenerations } from './idle.js';
 
 /**
  * The system under test in one of its two shapes (`Mode`). Both use the shared NATS server
@@ -17,6 +18,8 @@ export type SystemUnderTest = {
   adminToken: string;
   /** The processes running services: one in-process, one per service otherwise. */
   servicePids: Record<string, number>;
+  /** Each service's young generation, from its ops port; not in one process. */
+  youngGenerations?: YoungGenerations;
   stop(): Promise<void>;
 };
 
@@ -98,6 +101,15 @@ async function waitReady(
   return startMs;
 }
 
+async function youngGenerationsOf(opsPorts: Record<string, number>) {
+  const read = async (port: number) => {
+    const metrics = await fetch(`http://127.0.0.1:${port}/metrics`).catch(() => undefined);
+    return metrics?.ok ? youngGenerationOf(await metrics.text()) : undefined;
+  };
+  const entries = Object.entries(opsPorts).map(async ([name, port]) => [name, await read(port)] as const);
+  return Object.fromEntries(await Promise.all(entries));
+}
+
 /** Each service from its bundle, `services/<name>/dist/bundle/main.mjs`, with `pnpm start`'s environment. */
 export async function startProcesses(options: ProcessOptions): Promise<ProcessSystem> {
   const test = options.reuse ?? createTestSystem('bench');
@@ -151,6 +163,7 @@ export async function startProcesses(options: ProcessOptions): Promise<ProcessSy
       adminToken,
       startMs,
       servicePids: Object.fromEntries([...children].map(([name, child]) => [name, child.pid as number])),
+      youngGenerations: () => youngGenerationsOf(opsPorts),
       stop,
     };
   } catch (error) {
