@@ -138,6 +138,35 @@ describe('OpenAPI document', () => {
   });
 });
 
+describe('the reference page’s assets', () => {
+  it('are served whole, with their type, length and cache validator, and a HEAD answers the same headers', async () => {
+    const asset = await gw.http('GET', '/docs/static/swagger-ui.css');
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get('content-type')).toBe('text/css; charset=utf-8');
+    expect(Number(asset.headers.get('content-length'))).toBe(Buffer.byteLength(asset.text));
+    expect(asset.text).toContain('.swagger-ui');
+    expect(asset.headers.get('x-request-id')).toBeTruthy();
+    const head = await gw.http('HEAD', '/docs/static/swagger-ui.css');
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-length')).toBe(asset.headers.get('content-length'));
+    expect(head.text).toBe('');
+    const etag = asset.headers.get('etag');
+    expect(etag).toBeTruthy();
+    const again = await gw.http('GET', '/docs/static/swagger-ui.css', {
+      headers: { 'if-none-match': etag! },
+    });
+    expect(again.status).toBe(304);
+    expect(again.text).toBe('');
+  });
+
+  it('answer an unknown asset with the gateway’s own 404', async () => {
+    const missing = await gw.http('GET', '/docs/static/nothing-here.js');
+    expect(missing.status).toBe(404);
+    expect(missing.json.error.code).toBe('route_not_found');
+    expect(missing.headers.get('x-request-id')).toBeTruthy();
+  });
+});
+
 describe('the reference page of a gateway that has not built its document yet', () => {
   it('serves the whole document as its JSON and its YAML, the same as /v1/openapi.json', async () => {
     const fresh = await startTestGateway({ routes: forwardedRoutes, label: 'gwdocfresh' });

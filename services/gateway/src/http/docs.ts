@@ -1,7 +1,5 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import { z } from 'zod';
 import type { DocumentedRoute } from '../routes/route.js';
 import { buildOpenApiDocument } from './openapi.js';
@@ -41,27 +39,41 @@ export const DOCS_CONTENT_SECURITY_POLICY = [
 
 type DocsOptions = { routes: DocumentedRoute[]; publicUrl: string };
 
+/** Headers about the page app's own connection to its caller (`inject`), not the reply. */
+const CONNECTION_HEADERS = new Set(['connection', 'date', 'keep-alive', 'transfer-encoding']);
+
 const docs: FastifyPluginAsync<DocsOptions> = async (app, { routes, publicUrl }) => {
   // Filled on the first request of this plugin's routes (the document, the reference page and
   // its assets), not at start: the document is 460 kB of JSON, 1.2 MB of heap and 35 ms of
-  // start-up that a gateway whose reference nobody reads spent for nothing. Swagger's static
-  // mode keeps this very object, so the page serves what the hook filled.
+  // start-up that a gateway whose reference nobody reads spent for nothing.
   const document: Record<string, unknown> = {};
   app.addHook('onRequest', async () => {
     if (Object.keys(document).length > 0) return;
     Object.assign(document, buildOpenApiDocument([healthRoute, openApiRoute, ...routes], publicUrl));
   });
-  await app.register(swagger, { mode: 'static', specification: { document: document as never } });
-  await app.register(async (reference) => {
-    reference.addHook('onRoute', (route) => {
-      route.config = { ...(route.config as object), page: true };
-    });
-    await reference.register(swaggerUi, {
-      routePrefix: '/docs',
-      staticCSP: DOCS_CONTENT_SECURITY_POLICY,
-      uiConfig: { validatorUrl: null } as never,
-    });
-  });
+  let page: Promise<FastifyInstance> | undefined;
+  const referencePage = () =>
+    (page ??= import('./reference-page.js')
+      .then(({ buildReferencePage }) => buildReferencePage(document, DOCS_CONTENT_SECURITY_POLICY))
+      .catch((error: unknown) => {
+        page = undefined;
+        throw error;
+      }));
+  // The gateway's own route, guard and rate limit, the page app's answer: its status,
+  // headers (an ETag, a 304) and bytes. A HEAD is asked as its GET, and Fastify drops the
+  // body; a path the page does not know is the gateway's own 404.
+  const servePage = async (request: FastifyRequest, reply: FastifyReply) => {
+    const answer = await (
+      await referencePage()
+    ).inject({ method: 'GET', url: request.url, headers: request.headers });
+    if (answer.statusCode === 404) return reply.callNotFound();
+    for (const [name, value] of Object.entries(answer.headers)) {
+      if (value !== undefined && !CONNECTION_HEADERS.has(name)) reply.header(name, value);
+    }
+    // An empty Buffer would go out typed as octet-stream (a redirect, a 304).
+    return reply.code(answer.statusCode).send(answer.rawPayload.length > 0 ? answer.rawPayload : undefined);
+  };
+  for (const url of ['/docs', '/docs/*']) app.get(url, { config: { page: true } }, servePage);
   // The document is already JSON-shaped data: sent as it is rather than walked by a serializer.
   app.get(openApiRoute.url, async () => document);
 };
