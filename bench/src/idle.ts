@@ -36,8 +36,8 @@ export type IdleWait = {
   waitedMs: number;
   /** Whether the services were asked; in one process only the first wait is made. */
   asked: boolean;
-  /** Services whose young generation was still large when the wait gave up. */
-  stillLarge: Record<string, number>;
+  /** Services whose young generation was still large (undefined: not told) when the wait gave up. */
+  stillLarge: Record<string, number | undefined>;
 };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -53,12 +53,12 @@ export async function waitForIdleMemory(
 ): Promise<IdleWait> {
   const started = performance.now();
   await sleep(limits.atLeastMs);
-  let stillLarge: Record<string, number> = {};
+  let stillLarge: IdleWait['stillLarge'] = {};
   while (youngGenerations) {
+    // A service whose /metrics did not answer is not known to be idle: waited for too.
     stillLarge = Object.fromEntries(
       Object.entries(await youngGenerations()).filter(
-        (entry): entry is [string, number] =>
-          entry[1] !== undefined && entry[1] > SMALL_YOUNG_GENERATION_BYTES,
+        ([, bytes]) => bytes === undefined || bytes > SMALL_YOUNG_GENERATION_BYTES,
       ),
     );
     if (Object.keys(stillLarge).length === 0) {

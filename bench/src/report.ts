@@ -97,7 +97,9 @@ export function formatMemory(
 /** When the idle readings were taken, and which services had not given memory back by then. */
 export function formatIdleWaits(waits: { idle: IdleWait; afterLoad?: IdleWait }): string {
   const line = (what: string, after: string, wait: IdleWait) => {
-    const late = Object.entries(wait.stillLarge).map(([name, bytes]) => `${name} ${mib(bytes)} MB`);
+    const late = Object.entries(wait.stillLarge).map(
+      ([name, bytes]) => `${name} ${bytes === undefined ? '(no answer)' : `${mib(bytes)} MB`}`,
+    );
     const state = !wait.asked
       ? 'a fixed wait: in one process the kit does not watch idle memory'
       : late.length
