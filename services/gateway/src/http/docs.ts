@@ -37,12 +37,21 @@ export const DOCS_CONTENT_SECURITY_POLICY = [
   "style-src 'self' 'unsafe-inline'",
 ].join('; ');
 
-type DocsOptions = { routes: DocumentedRoute[]; publicUrl: string };
+/** Builds the app that serves the reference page over the document it is given. */
+export type ReferencePageBuilder = (document: Record<string, unknown>) => Promise<FastifyInstance>;
+
+const swaggerUiPage: ReferencePageBuilder = async (document) =>
+  (await import('./reference-page.js')).buildReferencePage(document, DOCS_CONTENT_SECURITY_POLICY);
+
+type DocsOptions = { routes: DocumentedRoute[]; publicUrl: string; referencePage?: ReferencePageBuilder };
 
 /** Headers about the page app's own connection to its caller (`inject`), not the reply. */
 const CONNECTION_HEADERS = new Set(['connection', 'date', 'keep-alive', 'transfer-encoding']);
 
-const docs: FastifyPluginAsync<DocsOptions> = async (app, { routes, publicUrl }) => {
+const docs: FastifyPluginAsync<DocsOptions> = async (
+  app,
+  { routes, publicUrl, referencePage: build = swaggerUiPage },
+) => {
   // Filled on the first request of this plugin's routes (the document, the reference page and
   // its assets), not at start: the document is 460 kB of JSON, 1.2 MB of heap and 35 ms of
   // start-up that a gateway whose reference nobody reads spent for nothing.
@@ -53,20 +62,21 @@ const docs: FastifyPluginAsync<DocsOptions> = async (app, { routes, publicUrl })
   });
   let page: Promise<FastifyInstance> | undefined;
   const referencePage = () =>
-    (page ??= import('./reference-page.js')
-      .then(({ buildReferencePage }) => buildReferencePage(document, DOCS_CONTENT_SECURITY_POLICY))
-      .catch((error: unknown) => {
-        page = undefined;
-        throw error;
-      }));
+    (page ??= build(document).catch((error: unknown) => {
+      page = undefined;
+      throw error;
+    }));
   // The gateway's own route, guard and rate limit, the page app's answer: its status,
   // headers (an ETag, a 304) and bytes. A HEAD is asked as its GET, and Fastify drops the
-  // body; a path the page does not know is the gateway's own 404.
+  // body; a path the page does not know is the gateway's own 404, and its failure the
+  // gateway's own 500, logged.
   const servePage = async (request: FastifyRequest, reply: FastifyReply) => {
     const answer = await (
       await referencePage()
     ).inject({ method: 'GET', url: request.url, headers: request.headers });
     if (answer.statusCode === 404) return reply.callNotFound();
+    if (answer.statusCode >= 500)
+      throw new Error(`the reference page answered ${answer.statusCode}: ${answer.body.slice(0, 200)}`);
     for (const [name, value] of Object.entries(answer.headers)) {
       if (value !== undefined && !CONNECTION_HEADERS.has(name)) reply.header(name, value);
     }
