@@ -1,3 +1,5 @@
+import { SMALL_YOUNG_GENERATION_BYTES } from '@mmp/platform';
+
 /**
  * When a service is idle enough for its idle RSS to be read. A service gives back what its
  * last work grew once it has been quiet a while (`watchIdleMemory` in the kit): a young-
@@ -9,13 +11,11 @@
  */
 
 /** Start-up work (index checks, registrations, first loop passes) settles first. */
-export const IDLE_AT_LEAST_MS = 12_000;
+const IDLE_AT_LEAST_MS = 12_000;
 /** A service that has not given its young generation back by then is read as it is. */
-export const IDLE_AT_MOST_MS = 30_000;
+const IDLE_AT_MOST_MS = 30_000;
 /** Looks again this often: each look is a small request to each service's ops port. */
 const LOOK_EVERY_MS = 2_000;
-/** The kit's SMALL_YOUNG_GENERATION_BYTES: below it, it collects nothing more. */
-export const SMALL_YOUNG_GENERATION_BYTES = 4 * 1024 * 1024;
 /** V8 unmaps the pages of a shrunk young generation on a thread of its own, within this. */
 const UNMAP_MS = 1_000;
 

@@ -18,8 +18,11 @@ const IDLE_UTILIZATION = 0.05;
  * it; a second of load reaches it.
  */
 const OPTIMIZE_AFTER_WORK_MS = 1_000;
-/** V8's young generation before anything grew it (1 MB a semi-space), with some room. */
-const SMALL_YOUNG_GENERATION_BYTES = 4 * 1024 * 1024;
+/**
+ * V8's young generation before anything grew it (1 MB a semi-space), with some room: below
+ * it, an idle service collects nothing more (the bench waits for every service to be there).
+ */
+export const SMALL_YOUNG_GENERATION_BYTES = 4 * 1024 * 1024;
 
 /** Growth of the old generation worth a full collection of an idle service. */
 const OLD_GROWTH_BYTES = 8 * 1024 * 1024;

@@ -17,6 +17,7 @@ export * from './read-cache.js';
 export * from './metrics.js';
 export * from './ops-server.js';
 export * from './service.js';
+export { SMALL_YOUNG_GENERATION_BYTES } from './idle-memory.js';
 export type { Notices } from './notices.js';
 export * from './store/index.js';
 export * from './nats-permissions.js';
