@@ -189,6 +189,11 @@ describe('formatIdleWaits', () => {
         'idle RSS after load read 30.0 s after the load (the young generation still large in gateway 16.0 MB)',
       ].join('\n'),
     );
+    expect(
+      formatIdleWaits({ idle: { waitedMs: 30_000, asked: true, stillLarge: { customers: undefined } } }),
+    ).toBe(
+      'idle RSS read 30.0 s after the set-up calls (the young generation still large in customers (no answer))',
+    );
     expect(formatIdleWaits({ idle: { waitedMs: 12_000, asked: false, stillLarge: {} } })).toBe(
       'idle RSS read 12.0 s after the set-up calls (a fixed wait: in one process the kit does not watch idle memory)',
     );

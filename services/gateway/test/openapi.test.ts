@@ -139,6 +139,17 @@ describe('OpenAPI document', () => {
 });
 
 describe('the reference page’s assets', () => {
+  it('are not routes of the gateway: its two /docs routes ask the page, built on first use', () => {
+    const docs = gw.app.servedRoutes.filter((route) => route.url.startsWith('/docs'));
+    expect(docs.map((route) => `${route.method} ${route.url}`).sort()).toEqual([
+      'GET /docs',
+      'GET /docs/*',
+      'HEAD /docs',
+      'HEAD /docs/*',
+    ]);
+    expect(docs.every((route) => route.page)).toBe(true);
+  });
+
   it('are served whole, with their type, length and cache validator, and a HEAD answers the same headers', async () => {
     const asset = await gw.http('GET', '/docs/static/swagger-ui.css');
     expect(asset.status).toBe(200);
