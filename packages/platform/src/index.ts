@@ -13,6 +13,7 @@ export * from './outbound.js';
 export * from './provider-call.js';
 export * from './loops.js';
 export * from './secrets.js';
+export * from './bounded-cache.js';
 export * from './read-cache.js';
 export * from './metrics.js';
 export * from './ops-server.js';

@@ -1,5 +1,5 @@
-import { LRUCache } from 'lru-cache';
 import type { Notice } from '@mmp/protocol';
+import { boundedCache } from './bounded-cache.js';
 import type { Notices } from './notices.js';
 
 /**
@@ -24,7 +24,7 @@ export function createReadCache<V extends object>(options: {
   max: number;
   shared?: SharedBy;
 }): ReadCache<V> {
-  const values = options.ttlMs > 0 ? new LRUCache<string, V>({ max: options.max, ttl: options.ttlMs }) : null;
+  const values = options.ttlMs > 0 ? boundedCache<string, V>(options) : null;
   // A read that began before a change must not keep what it read after the change dropped
   // it: each change moves the generation, and a read keeps its value only within its own.
   let generation = 0;

@@ -1,5 +1,4 @@
-import { LRUCache } from 'lru-cache';
-import { counter, type MetricsRegistry } from '@mmp/platform';
+import { boundedCache, counter, type MetricsRegistry } from '@mmp/platform';
 import type { ServiceReply } from '@mmp/protocol';
 
 /** Replies held at most, so reading many resources cannot grow the cache without end. */
@@ -29,7 +28,7 @@ export type ReplyCache = {
  * change (ServiceKit.notices), and `ttlMs` bounds how long a reply outlives a lost notice.
  */
 export function createReplyCache(options: { ttlMs: number; registry: MetricsRegistry }): ReplyCache {
-  const kept = new LRUCache<string, Kept>({ max: KEPT_REPLIES_MAX, ttl: options.ttlMs });
+  const kept = boundedCache<string, Kept>({ max: KEPT_REPLIES_MAX, ttlMs: options.ttlMs });
   // The latest read of each resource in flight; a change heard removes it.
   const inFlight = new Map<string, Asking>();
   const reads = counter(
