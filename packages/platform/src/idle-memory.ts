@@ -139,7 +139,7 @@ export const youngGenerationBytes = () => heapSpace('new_space').space_size;
  * unused only as it ages across the collections V8 starts itself, and an idle service runs
  * none (sixteen full collections of an idle gateway in a row freed nothing of it, measured).
  * The first full collection, as the service becomes ready, drops the code of every function
- * not running then: 1.5 to 3 MB of each service's heap, about 1 MB of RSS (1.6 MB in the
+ * not running then: 1.8 to 2.4 MB of each service's heap, about 1 MB of RSS (1.6 MB in the
  * gateway). A function called again is compiled again from its source on that call (a
  * fraction of a millisecond); the later collections drop nothing, so a service that has
  * served keeps the code of what it serves.
