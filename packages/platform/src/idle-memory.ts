@@ -60,7 +60,7 @@ const OLD_GROWTH_BYTES = 8 * 1024 * 1024;
 export function watchIdleMemory(checkEveryMs = CHECK_EVERY_MS): () => void {
   clearTimeout(optimizerDeadline);
   const collect = garbageCollector();
-  collect.full({ dropStartupCode: true });
+  collect.full({ dropStartupBytecode: true });
   let oldAfterFull = heapSpace('old_space').space_size;
   let since = performance.eventLoopUtilization();
   let youngCollectedAt = -Infinity;
@@ -163,8 +163,8 @@ function garbageCollector() {
   setFlagsFromString('--no-expose-gc');
   return {
     young: () => gc({ type: 'minor' }),
-    full: ({ dropStartupCode = false } = {}) => {
-      const flags = ['--compact-on-every-full-gc', ...(dropStartupCode ? [DROP_STARTUP_BYTECODE] : [])];
+    full: ({ dropStartupBytecode = false } = {}) => {
+      const flags = ['--compact-on-every-full-gc', ...(dropStartupBytecode ? [DROP_STARTUP_BYTECODE] : [])];
       for (const flag of flags) setFlagsFromString(flag);
       try {
         gc();
