@@ -3,7 +3,7 @@ import { operation } from '@mmp/platform';
 import { providerPortalApi, routerQueries, type HttpOperationContract } from '@mmp/protocol';
 import { forwardedRoutes } from '../src/routes/index.js';
 import { documented, type ForwardedRoute } from '../src/routes/route.js';
-import { replySchemas } from '../src/http/schemas.js';
+import { replySerializersOf } from '../src/http/reply-serializers.js';
 import { ADMIN_TOKEN, startTestGateway, type HttpInit, type TestGateway } from './fixtures/gateway.js';
 import { recordedReplies, type RecordedReply } from './fixtures/replies.js';
 
@@ -18,7 +18,7 @@ let providerKey: string;
 /** What the stubs answer next: one recorded reply at a time. */
 let next: RecordedReply | undefined;
 
-const serialised = forwardedRoutes.filter((route) => replySchemas(documented(route)) !== undefined);
+const serialised = forwardedRoutes.filter((route) => replySerializersOf(documented(route)) !== undefined);
 const contracts = [...new Set(serialised.map((route) => route.operation))];
 
 beforeAll(async () => {

@@ -11,7 +11,6 @@ import { forwardPlugin } from './forward.js';
 import { guardPlugin } from './guard.js';
 import { healthPlugin } from './health.js';
 import { idempotencyPlugin, type RememberedReply } from './idempotency.js';
-import { lazySerializers } from './lazy-serializers.js';
 import { localRoutesPlugin } from './local-route.js';
 import { httpMetricsPlugin } from './metrics.js';
 import { rateLimitPlugin, type RateLimitSettings } from './rate-limit.js';
@@ -71,7 +70,6 @@ function createFastify(settings: GatewaySettings, log: Logger, https: boolean): 
     // own error form. Past this, or with broken percent-encoding, frameworkErrors answers.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
     frameworkErrors: frameworkErrors(https),
-    schemaController: { compilersFactory: { buildSerializer: lazySerializers } },
   });
 }
 

@@ -4,6 +4,7 @@ import type { BusClient } from '@mmp/platform';
 import type { ServiceReply, ServiceRequest } from '@mmp/protocol';
 import { documented, type ForwardedRoute } from '../routes/route.js';
 import { actorOf } from './guard.js';
+import { replySerializerOf } from './reply-serializers.js';
 import type { ReplyCache } from './reply-cache.js';
 
 /** The only request headers an operation may read; everything else stays at the edge. */
@@ -48,9 +49,10 @@ function sendReply(reply: FastifyReply, result: ServiceReply, page: boolean) {
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-/** The reply with its body as the JSON its route's response schema writes. */
+/** The reply with its body as the JSON its route's serializer writes. */
 function serialised(reply: FastifyReply, result: ServiceReply): ServiceReply {
-  return { ...result, body: reply.code(result.status).serialize(result.body), contentType: JSON_TYPE };
+  const serialize = replySerializerOf(reply, result.status) ?? JSON.stringify;
+  return { ...result, body: serialize(result.body), contentType: JSON_TYPE };
 }
 
 type ForwardOptions = { routes: ForwardedRoute[]; bus: BusClient; replies?: ReplyCache };

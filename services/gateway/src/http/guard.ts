@@ -6,7 +6,7 @@ import { bearerToken } from '../domain/api-keys.js';
 import type { Accounts } from '../handlers/accounts.js';
 import type { DocumentedRoute } from '../routes/route.js';
 import { audienceOf } from './errors.js';
-import { replySchemas } from './schemas.js';
+import { replySerializersOf, serializeByStatus } from './reply-serializers.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -150,7 +150,7 @@ export const guardPlugin = fp<GuardOptions>(
     app.decorateRequest('authFailure', undefined);
     app.decorate('guardedRoute', function (this: FastifyInstance, route, handler) {
       const guard = createGuard(route, accounts, adminToken);
-      const response = replySchemas(route);
+      const replySerializers = replySerializersOf(route);
       this.route({
         method: route.method,
         url: route.url,
@@ -159,8 +159,9 @@ export const guardPlugin = fp<GuardOptions>(
           audience: audienceOf(route),
           rawBody: route.rawBody === true,
           page: route.page === true,
+          ...(replySerializers ? { replySerializers } : {}),
         },
-        ...(response ? { schema: { response } } : {}),
+        ...(replySerializers ? { preSerialization: [serializeByStatus] } : {}),
         onRequest: [guard.identify],
         preParsing: [guard.reject],
         handler,

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { SERVICE_NAMES, pingOperation } from '@mmp/protocol';
 import type { BusClient } from '@mmp/platform';
 import type { DocumentedRoute } from '../routes/route.js';
-import { replySchemas } from './schemas.js';
+import { replySerializersOf, serializeByStatus } from './reply-serializers.js';
 
 const Health = z.object({
   status: z.enum(['ok', 'degraded']),
@@ -25,7 +25,10 @@ const health: FastifyPluginAsync<{ bus: BusClient; timeoutMs: number }> = async 
   // Not rate-limited: start scripts and probes poll it, and each call costs a few NATS pings.
   app.get(
     healthRoute.url,
-    { config: { rateLimit: false }, schema: { response: replySchemas(healthRoute) } },
+    {
+      config: { rateLimit: false, replySerializers: replySerializersOf(healthRoute) },
+      preSerialization: [serializeByStatus],
+    },
     async (request, reply) => {
       const entries = await Promise.all(
         SERVICE_NAMES.map(async (name) => {
