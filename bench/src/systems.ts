@@ -129,8 +129,14 @@ export async function startProcesses(options: ProcessOptions): Promise<ProcessSy
   const children = new Map<string, ChildProcess>();
   const output = new Map<string, string>();
   const opsPorts: Record<string, number> = {};
+  // A port drawn free is not held until its service listens: one drawn twice would fail a start.
+  const taken = new Set([port]);
   for (const name of SERVICE_NAMES) {
-    opsPorts[name] = await freePort();
+    let opsPort: number;
+    do opsPort = await freePort();
+    while (taken.has(opsPort));
+    taken.add(opsPort);
+    opsPorts[name] = opsPort;
     // BENCH_CPU_PROF_DIR: each service writes a V8 CPU profile there when it stops
     // (`--cpu-prof` is refused in NODE_OPTIONS), to see which service spends what.
     const profile = process.env.BENCH_CPU_PROF_DIR
