@@ -7,10 +7,26 @@ const neverReady = process.env.RESUME === 'never';
 if (neverReady) deferOptimizer(4_000);
 else await import('../src/service-entry.js');
 
-// V8's own view of a function: bit 16 of %GetOptimizationStatus is "optimized".
+// V8's own view of a function: in %GetOptimizationStatus, bit 16 is "optimized" (TurboFan)
+// and bit 32768 "baseline" (Sparkplug).
 setFlagsFromString('--allow-natives-syntax');
 const status = new Function('fn', 'return %GetOptimizationStatus(fn);') as (fn: unknown) => number;
 const OPTIMIZED = 16;
+const BASELINE = 32768;
+
+let looks = 0;
+/** Whether Sparkplug compiles a function that has run a few thousand times, now. */
+async function baselineCompiles(): Promise<boolean> {
+  // A new source each time (V8 shares what it compiled between functions of one source), so
+  // what an earlier look compiled does not count; and a long one, since Sparkplug compiles
+  // in batches of some kilobytes of bytecode, which one small function never fills.
+  looks += 1;
+  const body = Array.from({ length: 400 }, (_, i) => `b = (b + a.length * ${i + looks}) % 1000003;`);
+  const warm = new Function('a', 'b', `${body.join('\n')}\nreturn b;`) as (a: string, b: number) => number;
+  for (let i = 0; i < 2_000; i += 1) warm('abc', i);
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  return (status(warm) & BASELINE) !== 0;
+}
 
 function hot(n: number): number {
   let sum = 0;
@@ -36,9 +52,13 @@ async function optimizedAfterWork(forMs: number, { roundMs = 50, pauseMs = 10 } 
 }
 
 const whileStarting = await optimizedAfterWork(3_000);
+const baselineWhileStarting = await baselineCompiles();
 if (neverReady) {
   const afterLimit = await optimizedAfterWork(8_000);
-  process.stdout.write(`${JSON.stringify({ whileStarting, afterLimit })}\n`);
+  const baselineAfterLimit = await baselineCompiles();
+  process.stdout.write(
+    `${JSON.stringify({ whileStarting, baselineWhileStarting, afterLimit, baselineAfterLimit })}\n`,
+  );
 } else {
   // Ready, as runService makes it: quiet work (one call every 100 ms, under 1 % of the
   // time), a moment's work (300 ms), then load.
@@ -46,8 +66,18 @@ if (neverReady) {
   const whileQuiet = await optimizedAfterWork(3_000, { roundMs: 0, pauseMs: 100 });
   const afterMoment = await optimizedAfterWork(300);
   const thenQuiet = await optimizedAfterWork(1_000, { roundMs: 0, pauseMs: 100 });
+  const baselineWhileQuiet = await baselineCompiles();
   const onceBusy = await optimizedAfterWork(8_000);
+  const baselineOnceBusy = await baselineCompiles();
   process.stdout.write(
-    `${JSON.stringify({ whileStarting, whileQuiet, afterMoment: afterMoment || thenQuiet, onceBusy })}\n`,
+    `${JSON.stringify({
+      whileStarting,
+      baselineWhileStarting,
+      whileQuiet,
+      afterMoment: afterMoment || thenQuiet,
+      baselineWhileQuiet,
+      onceBusy,
+      baselineOnceBusy,
+    })}\n`,
   );
 }

@@ -12,17 +12,25 @@ async function run(env: Record<string, string> = {}) {
   return JSON.parse(fixture.stdout()) as Record<string, boolean>;
 }
 
-describe("a service's start-up without the optimizing compiler", () => {
-  it('leaves code unoptimized while the service starts, is quiet or works a moment, and optimizes hot code once it works', async () => {
+describe("a service's start-up without the baseline and optimizing compilers", () => {
+  it('leaves code interpreted while the service starts, is quiet or works a moment, and compiles it once it works', async () => {
     expect(await run()).toEqual({
       whileStarting: false,
+      baselineWhileStarting: false,
       whileQuiet: false,
       afterMoment: false,
+      baselineWhileQuiet: false,
       onceBusy: true,
+      baselineOnceBusy: true,
     });
   }, 30_000);
 
-  it('optimizes again after the deferral’s limit when the service never becomes ready', async () => {
-    expect(await run({ RESUME: 'never' })).toEqual({ whileStarting: false, afterLimit: true });
+  it('compiles again after the deferral’s limit when the service never becomes ready', async () => {
+    expect(await run({ RESUME: 'never' })).toEqual({
+      whileStarting: false,
+      baselineWhileStarting: false,
+      afterLimit: true,
+      baselineAfterLimit: true,
+    });
   }, 30_000);
 });
