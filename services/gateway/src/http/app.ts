@@ -1,4 +1,9 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyServerOptions,
+} from 'fastify';
 import type { BusClient, IdempotencyKeys, Logger, MetricsRegistry, SecretBox } from '@mmp/platform';
 import type { Accounts } from '../handlers/accounts.js';
 import { documented, type ForwardedRoute } from '../routes/route.js';
@@ -57,6 +62,18 @@ function trustProxyOf(setting: TrustProxy) {
   return typeof setting === 'number' ? (_address: string, hop: number) => hop < setting : setting;
 }
 
+/**
+ * The gateway checks input with zod (`parseInput`) and writes replies itself
+ * (`replySerializersOf`), so Fastify's own compilers would load Ajv and fast-json-stringify
+ * for nothing: a route that hands Fastify a schema fails at start instead.
+ */
+function refuseFastifySchemas(): never {
+  throw new Error('gateway routes validate with zod and serialise their replies themselves');
+}
+const schemaController: FastifyServerOptions['schemaController'] = {
+  compilersFactory: { buildValidator: refuseFastifySchemas, buildSerializer: refuseFastifySchemas },
+};
+
 function createFastify(settings: GatewaySettings, log: Logger, https: boolean): FastifyInstance {
   return Fastify({
     loggerInstance: log as FastifyBaseLogger,
@@ -70,6 +87,7 @@ function createFastify(settings: GatewaySettings, log: Logger, https: boolean): 
     // own error form. Past this, or with broken percent-encoding, frameworkErrors answers.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
     frameworkErrors: frameworkErrors(https),
+    schemaController,
   });
 }
 
