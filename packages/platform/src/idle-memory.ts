@@ -115,8 +115,7 @@ const OPTIMIZER_DEFERRED_AT_MOST_MS = 60_000;
  * before serving anything. Sparkplug likewise compiled what start-up and the first admin
  * calls ran a few times into machine code that stayed, and paged its own code in: about
  * 1 MB of an idle service's RSS and 2 MB of the gateway's, whose code space went from 1.8
- * to 0.3 MB.
- * Once the service is ready, watchIdleMemory turns both on again when the service has
+ * to 0.3 MB. Once the service is ready, watchIdleMemory turns both on again when the service has
  * worked a second, and what runs often from then on is compiled as before. Each is left
  * alone when `node` was started with a setting of its own for it.
  */

@@ -70,7 +70,7 @@ function trustProxyOf(setting: TrustProxy) {
 function refuseFastifySchemas(): never {
   throw new Error('gateway routes validate with zod and serialise their replies themselves');
 }
-const schemaController: FastifyServerOptions['schemaController'] = {
+export const schemaController: FastifyServerOptions['schemaController'] = {
   compilersFactory: { buildValidator: refuseFastifySchemas, buildSerializer: refuseFastifySchemas },
 };
 
