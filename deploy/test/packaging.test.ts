@@ -133,6 +133,12 @@ describe('packaged services', () => {
     await Promise.all(running.map((service) => service.waitReady(45_000)));
     const health = await fetch(`${started.gatewayUrl}/v1/health`);
     expect(health.status).toBe(200);
+    // The reference page is an app of its own, built on first use from a chunk of the bundle
+    // that Fastify's default compilers are left out of (scripts/bundle-service.mjs).
+    const page = await fetch(`${started.gatewayUrl}/docs/static/swagger-ui.css`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('.swagger-ui');
+    expect((await fetch(`${started.gatewayUrl}/v1/openapi.json`)).status).toBe(200);
 
     const completed = await payThroughToWebhook(started.gatewayUrl, started.adminToken);
     expect(completed).toMatchObject({ type: 'transaction.completed', data: { status: 'COMPLETED' } });

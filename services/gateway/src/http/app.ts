@@ -1,9 +1,4 @@
-import Fastify, {
-  LogController,
-  type FastifyBaseLogger,
-  type FastifyInstance,
-  type FastifyServerOptions,
-} from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { BusClient, IdempotencyKeys, Logger, MetricsRegistry, SecretBox } from '@mmp/platform';
 import type { Accounts } from '../handlers/accounts.js';
 import { documented, type ForwardedRoute } from '../routes/route.js';
@@ -19,6 +14,7 @@ import { idempotencyPlugin, type RememberedReply } from './idempotency.js';
 import { localRoutesPlugin } from './local-route.js';
 import { httpMetricsPlugin } from './metrics.js';
 import { rateLimitPlugin, type RateLimitSettings } from './rate-limit.js';
+import { schemaController } from './schema-controller.js';
 import type { ReplyCache } from './reply-cache.js';
 
 export type GatewaySettings = {
@@ -61,18 +57,6 @@ export type GatewayDeps = {
 function trustProxyOf(setting: TrustProxy) {
   return typeof setting === 'number' ? (_address: string, hop: number) => hop < setting : setting;
 }
-
-/**
- * The gateway checks input with zod (`parseInput`) and writes replies itself
- * (`replySerializersOf`), so Fastify's own compilers would load Ajv and fast-json-stringify
- * for nothing: a route that hands Fastify a schema fails at start instead.
- */
-function refuseFastifySchemas(): never {
-  throw new Error('gateway routes validate with zod and serialise their replies themselves');
-}
-export const schemaController: FastifyServerOptions['schemaController'] = {
-  compilersFactory: { buildValidator: refuseFastifySchemas, buildSerializer: refuseFastifySchemas },
-};
 
 function createFastify(settings: GatewaySettings, log: Logger, https: boolean): FastifyInstance {
   return Fastify({

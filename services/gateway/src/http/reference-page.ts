@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { schemaController } from './schema-controller.js';
 
 /**
  * Swagger UI over `document`, as an app of its own that the gateway asks (`inject`) for
@@ -13,7 +14,7 @@ export async function buildReferencePage(
   document: Record<string, unknown>,
   contentSecurityPolicy: string,
 ): Promise<FastifyInstance> {
-  const page = Fastify({ exposeHeadRoutes: false });
+  const page = Fastify({ exposeHeadRoutes: false, schemaController });
   await page.register(swagger, { mode: 'static', specification: { document: document as never } });
   await page.register(swaggerUi, {
     routePrefix: '/docs',

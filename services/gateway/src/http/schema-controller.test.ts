@@ -1,8 +1,8 @@
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { schemaController } from './app.js';
+import { schemaController } from './schema-controller.js';
 
-describe("the gateway's Fastify app", () => {
+describe("the gateway's Fastify apps", () => {
   it('refuses at start a route that hands Fastify a schema to validate or serialise with', async () => {
     const validated = Fastify({ schemaController });
     validated.post('/x', { schema: { body: { type: 'object' } } }, async () => ({}));
