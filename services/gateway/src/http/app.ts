@@ -14,6 +14,7 @@ import { idempotencyPlugin, type RememberedReply } from './idempotency.js';
 import { localRoutesPlugin } from './local-route.js';
 import { httpMetricsPlugin } from './metrics.js';
 import { rateLimitPlugin, type RateLimitSettings } from './rate-limit.js';
+import { childOnFirstLine } from './request-logger.js';
 import { schemaController } from './schema-controller.js';
 import type { ReplyCache } from './reply-cache.js';
 
@@ -66,6 +67,7 @@ function createFastify(settings: GatewaySettings, log: Logger, https: boolean): 
     genReqId: requestIdOf,
     // One access line per request instead of Fastify's two: the edge plugin writes it.
     logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
+    childLoggerFactory: childOnFirstLine,
     return503OnClosing: true,
     // Ids are short; a longer path segment still reaches its route, which answers 404 in its
     // own error form. Past this, or with broken percent-encoding, frameworkErrors answers.
