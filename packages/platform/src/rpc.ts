@@ -424,7 +424,7 @@ function refuseOversized(nc: NatsConnection, contract: OperationContract, bytes:
 function headerBytes(hdrs: MsgHdrs): number {
   let bytes = 'NATS/1.0\r\n\r\n'.length;
   for (const [name, values] of hdrs) {
-    for (const value of values) bytes += encoder.encode(`${name}: ${value}\r\n`).length;
+    for (const value of values) bytes += Buffer.byteLength(`${name}: ${value}\r\n`);
   }
   return bytes;
 }

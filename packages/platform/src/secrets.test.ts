@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createSecretBox, keyedHash, hashesEqual, secretHint } from './secrets.js';
+import { createHmac } from 'node:crypto';
+import { createSecretBox, keyedHasher, hashesEqual, secretHint } from './secrets.js';
 import { createLogger } from './logger.js';
 import { captureLogs } from './testing/index.js';
 
@@ -22,10 +23,18 @@ describe('secret box', () => {
 
 describe('keyed hashes and hints', () => {
   it('compares hashes in constant time and by value', () => {
-    const a = keyedHash('k', 'svc_test_sk_abc');
-    expect(hashesEqual(a, keyedHash('k', 'svc_test_sk_abc'))).toBe(true);
-    expect(hashesEqual(a, keyedHash('k', 'svc_test_sk_abd'))).toBe(false);
+    const hash = keyedHasher('k');
+    const a = hash('svc_test_sk_abc');
+    expect(hashesEqual(a, hash('svc_test_sk_abc'))).toBe(true);
+    expect(hashesEqual(a, hash('svc_test_sk_abd'))).toBe(false);
+    expect(hashesEqual(a, keyedHasher('other')('svc_test_sk_abc'))).toBe(false);
     expect(hashesEqual(a, 'abcd')).toBe(false);
+  });
+
+  it('hashes as HMAC-SHA256 of the key text, so the hashes of keys already stored still match', () => {
+    expect(keyedHasher('sérver key')('svc_test_sk_abc')).toBe(
+      createHmac('sha256', 'sérver key').update('svc_test_sk_abc').digest('hex'),
+    );
   });
 
   it('shows only the prefix and the last four characters', () => {

@@ -1,5 +1,5 @@
 import { randomUUID, randomBytes } from 'node:crypto';
-import { createReadCache, keyedHash, secretHint, type SharedBy } from '@mmp/platform';
+import { createReadCache, keyedHasher, secretHint, type SharedBy } from '@mmp/platform';
 import {
   ProviderApiKey,
   appError,
@@ -78,7 +78,7 @@ type ProviderCredential = { kind: 'provider'; actor: ProviderActor };
 
 /** Account operations of the gateway; `serverKey` keys the hashes of every stored credential. */
 export function createAccounts(store: AccountsStore, serverKey: string, options: AccountsOptions = {}) {
-  const hash = (token: string) => keyedHash(serverKey, token);
+  const hash = keyedHasher(serverKey);
   const { credentialsCacheMs = 0, sharedBy } = options;
   // Keyed by the credential's hash, never by the secret itself; only valid credentials are
   // cached, so unknown tokens always read the store and cannot fill the cache.
