@@ -18,11 +18,10 @@ function childOf(self: Deferred): FastifyBaseLogger {
 }
 
 function write(self: Deferred, level: Level, line: Line): void {
-  if (self.made) self.made[level](...line);
-  else if (enabled(self.parent, level)) childOf(self)[level](...line);
+  if (self.made || enabled(self.parent, level)) childOf(self)[level](...line);
 }
 
-/** pino answers `isLevelEnabled`; of a logger without it, the child is made and asked. */
+/** pino answers `isLevelEnabled`; a logger without it (Fastify's null logger) lets every line through. */
 function enabled(logger: FastifyBaseLogger, level: Level): boolean {
   const asked = (logger as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled;
   return asked ? asked.call(logger, level) : true;
@@ -57,9 +56,9 @@ const deferredLogger = {
  * Fastify's per-request logger, made on the request's first line that its level lets
  * through. pino serialises, and redacts, a child's bindings when the child is made: for a
  * request that writes no line (a read at info, any request with logs silenced) that was a
- * fifth of the CPU of a merchant's read answered from the kept reply. Services defer theirs the same way (`rpc.ts`, `answer`). A
- * route with a level or serialisers of its own gets its child at once, since only the
- * child knows which lines it lets through.
+ * fifth of the CPU of a merchant's read answered from the kept reply. Services defer
+ * theirs the same way (`rpc.ts`, `answer`). A route with a level or serialisers of its own
+ * gets its child at once, since only the child knows which lines it lets through.
  */
 export const childOnFirstLine: ChildLoggerFactory = function (parent, bindings, options) {
   if (options.level !== undefined || options.serializers !== undefined)
