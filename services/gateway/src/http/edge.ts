@@ -144,12 +144,15 @@ function registerJsonParser(app: FastifyInstance): void {
 export const edgePlugin = fp<{ https: boolean }>(
   async (app, options) => {
     app.decorateRequest('rawBody', undefined);
-    app.addHook('onRequest', async (request, reply) => {
+    // Callback hooks, not async ones: Fastify waits on an async hook's promise in a
+    // microtask of its own, for each of these on every request.
+    app.addHook('onRequest', (request, reply, done) => {
       reply.header('x-request-id', request.id);
+      done();
     });
     // One line per request. Successful reads go at debug: a pull provider polling every second
     // or a page polling its status would otherwise drown the changes and failures worth reading.
-    app.addHook('onResponse', async (request, reply) => {
+    app.addHook('onResponse', (request, reply, done) => {
       const quiet = (request.method === 'GET' || request.method === 'HEAD') && reply.statusCode < 400;
       request.log[quiet ? 'debug' : 'info'](
         {
@@ -161,14 +164,16 @@ export const edgePlugin = fp<{ https: boolean }>(
         },
         'request completed',
       );
+      done();
     });
-    app.addHook('onSend', async (request, reply, payload) => {
-      const page = request.routeOptions.config?.page === true;
-      for (const [name, value] of Object.entries(page ? PAGE_SECURITY_HEADERS : API_SECURITY_HEADERS)) {
+    const pageHeaders = Object.entries(PAGE_SECURITY_HEADERS);
+    const apiHeaders = Object.entries(API_SECURITY_HEADERS);
+    app.addHook('onSend', (request, reply, payload, done) => {
+      for (const [name, value] of request.routeOptions.config?.page === true ? pageHeaders : apiHeaders) {
         if (!reply.hasHeader(name)) reply.header(name, value);
       }
       if (options.https) reply.header('strict-transport-security', HSTS);
-      return payload;
+      done(null, payload);
     });
     registerJsonParser(app);
     app.setErrorHandler((error, request, reply) => {

@@ -32,29 +32,29 @@ declare module 'fastify' {
 export const idempotencyPlugin = fp<{ keys: IdempotencyKeys<RememberedReply>; box: SecretBox }>(
   async (app, { keys, box }) => {
     app.decorateRequest('idempotencyClaim', undefined);
-    app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
-      const header = request.headers['idempotency-key'];
-      // Signed raw-body routes (settlements) de-duplicate by the payload's own idempotency_key;
-      // an unknown route has no caller to key by.
-      const signed = request.routeOptions.config?.rawBody === true;
-      if (request.method !== 'POST' || header === undefined || signed || !request.actor) return;
+
+    /** Claims the request's key; true when the answer kept for it was sent instead. */
+    async function claimKey(request: FastifyRequest, reply: FastifyReply, header: string | string[]) {
       const key = checkIdempotencyKey(Array.isArray(header) ? header.join(',') : header);
       const claim = await keys.claim(
-        `${idempotencyCallerOf(request.actor)}:${key}`,
+        `${idempotencyCallerOf(request.actor!)}:${key}`,
         requestHash({ url: request.url, body: request.body ?? null }),
       );
-      if (claim.replay) {
-        const { status, contentType, sealedBody } = claim.replay;
-        if (contentType) reply.type(contentType);
-        return reply.code(status).header('idempotent-replayed', 'true').send(box.open(sealedBody));
+      if (!claim.replay) {
+        request.idempotencyClaim = claim;
+        return false;
       }
-      request.idempotencyClaim = claim;
-    });
+      const { status, contentType, sealedBody } = claim.replay;
+      if (contentType) reply.type(contentType);
+      reply.code(status).header('idempotent-replayed', 'true').send(box.open(sealedBody));
+      return true;
+    }
 
-    app.addHook('onSend', async (request, reply, payload) => {
-      const claim = request.idempotencyClaim;
-      if (!claim) return payload;
-      request.idempotencyClaim = undefined;
+    async function settle(
+      claim: NonNullable<FastifyRequest['idempotencyClaim']>,
+      reply: FastifyReply,
+      payload: unknown,
+    ) {
       if (reply.statusCode < 400 && (typeof payload === 'string' || payload === null)) {
         const contentType = reply.getHeader('content-type');
         await claim.complete({
@@ -65,7 +65,25 @@ export const idempotencyPlugin = fp<{ keys: IdempotencyKeys<RememberedReply>; bo
       } else {
         await claim.release();
       }
-      return payload;
+    }
+
+    // Callback hooks: most requests carry no key, and pass without waiting on a promise.
+    app.addHook('preHandler', (request, reply, done) => {
+      const header = request.headers['idempotency-key'];
+      // Signed raw-body routes (settlements) de-duplicate by the payload's own idempotency_key;
+      // an unknown route has no caller to key by.
+      const signed = request.routeOptions.config?.rawBody === true;
+      if (request.method !== 'POST' || header === undefined || signed || !request.actor) return done();
+      claimKey(request, reply, header).then((replayed) => {
+        if (!replayed) done();
+      }, done);
+    });
+
+    app.addHook('onSend', (request, reply, payload, done) => {
+      const claim = request.idempotencyClaim;
+      if (!claim) return done(null, payload);
+      request.idempotencyClaim = undefined;
+      settle(claim, reply, payload).then(() => done(null, payload), done);
     });
   },
   // It keys by the caller the guard identified.

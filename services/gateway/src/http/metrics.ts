@@ -22,7 +22,7 @@ export const httpMetricsPlugin = fp<{ registry: MetricsRegistry }>(
       'Time the gateway took to answer an HTTP request.',
       labels,
     );
-    app.addHook('onResponse', async (request, reply) => {
+    app.addHook('onResponse', (request, reply, done) => {
       const series = {
         method: request.method,
         route: request.routeOptions.url ?? 'unmatched',
@@ -30,6 +30,7 @@ export const httpMetricsPlugin = fp<{ registry: MetricsRegistry }>(
       };
       total.inc(series);
       seconds.observe(series, reply.elapsedTime / 1000);
+      done();
     });
   },
   { name: 'mmp-http-metrics', fastify: '5.x' },
