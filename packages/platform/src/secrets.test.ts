@@ -1,6 +1,10 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createHmac } from 'node:crypto';
-import { createSecretBox, keyedHasher, hashesEqual, secretHint } from './secrets.js';
+import { createSecretBox, keyedHasher, hashesEqual, rollSealedSecret, secretHint } from './secrets.js';
+import { openEmbeddedStore } from './store/embedded.js';
 import { createLogger } from './logger.js';
 import { captureLogs } from './testing/index.js';
 
@@ -90,6 +94,36 @@ describe('logger redaction', () => {
         apiKey: '[REDACTED]',
         attempt: line,
       });
+    }
+  });
+});
+
+describe('rollSealedSecret', () => {
+  it('stores the first of two rolls made from the same read, and gives the other null', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'mmp-roll-'));
+    const store = await openEmbeddedStore({ dir });
+    try {
+      type Endpoint = { _id: string; sealed: string; hint: string; updatedAt: string };
+      const endpoints = store.collection<Endpoint>('endpoints');
+      const box = createSecretBox(randomBytes(32).toString('hex'));
+      const read: Endpoint = {
+        _id: 'we_1',
+        sealed: box.seal('whsec_first'),
+        hint: 'whsec_…irst',
+        updatedAt: '',
+      };
+      await endpoints.insertOne(read);
+      const fields = { sealed: 'sealed', hint: 'hint' } as const;
+      const at = new Date().toISOString();
+      const won = await rollSealedSecret(endpoints, read, fields, { secret: 'whsec_second', box, at });
+      const lost = await rollSealedSecret(endpoints, read, fields, { secret: 'whsec_third', box, at });
+      expect(won && box.open(won.sealed)).toBe('whsec_second');
+      expect(lost).toBeNull();
+      const stored = await endpoints.findOne({ _id: 'we_1' });
+      expect(stored?.hint).toBe(secretHint('whsec_second'));
+    } finally {
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });
