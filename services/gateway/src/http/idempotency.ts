@@ -33,11 +33,16 @@ export const idempotencyPlugin = fp<{ keys: IdempotencyKeys<RememberedReply>; bo
   async (app, { keys, box }) => {
     app.decorateRequest('idempotencyClaim', undefined);
 
-    /** Claims the request's key; true when the answer kept for it was sent instead. */
-    async function claimKey(request: FastifyRequest, reply: FastifyReply, header: string | string[]) {
+    /** Claims the caller's key; true when the answer kept for it was sent instead. */
+    async function claimKey(
+      request: FastifyRequest,
+      reply: FastifyReply,
+      caller: string,
+      header: string | string[],
+    ) {
       const key = checkIdempotencyKey(Array.isArray(header) ? header.join(',') : header);
       const claim = await keys.claim(
-        `${idempotencyCallerOf(request.actor!)}:${key}`,
+        `${caller}:${key}`,
         requestHash({ url: request.url, body: request.body ?? null }),
       );
       if (!claim.replay) {
@@ -74,7 +79,7 @@ export const idempotencyPlugin = fp<{ keys: IdempotencyKeys<RememberedReply>; bo
       // an unknown route has no caller to key by.
       const signed = request.routeOptions.config?.rawBody === true;
       if (request.method !== 'POST' || header === undefined || signed || !request.actor) return done();
-      claimKey(request, reply, header).then((replayed) => {
+      claimKey(request, reply, idempotencyCallerOf(request.actor), header).then((replayed) => {
         if (!replayed) done();
       }, done);
     });
