@@ -2,6 +2,7 @@ import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-
 import { jetstream, jetstreamManager, RetentionPolicy, StorageType, type JsMsg } from '@nats-io/jetstream';
 import type { Registry } from 'prom-client';
 import {
+  EVENT_CONTRACTS,
   EVENTS_STREAM,
   EVENTS_SUBJECTS,
   EventEnvelope,
@@ -54,6 +55,25 @@ export async function provisionEventsStream(
 
 export type EventPublisher = (event: PendingEvent, requestId?: string) => Promise<void>;
 
+/** The headers each event type carries, read from its data (EventContract's `headers`). */
+const HEADERS_OF = new Map(
+  EVENT_CONTRACTS.flatMap((contract) =>
+    contract.headers ? [[contract.type, contract.headers] as const] : [],
+  ),
+);
+
+/**
+ * An event whose data its contract's headers cannot read (one that skipped `newEvent`) is
+ * published without them, and every consumer reads it, as before the contract had headers.
+ */
+function headersOf(event: PendingEvent): Record<string, string> {
+  try {
+    return HEADERS_OF.get(event.type)?.(event.data) ?? {};
+  } catch {
+    return {};
+  }
+}
+
 /**
  * Publishes with `Nats-Msg-Id` = event id: a re-publish after a crash (outbox relay) is
  * dropped by the stream within the duplicate window, and consumers de-duplicate beyond it.
@@ -71,6 +91,7 @@ export function createEventPublisher(
     }
     const hdrs = natsHeaders();
     if (requestId) hdrs.set(HEADER.requestId, requestId);
+    for (const [name, value] of Object.entries(headersOf(event))) hdrs.set(name, value);
     await js.publish(naming.subject(eventSubject(event.type)), JSON.stringify(event), {
       msgID: event.id,
       headers: hdrs,
@@ -119,18 +140,24 @@ export type ConsumerSpec<Cs extends readonly EventContract[]> = {
    * durable of its own, exactly, rather than the aggregate's every event (durableLayout).
    */
   anyOrder?: boolean;
+  /**
+   * Header values that say an event is none of this consumer's business (see EventContract's
+   * `headers`): an event carrying every one of them is acked unread, its data neither parsed
+   * nor handled. An event without the header (published before its contract had it) is read.
+   */
+  passOver?: Readonly<Record<string, string>>;
 };
 
 export type EventConsumer = { stop(): Promise<void>; running(): boolean };
 
-type EventOutcome = 'ack' | 'retry' | 'failed' | 'dropped' | 'too_new';
+type EventOutcome = 'ack' | 'retry' | 'failed' | 'dropped' | 'too_new' | 'passed_over';
 
 function consumerMetrics(registry: Registry | undefined, durable: string) {
   if (!registry) return undefined;
   const handled = counter(
     registry,
     'mmp_events_handled_total',
-    'Events handled by a durable consumer: ack, retry (asked to), failed (handler threw; redelivered later), dropped (breaks its contract), too_new (a version this service cannot read yet; redelivered later).',
+    'Events handled by a durable consumer: ack, retry (asked to), failed (handler threw; redelivered later), dropped (breaks its contract), too_new (a version this service cannot read yet; redelivered later), passed_over (its headers say it is not for this consumer; acked unread).',
     ['consumer', 'outcome'],
   );
   const redeliveries = counter(
@@ -321,6 +348,9 @@ export async function consumeEvents<Cs extends readonly EventContract[]>(
     return handleOne(msg, reading).finally(() => (running -= 1));
   };
   const ownSubjects = new Set(subjects);
+  const passOver = Object.entries(options.passOver ?? {});
+  const passesOver = (msg: JsMsg) =>
+    passOver.length > 0 && passOver.every(([name, value]) => msg.headers?.get(name) === value);
   // Each durable's messages go through one dispatch, so lanes and the concurrency hold
   // across them (a consumer of several aggregates has a durable each before nats-server 2.10).
   const pump = async (messages: (typeof feeds)[number]) => {
@@ -329,6 +359,11 @@ export async function consumeEvents<Cs extends readonly EventContract[]>(
       if (!ownSubjects.has(msg.subject)) {
         // Only where the server could not filter on every subject (see durableLayout): an
         // event of others, acked unread (no parse, no schema), and no business of this consumer.
+        msg.ack();
+        continue;
+      }
+      if (passesOver(msg)) {
+        record?.outcome('passed_over');
         msg.ack();
         continue;
       }

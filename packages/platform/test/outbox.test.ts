@@ -2,10 +2,10 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { jetstreamManager } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { z } from 'zod';
-import { EVENTS_STREAM, defineEvent } from '@mmp/protocol';
-import { createTestSystem, TEST_NATS_URL, eventually } from '../src/testing/index.js';
+import { EVENTS_STREAM, HEADER, defineEvent, newEvent, paymentEvents } from '@mmp/protocol';
+import { createTestSystem, TEST_NATS_URL, eventually, samplePaymentSnapshot } from '../src/testing/index.js';
 import { openEmbeddedStore } from '../src/store/embedded.js';
 import { createOutbox } from '../src/outbox.js';
 import {
@@ -258,6 +258,69 @@ describe('event consumers', () => {
       data: { n: 1 },
     });
     await consumer.stop();
+  });
+
+  it('acks unread the events whose headers say they are not for it, and reads those without the header', async () => {
+    const publish = createEventPublisher(nc, system.naming, producer);
+    const created = (id: string, customerId: string | null) =>
+      newEvent(
+        paymentEvents.created,
+        { payment: samplePaymentSnapshot({ id, customerId }) },
+        { occurredAt: new Date().toISOString(), id: `evt_${id}` },
+      );
+    const handled: string[] = [];
+    const consumer = await consumeEvents({
+      nc,
+      naming: system.naming,
+      service: 'customers',
+      durable: 'test-pass-over',
+      events: [paymentEvents.created],
+      deliverAll: false,
+      log,
+      passOver: { [HEADER.hasCustomer]: 'false' },
+      handle: async (event) => void handled.push(event.data.payment.id),
+    });
+    await publish(created('pay_nocustomer0001', null));
+    await publish(created('pay_customer000001', 'cus_1'));
+    // As a producer published it before its contract carried the header: read, not passed over.
+    const unmarked = created('pay_unmarked000001', null);
+    await jetstream(nc).publish(system.naming.subject('evt.payment.created'), JSON.stringify(unmarked), {
+      msgID: unmarked.id,
+    });
+    await eventually(async () => handled.length === 2);
+    const jsm = await jetstreamManager(nc);
+    const consumerName = system.naming.consumer('test-pass-over');
+    const info = () => jsm.consumers.info(system.naming.stream(EVENTS_STREAM), consumerName);
+    await eventually(async () => (await info()).num_ack_pending === 0);
+    expect(handled).toEqual(['pay_customer000001', 'pay_unmarked000001']);
+    const { delivered, num_pending: pending, num_ack_pending: unacked } = await info();
+    expect({ delivered: delivered.consumer_seq, pending, unacked }).toEqual({
+      delivered: 3,
+      pending: 0,
+      unacked: 0,
+    });
+    await consumer.stop();
+  });
+
+  it('publishes each payment event with whether its payment names a customer', async () => {
+    const publish = createEventPublisher(nc, system.naming, producer);
+    const subject = system.naming.subject('evt.payment.completed');
+    const received = new Promise<string | undefined>((resolve) => {
+      const sub = nc.subscribe(subject, {
+        max: 1,
+        callback: (_error, msg) => resolve(msg.headers?.get(HEADER.hasCustomer)),
+      });
+      void sub.closed;
+    });
+    await nc.flush();
+    await publish(
+      newEvent(
+        paymentEvents.completed,
+        { payment: samplePaymentSnapshot({ id: 'pay_withcustomer01', customerId: 'cus_9' }) },
+        { occurredAt: new Date().toISOString() },
+      ),
+    );
+    expect(await received).toBe('true');
   });
 
   it("handles a lane's events in stream order while other lanes go on beside a slow one", async () => {

@@ -1,5 +1,5 @@
 import { BaseEnv, operation, operations, type ServiceDefinition } from '@mmp/platform';
-import { PAYMENT_EVENTS, customersApi } from '@mmp/protocol';
+import { HEADER, PAYMENT_EVENTS, customersApi } from '@mmp/protocol';
 import { createPaymentProjector } from './handlers/project-payment.js';
 import { createQueryHandlers } from './handlers/queries.js';
 import { createRebuild } from './handlers/rebuild.js';
@@ -21,6 +21,8 @@ export const customersService: ServiceDefinition<Env> = {
     kit.consume({
       durable: PROJECTION_CONSUMER,
       events: PAYMENT_EVENTS,
+      // Most payments name no customer, and the projection has nothing to do with theirs.
+      passOver: { [HEADER.hasCustomer]: 'false' },
       handle: (event) => projector.apply(event, { mustRefresh: event.redeliveries > 0 }),
     });
     const rebuild = createRebuild({

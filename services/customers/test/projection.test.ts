@@ -165,6 +165,22 @@ describe('projection of payment events', () => {
     expect(byExternal['cust-awa'].id).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it('passes over, unread, the events of a payment that names no customer', async () => {
+    const customerless = events.filter(
+      (event) => !(event.data as { payment: { customerId: string | null } }).payment.customerId,
+    );
+    expect(customerless.length).toBeGreaterThan(0);
+    const metrics = await (await fetch(`http://127.0.0.1:${h.service.opsPort}/metrics`)).text();
+    const count = (outcome: string) =>
+      Number(
+        metrics.match(
+          new RegExp(`^mmp_events_handled_total\\{[^}]*outcome="${outcome}"[^}]*\\} (\\d+)`, 'm'),
+        )?.[1] ?? 0,
+      );
+    expect(count('passed_over')).toBe(customerless.length);
+    expect(count('ack')).toBe(events.length - customerless.length);
+  });
+
   it('keeps environments and projects apart', async () => {
     const live = await h.call('list', merchant(P, true), { params: { projectId: P } });
     expect(live.data.map((c: { totalSpent: number }) => c.totalSpent)).toEqual([777]);

@@ -172,27 +172,32 @@ export interface EventContract<T extends string = string, D extends z.ZodType = 
   readonly consumers: readonly ServiceName[];
   readonly subject: string;
   readonly summary: string;
+  /**
+   * NATS headers every event of the contract carries, read from its data when published:
+   * a consumer that has nothing to do with some of the events can pass over them by a
+   * header, without reading their data (`passOver` of a consumer).
+   */
+  readonly headers?: (data: z.output<D>) => Record<string, string>;
 }
 
-export function defineEvent<T extends string, D extends z.ZodType>(spec: {
+type EventSpec<T extends string, D extends z.ZodType> = {
   type: T;
-  version: number;
   data: D;
-  producer: ServiceName;
   consumers: readonly ServiceName[];
   summary: string;
-}): EventContract<T, D> {
+  headers?: (data: z.output<D>) => Record<string, string>;
+};
+
+export function defineEvent<T extends string, D extends z.ZodType>(
+  spec: EventSpec<T, D> & { version: number; producer: ServiceName },
+): EventContract<T, D> {
   return { kind: 'event', ...spec, subject: eventSubject(spec.type) };
 }
 
 /** The events one service produces; every event is still at its first version. */
 export function eventsOf(producer: ServiceName) {
-  return <T extends string, D extends z.ZodType>(spec: {
-    type: T;
-    data: D;
-    consumers: readonly ServiceName[];
-    summary: string;
-  }): EventContract<T, D> => defineEvent({ ...spec, version: 1, producer });
+  return <T extends string, D extends z.ZodType>(spec: EventSpec<T, D>): EventContract<T, D> =>
+    defineEvent({ ...spec, version: 1, producer });
 }
 
 /**

@@ -27,10 +27,12 @@ export const Actor = z.discriminatedUnion('kind', [
 ]);
 export type Actor = z.infer<typeof Actor>;
 
-/** NATS header names carried on every request and event. */
+/** NATS header names carried on requests and events. */
 export const HEADER = {
   requestId: 'x-request-id',
   actor: 'x-actor',
+  /** On every payment event: `true` when the payment names a customer, else `false`. */
+  hasCustomer: 'x-has-customer',
 } as const;
 
 /**

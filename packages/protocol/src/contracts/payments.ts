@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { eventsOf, httpOperationsOf, operationsOf } from '../bus/contract.js';
+import { HEADER } from '../bus/envelope.js';
 import type { ServiceName } from '../bus/subjects.js';
 import { PaymentEventData, PaymentInitiatedData, PaymentSnapshot } from '../bus/events.js';
 import { HttpUrl } from '../merchant/common.js';
@@ -203,8 +204,15 @@ export const paymentsForCheckout = {
 const PAYMENT_CONSUMERS: readonly ServiceName[] = ['customers', 'links-checkout'];
 
 const paymentsEvent = eventsOf('payments');
+/**
+ * Whether the payment names a customer, so customers passes over the events of the others
+ * (most payments) without reading them.
+ */
+const customerHeader = (data: PaymentEventData) => ({
+  [HEADER.hasCustomer]: data.payment.customerId ? 'true' : 'false',
+});
 const paymentEvent = <T extends string>(type: T, summary: string, consumers = PAYMENT_CONSUMERS) =>
-  paymentsEvent({ type, data: PaymentEventData, consumers, summary });
+  paymentsEvent({ type, data: PaymentEventData, consumers, summary, headers: customerHeader });
 
 /** Ends of a payment: the merchant hears of each through its webhooks. */
 const ENDED_CONSUMERS: readonly ServiceName[] = ['customers', 'links-checkout', 'payments'];
@@ -220,6 +228,7 @@ export const paymentEvents = {
     data: PaymentInitiatedData,
     consumers: ['customers', 'links-checkout', 'provider-router'],
     summary: 'The payer chose an operator and a number; provider-router routes the order',
+    headers: customerHeader,
   }),
   processing: paymentEvent('payment.processing', 'A rail accepted the order: the payer sees the USSD prompt'),
   completed: paymentEvent('payment.completed', 'The settlement says the money moved', ENDED_CONSUMERS),
