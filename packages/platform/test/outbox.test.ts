@@ -304,23 +304,28 @@ describe('event consumers', () => {
 
   it('publishes each payment event with whether its payment names a customer', async () => {
     const publish = createEventPublisher(nc, system.naming, producer);
-    const subject = system.naming.subject('evt.payment.completed');
-    const received = new Promise<string | undefined>((resolve) => {
-      const sub = nc.subscribe(subject, {
-        max: 1,
-        callback: (_error, msg) => resolve(msg.headers?.get(HEADER.hasCustomer)),
-      });
-      void sub.closed;
+    const headers: Record<string, string | undefined> = {};
+    nc.subscribe(system.naming.subject('evt.payment.completed'), {
+      max: 2,
+      callback: (_error, msg) =>
+        (headers[msg.json<{ data: { payment: { id: string } } }>().data.payment.id] = msg.headers?.get(
+          HEADER.hasCustomer,
+        )),
     });
     await nc.flush();
-    await publish(
-      newEvent(
-        paymentEvents.completed,
-        { payment: samplePaymentSnapshot({ id: 'pay_withcustomer01', customerId: 'cus_9' }) },
-        { occurredAt: new Date().toISOString() },
-      ),
-    );
-    expect(await received).toBe('true');
+    for (const [id, customerId] of [
+      ['pay_withcustomer01', 'cus_9'],
+      ['pay_nocustomer0002', null],
+    ] as const)
+      await publish(
+        newEvent(
+          paymentEvents.completed,
+          { payment: samplePaymentSnapshot({ id, customerId }) },
+          { occurredAt: new Date().toISOString() },
+        ),
+      );
+    await eventually(async () => Object.keys(headers).length === 2);
+    expect(headers).toEqual({ pay_withcustomer01: 'true', pay_nocustomer0002: 'false' });
   });
 
   it("handles a lane's events in stream order while other lanes go on beside a slow one", async () => {
