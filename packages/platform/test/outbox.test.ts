@@ -307,10 +307,10 @@ describe('event consumers', () => {
     const headers: Record<string, string | undefined> = {};
     nc.subscribe(system.naming.subject('evt.payment.completed'), {
       max: 2,
-      callback: (_error, msg) =>
-        (headers[msg.json<{ data: { payment: { id: string } } }>().data.payment.id] = msg.headers?.get(
-          HEADER.hasCustomer,
-        )),
+      callback: (_error, msg) => {
+        const { id } = msg.json<{ data: { payment: { id: string } } }>().data.payment;
+        headers[id] = msg.headers?.get(HEADER.hasCustomer);
+      },
     });
     await nc.flush();
     for (const [id, customerId] of [
