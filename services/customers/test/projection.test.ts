@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SPEC_PAYMENT_FIELDS } from '@mmp/platform/testing';
+import { SPEC_PAYMENT_FIELDS, metricSample } from '@mmp/platform/testing';
 import type { PendingEvent } from '@mmp/protocol';
 import { CustomerProfile, CustomerStats } from '@mmp/protocol';
 import { createPaymentProjector } from '../src/handlers/project-payment.js';
@@ -172,11 +172,7 @@ describe('projection of payment events', () => {
     expect(customerless.length).toBeGreaterThan(0);
     const metrics = await (await fetch(`http://127.0.0.1:${h.service.opsPort}/metrics`)).text();
     const count = (outcome: string) =>
-      Number(
-        metrics.match(
-          new RegExp(`^mmp_events_handled_total\\{[^}]*outcome="${outcome}"[^}]*\\} (\\d+)`, 'm'),
-        )?.[1] ?? 0,
-      );
+      metricSample(metrics, 'mmp_events_handled_total', { consumer: 'customers', outcome });
     expect(count('passed_over')).toBe(customerless.length);
     expect(count('ack')).toBe(events.length - customerless.length);
   });
