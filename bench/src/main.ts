@@ -8,6 +8,7 @@ import { natsServerPids, pssBytes, rssBytes } from './proc.js';
 import { startChild, stopChild } from './processes.js';
 import {
   baselineRate,
+  formatCpuByProcess,
   formatFlow,
   formatIdleWaits,
   formatMemory,
@@ -159,7 +160,10 @@ async function main(): Promise<number> {
   const checks = runs.flatMap((run) => checkTargets(run, rate));
   for (const run of runs) {
     print(`\n== ${MODE_TITLES[run.mode]}\n${formatScenarios(run.outcomes, rate)}`);
-    print(formatFlow(run.flow ?? run.flowOutcome ?? { name: 'full flow', failed: 'not run' }));
+    const flow = run.flow ?? run.flowOutcome ?? { name: 'full flow', failed: 'not run' };
+    print(formatFlow(flow));
+    const byProcess = formatCpuByProcess(run.outcomes, flow);
+    if (byProcess) print(byProcess);
     print(formatMemory(run.idleRssBytes, run.startMs, run.idlePssBytes, run.afterLoadRssBytes));
     print(formatIdleWaits(run.idleWaits));
   }

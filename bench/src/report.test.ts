@@ -3,6 +3,7 @@ import type { FlowResult } from './flow.js';
 import type { ScenarioResult } from './load.js';
 import {
   baselineRate,
+  formatCpuByProcess,
   formatFlow,
   formatIdleWaits,
   formatMemory,
@@ -118,6 +119,44 @@ describe('the scenario table', () => {
     expect(printed).toContain('1499 of 1500 finished, 0 failed, 1 unfinished');
     expect(printed).toContain('p99 200');
     expect(printed).toContain('first failure: pay answered 503');
+  });
+});
+
+describe('the CPU of each process', () => {
+  it("divides each process's CPU by the requests served, a column a scenario and one for the flow", () => {
+    const printed = formatCpuByProcess(
+      [
+        scenario({
+          name: 'payment create: POST /v1/payments',
+          successes: 10_000,
+          cpuMsByProcess: { gateway: 2_000, payments: 3_500, 'nats-server': 1_300 },
+        }),
+        { name: 'retrieve', failed: 'fetch failed' },
+        scenario({
+          name: 'settlement ingest: POST /v1/provider/webhooks/:id',
+          successes: 4_000,
+          cpuMsByProcess: { gateway: 480, 'provider-router': 520, 'nats-server': 200 },
+        }),
+      ],
+      flow({ finished: 1_000, cpuMsByProcess: { gateway: 3_600, payments: 8_400 } }),
+    );
+    expect(printed.split('\n')[0]).toMatch(
+      /^CPU ms a request or flow, by process\s+payment create\s+settlement ingest\s+full flow$/,
+    );
+    expect(rowsOf(printed)).toEqual([
+      ['gateway', '0.200', '0.120', '3.600'],
+      ['payments', '0.350', '-', '8.400'],
+      ['nats-server', '0.130', '0.050', '-'],
+      ['provider-router', '-', '0.130', '-'],
+      ['total', '0.680', '0.300', '12.000'],
+    ]);
+  });
+
+  it('prints nothing when no scenario measured its CPU', () => {
+    expect(
+      formatCpuByProcess([{ name: 'create', failed: 'not run' }], { name: 'flow', failed: 'not run' }),
+    ).toBe('');
+    expect(formatCpuByProcess([scenario({ successes: 0, cpuMsByProcess: { gateway: 10 } })])).toBe('');
   });
 });
 
