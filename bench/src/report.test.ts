@@ -129,16 +129,18 @@ describe('the CPU of each process', () => {
         scenario({
           name: 'payment create: POST /v1/payments',
           successes: 10_000,
+          cpuMsPerRequest: 0.68,
           cpuMsByProcess: { gateway: 2_000, payments: 3_500, 'nats-server': 1_300 },
         }),
         { name: 'retrieve', failed: 'fetch failed' },
         scenario({
           name: 'settlement ingest: POST /v1/provider/webhooks/:id',
           successes: 4_000,
+          cpuMsPerRequest: 0.3,
           cpuMsByProcess: { gateway: 480, 'provider-router': 520, 'nats-server': 200 },
         }),
       ],
-      flow({ finished: 1_000, cpuMsByProcess: { gateway: 3_600, payments: 8_400 } }),
+      flow({ finished: 1_000, cpuMsPerFlow: 12, cpuMsByProcess: { gateway: 3_600, payments: 8_400 } }),
     );
     expect(printed.split('\n')[0]).toMatch(
       /^CPU ms a request or flow, by process\s+payment create\s+settlement ingest\s+full flow$/,

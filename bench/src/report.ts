@@ -66,32 +66,35 @@ export function formatFlow(flow: FlowResult | ScenarioFailure): string {
   ].join('\n');
 }
 
+/** One column of the CPU table: what a scenario or the flow served, and where its CPU went. */
+type CpuColumn = { name: string; served: number; cpu: Record<string, number>; msEach?: number };
+
 /**
  * Where each operation's CPU went: every process's milliseconds per 2xx answer (per finished
- * flow for the flow), one column a measured scenario, with the sum that the scenario table
- * shows ("-" where a process was not measured). A column is named by its scenario up to the
- * route.
+ * flow for the flow), one column a measured scenario, and the total the scenario table shows
+ * ("-" where a process was not measured). A column is named by its scenario up to the route.
  */
 export function formatCpuByProcess(outcomes: ScenarioOutcome[], flow?: FlowResult | ScenarioFailure): string {
-  const columns = [
+  const columns: CpuColumn[] = [
     ...outcomes.flatMap((o) =>
-      isFailed(o) || !o.cpuMsByProcess ? [] : [{ name: o.name, served: o.successes, cpu: o.cpuMsByProcess }],
+      isFailed(o) || !o.cpuMsByProcess
+        ? []
+        : [{ name: o.name, served: o.successes, cpu: o.cpuMsByProcess, msEach: o.cpuMsPerRequest }],
     ),
     ...(flow && !isFailed(flow)
-      ? [{ name: flow.name, served: flow.finished, cpu: flow.cpuMsByProcess }]
+      ? [{ name: flow.name, served: flow.finished, cpu: flow.cpuMsByProcess, msEach: flow.cpuMsPerFlow }]
       : []),
   ].filter((column) => column.served > 0 && Object.keys(column.cpu).length > 0);
   if (columns.length === 0) return '';
   const processes = [...new Set(columns.flatMap((column) => Object.keys(column.cpu)))];
-  const perServed = (column: (typeof columns)[number], ms: number | undefined) =>
-    ms === undefined ? '-' : (ms / column.served).toFixed(3);
+  const cell = (ms: number | undefined) => (ms === undefined ? '-' : ms.toFixed(3));
   const rows = processes.map((name) => [
     name,
-    ...columns.map((column) => perServed(column, column.cpu[name])),
+    ...columns.map((column) =>
+      cell(column.cpu[name] === undefined ? undefined : column.cpu[name] / column.served),
+    ),
   ]);
-  const total = (column: (typeof columns)[number]) =>
-    Object.values(column.cpu).reduce((sum, ms) => sum + ms, 0);
-  rows.push(['total', ...columns.map((column) => perServed(column, total(column)))]);
+  rows.push(['total', ...columns.map((column) => cell(column.msEach))]);
   const header = [
     'CPU ms a request or flow, by process',
     ...columns.map((column) => column.name.split(':')[0]!),
