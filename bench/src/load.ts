@@ -60,7 +60,7 @@ const round = (value: number, digits: number) => Math.round(value * 10 ** digits
 /**
  * Warms the JIT and connection pools first, then measures for the configured time, with no
  * cap on requests; the warm-up numbers are dropped. `cpuPids` are the processes whose CPU
- * time the operation costs (none for the baseline, which is its own yardstick).
+ * time the operation costs: the system's for a scenario, the bare server's for the baseline.
  */
 export async function measure(
   scenario: Scenario,

@@ -4,7 +4,7 @@ import { readConfig, type BenchConfig, type Mode } from './config.js';
 import { runFlow } from './flow.js';
 import { measure, type Scenario } from './load.js';
 import { waitForIdleMemory, type IdleWait } from './idle.js';
-import { natsServerPids, pssBytes, rssBytes } from './proc.js';
+import { idleCpuMsPerSecond, natsServerPids, pssBytes, rssBytes } from './proc.js';
 import { startChild, stopChild } from './processes.js';
 import {
   baselineRate,
@@ -33,6 +33,8 @@ const MODE_TITLES: Record<Mode, string> = {
   'in-process': 'in-process: every service in one process, as the end-to-end tests run them',
   processes: 'processes: every service in its own process from its build, as `pnpm start` runs them',
 };
+/** Long enough to span the services' one-second timers several times over. */
+const IDLE_CPU_WINDOW_MS = 5_000;
 const print = (text: string) => process.stdout.write(`${text}\n`);
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -62,6 +64,8 @@ type ModeRun = ModeResults & {
   startMs?: Record<string, number>;
   /** Informational: the targets are on RSS (formatMemory says why PSS is shown too). */
   idlePssBytes: Record<string, number>;
+  /** Informational: what each quiet service's timers and polls cost, read after idle RSS. */
+  idleCpuMsPerSecond: Record<string, number>;
   /** Informational: idle again after the load, which shows what the load left behind. */
   afterLoadRssBytes?: Record<string, number>;
   /** How long each idle reading waited for the services to give back what they grew. */
@@ -83,6 +87,7 @@ async function runMode(mode: Mode, config: BenchConfig): Promise<ModeRun> {
     const idleWait = await waitForIdleMemory(system.youngGenerations);
     const idleRssBytes = readEach(system.servicePids, rssBytes);
     const idlePssBytes = readEach(system.servicePids, pssBytes);
+    const idleCpu = await idleCpuMsPerSecond(system.servicePids, IDLE_CPU_WINDOW_MS);
     const nats = natsServerPids();
     const cpuPids = {
       ...system.servicePids,
@@ -104,6 +109,7 @@ async function runMode(mode: Mode, config: BenchConfig): Promise<ModeRun> {
       scenarios: {},
       idleRssBytes,
       idlePssBytes,
+      idleCpuMsPerSecond: idleCpu,
       outcomes: [],
       flowOutcome: undefined,
       startMs: system.startMs,
@@ -139,13 +145,18 @@ async function main(): Promise<number> {
     buildServices();
   }
   const baseline = await startChild<BaselineReady>('./baseline.ts');
+  // The baseline's own CPU per request is this host's yardstick: a create's CPU read against it.
+  const baselinePid: Record<string, number> = baseline.child.pid ? { baseline: baseline.child.pid } : {};
   const runs: ModeRun[] = [];
   const baselines: ScenarioOutcome[] = [];
   try {
     const bare = async (when: 'before' | 'after') =>
       baselines.push(
-        await runScenario(config, `baseline (${when})`, async () =>
-          baselineScenario(baseline.ready.url, when),
+        await runScenario(
+          config,
+          `baseline (${when})`,
+          async () => baselineScenario(baseline.ready.url, when),
+          baselinePid,
         ),
       );
     await bare('before');
@@ -164,7 +175,15 @@ async function main(): Promise<number> {
     print(formatFlow(flow));
     const byProcess = formatCpuByProcess(run.outcomes, flow);
     if (byProcess) print(byProcess);
-    print(formatMemory(run.idleRssBytes, run.startMs, run.idlePssBytes, run.afterLoadRssBytes));
+    print(
+      formatMemory({
+        idleRss: run.idleRssBytes,
+        startMs: run.startMs,
+        idlePss: run.idlePssBytes,
+        afterLoadRss: run.afterLoadRssBytes,
+        idleCpuMsPerSecond: run.idleCpuMsPerSecond,
+      }),
+    );
     print(formatIdleWaits(run.idleWaits));
   }
   print(`\n${formatTargets(checks)}`);

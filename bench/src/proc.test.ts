@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cpuMs, pssBytes, rssBytes, settle } from './proc.js';
+import { cpuMs, idleCpuMsPerSecond, pssBytes, rssBytes, settle } from './proc.js';
 
 const children: ChildProcess[] = [];
 afterEach(() => {
@@ -49,5 +49,17 @@ describe('pssBytes', () => {
     expect(pss).toBeGreaterThan(1024 * 1024);
     expect(pss).toBeLessThanOrEqual(rssBytes(pid)!);
     expect(pssBytes(2 ** 22 + 12_345)).toBeUndefined();
+  });
+});
+
+describe('idleCpuMsPerSecond', () => {
+  it('tells a process that works from one that waits, per second of the window', async () => {
+    const busy = await busyThenIdle(60_000);
+    const quiet = await busyThenIdle(0);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const used = await idleCpuMsPerSecond({ busy, quiet }, 1_000);
+    // A spinning process uses most of a core; a waiting one next to nothing (clock ticks are 10 ms).
+    expect(used.busy).toBeGreaterThan(300);
+    expect(used.quiet).toBeLessThan(100);
   });
 });

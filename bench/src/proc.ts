@@ -104,3 +104,20 @@ export async function settle(pids: Record<string, number>, maxMs = 30_000): Prom
     if (used < QUIET_WINDOW_MS * QUIET_SHARE_OF_A_CORE || waited >= maxMs) return waited;
   }
 }
+
+/**
+ * CPU milliseconds each process uses a second while nothing is asked of it, over `windowMs`:
+ * what its timers, polls and heartbeats cost, which a pod's CPU request pays for all day.
+ */
+export async function idleCpuMsPerSecond(
+  pids: Record<string, number>,
+  windowMs: number,
+): Promise<Record<string, number>> {
+  const before = snapshotCpu(pids);
+  const started = performance.now();
+  await new Promise((resolve) => setTimeout(resolve, windowMs));
+  const seconds = (performance.now() - started) / 1000;
+  return Object.fromEntries(
+    Object.entries(cpuBetween(before, snapshotCpu(pids))).map(([name, ms]) => [name, ms / seconds]),
+  );
+}

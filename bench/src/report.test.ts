@@ -59,24 +59,25 @@ const rowsOf = (printed: string) =>
 
 describe('the idle memory table', () => {
   it('prints RSS, PSS and RSS after the load of each process, with their totals', () => {
-    const printed = formatMemory(
-      { gateway: 86 * MB, payments: 70 * MB },
-      { gateway: 2_100, payments: 1_800 },
-      { gateway: 45 * MB, payments: 29 * MB },
-      { gateway: 96 * MB, payments: 115 * MB },
-    );
+    const printed = formatMemory({
+      idleRss: { gateway: 86 * MB, payments: 70 * MB },
+      startMs: { gateway: 2_100, payments: 1_800 },
+      idlePss: { gateway: 45 * MB, payments: 29 * MB },
+      afterLoadRss: { gateway: 96 * MB, payments: 115 * MB },
+      idleCpuMsPerSecond: { gateway: 4.96, payments: 3.02 },
+    });
     expect(printed.split('\n')[0]).toMatch(
-      /process\s+idle RSS MB\s+idle PSS MB\s+idle RSS after load MB\s+start ms/,
+      /process\s+idle RSS MB\s+idle PSS MB\s+idle RSS after load MB\s+idle CPU ms\/s\s+start ms/,
     );
     expect(rowsOf(printed)).toEqual([
-      ['gateway', '86.0', '45.0', '96.0', '2100'],
-      ['payments', '70.0', '29.0', '115.0', '1800'],
-      ['total', '156.0', '74.0', '211.0'],
+      ['gateway', '86.0', '45.0', '96.0', '5.0', '2100'],
+      ['payments', '70.0', '29.0', '115.0', '3.0', '1800'],
+      ['total', '156.0', '74.0', '211.0', '8.0'],
     ]);
   });
 
   it('leaves a column empty, total included, where it was not read', () => {
-    const printed = formatMemory({ 'system (all services)': 170 * MB }, undefined, {}, {});
+    const printed = formatMemory({ idleRss: { 'system (all services)': 170 * MB } });
     const lines = printed.split('\n');
     expect(rowsOf(printed)).toEqual([
       ['system (all services)', '170.0'],

@@ -109,25 +109,48 @@ const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
  * machine's memory once pages shared between processes (the node binary, about 40 MB of
  * each service's RSS) are divided among them; and RSS idle again after the load.
  */
-export function formatMemory(
-  idle: Record<string, number>,
-  startMs?: Record<string, number>,
-  idlePss: Record<string, number> = {},
-  afterLoad: Record<string, number> = {},
-): string {
-  const optional = (values: Record<string, number>, name: string) =>
-    values[name] === undefined ? '' : mib(values[name]);
-  const rows = Object.entries(idle).map(([name, bytes]) => [
+export type MemoryReadings = {
+  idleRss: Record<string, number>;
+  startMs?: Record<string, number>;
+  idlePss?: Record<string, number>;
+  afterLoadRss?: Record<string, number>;
+  /** CPU milliseconds a second of each quiet process: its timers and polls. */
+  idleCpuMsPerSecond?: Record<string, number>;
+};
+
+export function formatMemory({
+  idleRss,
+  startMs = {},
+  idlePss = {},
+  afterLoadRss = {},
+  idleCpuMsPerSecond = {},
+}: MemoryReadings): string {
+  const optional = (values: Record<string, number>, name: string, write: (value: number) => string) =>
+    values[name] === undefined ? '' : write(values[name]);
+  const cpu = (ms: number) => ms.toFixed(1);
+  const rows = Object.entries(idleRss).map(([name, bytes]) => [
     name,
     mib(bytes),
-    optional(idlePss, name),
-    optional(afterLoad, name),
-    startMs?.[name] === undefined ? '' : String(startMs[name]),
+    optional(idlePss, name, mib),
+    optional(afterLoadRss, name, mib),
+    optional(idleCpuMsPerSecond, name, cpu),
+    optional(startMs, name, String),
   ]);
   const sum = (values: Record<string, number>) => Object.values(values).reduce((total, b) => total + b, 0);
-  const total = (values: Record<string, number>) => (Object.keys(values).length ? mib(sum(values)) : '');
-  rows.push(['total', mib(sum(idle)), total(idlePss), total(afterLoad), '']);
-  return table(['process', 'idle RSS MB', 'idle PSS MB', 'idle RSS after load MB', 'start ms'], rows);
+  const total = (values: Record<string, number>, write: (value: number) => string = mib) =>
+    Object.keys(values).length ? write(sum(values)) : '';
+  rows.push([
+    'total',
+    mib(sum(idleRss)),
+    total(idlePss),
+    total(afterLoadRss),
+    total(idleCpuMsPerSecond, cpu),
+    '',
+  ]);
+  return table(
+    ['process', 'idle RSS MB', 'idle PSS MB', 'idle RSS after load MB', 'idle CPU ms/s', 'start ms'],
+    rows,
+  );
 }
 
 /** When the idle readings were taken, and which services had not given memory back by then. */
