@@ -103,10 +103,15 @@ describe('create', () => {
 
   it('keeps reference unique per project and environment', async () => {
     const actor = merchant();
-    await createPayment(h, actor, { reference: 'INV-1' });
+    const first = await createPayment(h, actor, { reference: 'INV-1' });
     const error = await h.callError('create', { body: { amount: 5000, reference: 'INV-1' } }, actor);
     expect(error.code).toBe('duplicate_transaction');
     expect(error.status).toBe(409);
+    // The refused create left nothing behind: no second payment, no event announcing one.
+    const listed = await h.call('list', { query: {} }, actor);
+    expect((listed.body as { data: { id: string }[] }).data.map((p) => p.id)).toEqual([first.id]);
+    await eventually(async () => h.eventsOf(first.id, 'payment.created').length === 1);
+    expect(h.events.filter((event) => event.data.payment.projectId === actor.projectId)).toHaveLength(1);
     // The same reference is free in the other environment and in another project.
     await createPayment(h, { ...actor, livemode: true }, { reference: 'INV-1' });
     await createPayment(h, merchant(), { reference: 'INV-1' });

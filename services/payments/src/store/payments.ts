@@ -114,14 +114,6 @@ export function findPaymentOfIdempotencyKey(db: PaymentsDb, idempotencyId: strin
   return db.payments.findOne({ idempotencyId });
 }
 
-export function findPaymentByReference(
-  db: PaymentsDb,
-  scope: Scope,
-  reference: string,
-): Promise<Payment | null> {
-  return db.payments.findOne({ referenceKey: referenceKeyOf(scope, reference) });
-}
-
 /**
  * Records the payer's choice on a PENDING payment never initiated (the version read guards
  * it too), with its `payment.initiated` event: of two concurrent initiations, one writes.

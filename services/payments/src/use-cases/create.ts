@@ -13,7 +13,6 @@ import {
 } from '@mmp/protocol';
 import type { Payment } from '../domain/payment.js';
 import {
-  findPaymentByReference,
   findPaymentOfIdempotencyKey,
   findPaymentOfSession,
   referenceKeyOf,
@@ -128,9 +127,6 @@ export async function createMerchantPayment(
       ? await findPaymentOfIdempotencyKey(deps.db, key.idempotencyId)
       : null;
   if (earlier) return earlier;
-  const duplicate = () =>
-    appError('duplicate_transaction', `A payment with reference '${body.reference}' already exists.`);
-  if (body.reference && (await findPaymentByReference(deps.db, scope, body.reference))) throw duplicate();
   const draft = buildPayment(deps, {
     scope,
     amount: body.amount,
@@ -146,10 +142,13 @@ export async function createMerchantPayment(
     checkoutSessionId: newCheckoutSessionId(),
     idempotencyId: key.idempotencyId,
   });
+  // The reference's unique index refuses a duplicate as the payment is stored, which spares
+  // every create a read; the token and session key are fresh, so a clash is the reference.
   try {
     return await insertPayment(deps, draft, requestId);
   } catch (error) {
-    if (error instanceof DuplicateKeyError) throw duplicate();
+    if (error instanceof DuplicateKeyError)
+      throw appError('duplicate_transaction', `A payment with reference '${body.reference}' already exists.`);
     throw error;
   }
 }
