@@ -157,6 +157,7 @@ function launch(name, command, args, env = process.env, options = {}) {
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const STOP_SIGNAL_GRACE_MS = 1_000;
 
 const shutdownDeadlineMs = Number(process.env.SHUTDOWN_TIMEOUT_MS ?? 20_000) + 5_000;
 
@@ -260,6 +261,12 @@ try {
   console.log(`Admin CLI: pnpm mmp --help (admin token in ${join(dataDir, 'admin-token')})`);
   await createDemoProject();
 } catch (error) {
-  console.error(String(error));
-  shutdown(1);
+  // Ctrl-C signals the whole process group: a service may stop, and fail the health check or
+  // the demo project's request, a moment before our own SIGINT handler has run. Such a failure
+  // is the stop the user asked for, not a fault to report with exit code 1.
+  await sleep(STOP_SIGNAL_GRACE_MS);
+  if (!stopping) {
+    console.error(String(error));
+    shutdown(1);
+  }
 }
