@@ -110,8 +110,11 @@ function readable(line) {
 const RESTART_BASE_MS = Number(process.env.RESTART_BACKOFF_MS ?? 1000);
 const RESTART_MAX_MS = 30_000;
 const STABLE_AFTER_MS = 60_000;
-/** How long a clean exit waits for the Ctrl-C that may have caused it before it counts as a death. */
-const CLEAN_EXIT_GRACE_MS = 1000;
+/**
+ * How long a service's clean exit, or a failure of start-up's own requests, waits for the
+ * Ctrl-C that may have caused it before it counts as a death or a fault.
+ */
+const STOP_SIGNAL_GRACE_MS = 1000;
 const crashes = new Map();
 const colorOf = new Map();
 
@@ -149,7 +152,7 @@ function launch(name, command, args, env = process.env, options = {}) {
     // A terminal's Ctrl-C reaches every service of the group too, and one that stopped
     // cleanly may be seen before our own SIGINT: a clean exit is a stop only if that signal
     // follows. A service stopped on its own (an operator's SIGTERM) is restarted.
-    if (code === 0) return void setTimeout(() => restart(code, signal), CLEAN_EXIT_GRACE_MS);
+    if (code === 0) return void setTimeout(() => restart(code, signal), STOP_SIGNAL_GRACE_MS);
     restart(code, signal);
   });
   children.set(name, child);
@@ -157,7 +160,6 @@ function launch(name, command, args, env = process.env, options = {}) {
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const STOP_SIGNAL_GRACE_MS = 1_000;
 
 const shutdownDeadlineMs = Number(process.env.SHUTDOWN_TIMEOUT_MS ?? 20_000) + 5_000;
 
@@ -261,9 +263,9 @@ try {
   console.log(`Admin CLI: pnpm mmp --help (admin token in ${join(dataDir, 'admin-token')})`);
   await createDemoProject();
 } catch (error) {
-  // Ctrl-C signals the whole process group: a service may stop, and fail the health check or
-  // the demo project's request, a moment before our own SIGINT handler has run. Such a failure
-  // is the stop the user asked for, not a fault to report with exit code 1.
+  // Ctrl-C signals the whole process group: the gateway may stop, and fail the demo project's
+  // request, a moment before our own SIGINT handler has run. Such a failure is the stop the
+  // user asked for, not a fault to report with exit code 1.
   await sleep(STOP_SIGNAL_GRACE_MS);
   if (!stopping) {
     console.error(String(error));
