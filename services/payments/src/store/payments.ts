@@ -4,6 +4,7 @@ import type { Payment } from '../domain/payment.js';
 import type { TimelineEntry } from '../domain/timeline.js';
 import { OPEN_STATUSES } from '../domain/lifecycle.js';
 import type { PaymentsDb } from './db.js';
+import { readPage, type PageCursor } from './pages.js';
 
 /** A validated list query, dates as UTC ISO strings comparable with `createdAt`. */
 export type PaymentListFilter = {
@@ -180,7 +181,7 @@ export async function listPayments(
   db: PaymentsDb,
   scope: Scope,
   query: PaymentListFilter,
-  cursor: { after?: Payment; before?: Payment },
+  cursor: PageCursor<Payment>,
   totalCap = LIST_TOTAL_CAP,
 ): Promise<PaymentPage> {
   const base = listFilter(scope, query);
@@ -188,24 +189,6 @@ export async function listPayments(
   const counted = await db.payments.count(base, { limit: totalCap + 1 });
   const total = Math.min(counted, totalCap);
   const totalCapped = counted > totalCap;
-  const limit = query.limit;
-  if (cursor.after) {
-    const { createdAt, id } = cursor.after;
-    const filter = {
-      $and: [base, { $or: [{ createdAt: { $lt: createdAt } }, { createdAt, id: { $lt: id } }] }],
-    };
-    const rows = await db.payments.find(filter, { sort: { createdAt: -1, id: -1 }, limit: limit + 1 });
-    return { items: rows.slice(0, limit), hasMore: rows.length > limit, total, totalCapped };
-  }
-  if (cursor.before) {
-    const { createdAt, id } = cursor.before;
-    const filter = {
-      $and: [base, { $or: [{ createdAt: { $gt: createdAt } }, { createdAt, id: { $gt: id } }] }],
-    };
-    const rows = await db.payments.find(filter, { sort: { createdAt: 1, id: 1 }, limit: limit + 1 });
-    return { items: rows.slice(0, limit).reverse(), hasMore: rows.length > limit, total, totalCapped };
-  }
-  const skip = (query.page - 1) * limit;
-  const rows = await db.payments.find(base, { sort: { createdAt: -1, id: -1 }, skip, limit: limit + 1 });
-  return { items: rows.slice(0, limit), hasMore: rows.length > limit, total, totalCapped };
+  const page = await readPage(db.payments, base, cursor, query);
+  return { ...page, total, totalCapped };
 }

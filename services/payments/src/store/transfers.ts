@@ -12,6 +12,7 @@ import {
 } from '../domain/ledger.js';
 import type { Payout, Refund } from '../domain/transfer.js';
 import type { PaymentsDb } from './db.js';
+import { readPage, type PageCursor } from './pages.js';
 import type { Scope } from './payments.js';
 
 type Writer = { db: PaymentsDb; outbox: Outbox };
@@ -180,7 +181,7 @@ export async function listPayouts(
   db: PaymentsDb,
   scope: Scope,
   query: PayoutFilter,
-  cursor: { after?: Payout; before?: Payout },
+  cursor: PageCursor<Payout>,
 ): Promise<PayoutPage> {
   const and: Filter[] = [{ projectId: scope.projectId, livemode: scope.livemode }];
   if (query.status) and.push({ status: query.status });
@@ -188,29 +189,7 @@ export async function listPayouts(
   if (query.network) and.push({ network: query.network });
   const base: Filter = { $and: and };
   const total = await db.payouts.count(base);
-  const limit = query.limit;
-  if (cursor.after) {
-    const { createdAt, id } = cursor.after;
-    const rows = await db.payouts.find(
-      { $and: [base, { $or: [{ createdAt: { $lt: createdAt } }, { createdAt, id: { $lt: id } }] }] },
-      { sort: { createdAt: -1, id: -1 }, limit: limit + 1 },
-    );
-    return { items: rows.slice(0, limit), hasMore: rows.length > limit, total };
-  }
-  if (cursor.before) {
-    const { createdAt, id } = cursor.before;
-    const rows = await db.payouts.find(
-      { $and: [base, { $or: [{ createdAt: { $gt: createdAt } }, { createdAt, id: { $gt: id } }] }] },
-      { sort: { createdAt: 1, id: 1 }, limit: limit + 1 },
-    );
-    return { items: rows.slice(0, limit).reverse(), hasMore: rows.length > limit, total };
-  }
-  const rows = await db.payouts.find(base, {
-    sort: { createdAt: -1, id: -1 },
-    skip: (query.page - 1) * limit,
-    limit: limit + 1,
-  });
-  return { items: rows.slice(0, limit), hasMore: rows.length > limit, total };
+  return { ...(await readPage(db.payouts, base, cursor, query)), total };
 }
 
 /** Moves a transfer record out of PENDING once; null when it was moved already. */
