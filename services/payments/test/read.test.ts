@@ -225,6 +225,8 @@ describe('list', () => {
     [{ limit: '101' }],
     [{ limit: 'ten' }],
     [{ page: '0' }],
+    [{ page: '501' }],
+    [{ page: '101', limit: '100' }],
     [{ status: 'PAID' }],
     [{ currency: 'EUR' }],
     [{ paymentMethod: 'VISA' }],

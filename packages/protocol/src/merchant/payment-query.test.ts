@@ -86,6 +86,24 @@ describe('PaymentListQuery', () => {
     expect(fieldErrors(result.error!).map((f) => f.field)).toContain(field);
   });
 
+  it('takes the last page the capped total counts, and no page past it', () => {
+    expect(PaymentListQuery.parse({ page: '500' })).toMatchObject({ page: 500, limit: 20 });
+    expect(PaymentListQuery.parse({ page: '100', limit: '100' })).toMatchObject({ page: 100 });
+    const result = PaymentListQuery.safeParse({ page: '501' });
+    expect(fieldErrors(result.error!)).toEqual([
+      {
+        field: 'page',
+        message:
+          'page must start within the first 10000 payments (at most page 500 with limit 20); read further with starting_after',
+      },
+    ]);
+    expect(PaymentListQuery.safeParse({ page: '101', limit: '100' }).success).toBe(false);
+  });
+
+  it('ignores a deep page beside a cursor, as it ignores the page', () => {
+    expect(PaymentListQuery.parse({ page: '9999', starting_after: 'pay_1' })).toMatchObject({ page: 9999 });
+  });
+
   it('names limits in messages', () => {
     const result = PaymentListQuery.safeParse({ limit: '500' });
     expect(fieldErrors(result.error!)).toEqual([

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Currency } from '../money.js';
 import { DateTime, checkOneCursor, listParam, queryInt, queryNumber } from './common.js';
-import { PaymentMethod, PaymentStatus } from './payment.js';
+import { LIST_TOTAL_CAP, PaymentMethod, PaymentStatus } from './payment.js';
 
 export const PAYMENT_EXPANSIONS = ['customer', 'project', 'refunds', 'events'] as const;
 export const PaymentExpand = z.enum(PAYMENT_EXPANSIONS, {
@@ -27,7 +27,9 @@ export type PaymentRetrieveQuery = z.output<typeof PaymentRetrieveQuery>;
 /**
  * Query of GET /payments. Unknown parameters are refused (400) rather than ignored, so a
  * misspelt filter never silently returns everything. `search` matches reference, token,
- * phone or name.
+ * phone or name. A numbered page starts within the LIST_TOTAL_CAP payments the total counts:
+ * reaching a page means reading every payment before it, so a deeper one would cost with
+ * the history; cursors go on from where they point at the cost of one page.
  */
 export const PaymentListQuery = z
   .strictObject({
@@ -49,6 +51,14 @@ export const PaymentListQuery = z
   })
   .superRefine((q, ctx) => {
     checkOneCursor(q, ctx);
+    const cursor = q.starting_after !== undefined || q.ending_before !== undefined;
+    if (!cursor && (q.page - 1) * q.limit >= LIST_TOTAL_CAP) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['page'],
+        message: `page must start within the first ${LIST_TOTAL_CAP} payments (at most page ${Math.ceil(LIST_TOTAL_CAP / q.limit)} with limit ${q.limit}); read further with starting_after`,
+      });
+    }
     if (q.minAmount !== undefined && q.maxAmount !== undefined && q.minAmount > q.maxAmount) {
       ctx.addIssue({ code: 'custom', path: ['maxAmount'], message: 'maxAmount must be at least minAmount' });
     }
