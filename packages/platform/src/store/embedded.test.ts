@@ -13,6 +13,50 @@ const dir = await mkdtemp(path.join(os.tmpdir(), 'mmp-store-'));
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
 describeStoreContract('embedded', () => openEmbeddedStore({ dir: path.join(dir, 'contract') }));
+// A text search answers the same by every plan: each run moves the limits so that the
+// contract's few documents are read by one plan (see textPlan in embedded/collection.ts).
+const EVERY = Number.MAX_SAFE_INTEGER;
+for (const [plan, searchPlan] of [
+  ['from its matches', { fewMatches: EVERY, manyMatches: EVERY }],
+  ['through the list of its matches', { fewMatches: 0, manyMatches: EVERY }],
+  ['by the exact test alone when limited', { fewMatches: 0, manyMatches: 0 }],
+] as const) {
+  describeStoreContract(`embedded, searches read ${plan}`, () =>
+    openEmbeddedStore({
+      dir: path.join(dir, `contract-${searchPlan.fewMatches}-${searchPlan.manyMatches}`),
+      searchPlan,
+    }),
+  );
+}
+
+describe('a search on the embedded store', () => {
+  it('reads a rare needle from its matches, not from the scope its other conditions select', async () => {
+    const store = await openEmbeddedStore({ dir: path.join(dir, 'rare-needle') });
+    const orders = store.collection<Doc & { shop: string; label: string }>('orders');
+    await orders.ensureIndex({ fields: { shop: 1 } });
+    await orders.ensureIndex({ fields: { label: 1 }, text: true });
+    for (let i = 0; i < 300; i += 1)
+      await orders.insertOne({
+        _id: `o${i}`,
+        shop: 'one',
+        label: i % 150 === 7 ? `rare gift ${i}` : `order ${i}`,
+      });
+    const search = { shop: 'one', $or: [{ label: { $contains: 'RARE GIFT' } }] };
+    expect(await orders.docsExamined(search)).toBe(2);
+    expect((await orders.find(search, { sort: { _id: -1 }, limit: 5 })).map((o) => o._id)).toEqual([
+      'o7',
+      'o157',
+    ]);
+    expect(await orders.count(search, { limit: 10 })).toBe(2);
+    // A needle most documents match leaves the list of matches out of a read that stops at a limit.
+    const common = { shop: 'one', label: { $contains: 'order' } };
+    expect((await orders.find(common, { sort: { _id: 1 }, limit: 2 })).map((o) => o._id)).toEqual([
+      'o0',
+      'o1',
+    ]);
+    await store.close();
+  });
+});
 
 describe('embedded store', () => {
   it('keeps one database under the service directory, readable by its owner only', async () => {

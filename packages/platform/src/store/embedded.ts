@@ -8,6 +8,7 @@ import {
   ARRAY_PATHS_TABLE,
   openCollection,
   type CollectionHandle,
+  type SearchPlanLimits,
   type StoreEnv,
 } from './embedded/collection.js';
 import { containsText, matches } from './embedded/matcher.js';
@@ -21,7 +22,14 @@ import { importNedbDatafiles } from './embedded/nedb-import.js';
  * development and single-machine default; MongoDB is the production database.
  */
 
-export type EmbeddedStoreOptions = { dir: string };
+export type EmbeddedStoreOptions = {
+  dir: string;
+  /** Where a text search changes plan; tests move the limits to read small data by every plan. */
+  searchPlan?: Partial<SearchPlanLimits>;
+};
+
+/** A needle matching fewer documents is read from its matches; from `manyMatches` on, a limited read leaves the index out. */
+const SEARCH_PLAN: SearchPlanLimits = { fewMatches: 10_000, manyMatches: 50_000 };
 
 export const EMBEDDED_FILE = 'store.sqlite';
 
@@ -114,7 +122,7 @@ export function groupCommits(db: BetterSqlite3.Database) {
   };
 }
 
-export async function openEmbeddedStore({ dir }: EmbeddedStoreOptions): Promise<Store> {
+export async function openEmbeddedStore({ dir, searchPlan }: EmbeddedStoreOptions): Promise<Store> {
   // Payment data: readable by the service's own user only.
   await mkdir(dir, { recursive: true, mode: 0o700 });
   await chmod(dir, 0o700);
@@ -137,6 +145,7 @@ export async function openEmbeddedStore({ dir }: EmbeddedStoreOptions): Promise<
     db,
     isClosed: () => closed,
     examined: { count: 0 },
+    searchPlan: { ...SEARCH_PLAN, ...searchPlan },
     write: commits.write,
     writeOne: commits.writeOne,
   };

@@ -29,7 +29,7 @@ import {
   TAG,
   type StoredTexts,
 } from './codec.js';
-import { compileFilter, compileSort, fieldExpression, type Compiled } from './sql.js';
+import { compileFilter, compileSort, fieldExpression, type Compiled, type TextPlan } from './sql.js';
 import { applyUpdate, nest } from './update.js';
 
 /**
@@ -79,9 +79,17 @@ export function quote(identifier: string): string {
 type Database = BetterSqlite3.Database;
 type Statement = BetterSqlite3.Statement;
 
+/**
+ * Where a text search's plan changes (see `textPlan` in openCollection), in documents the
+ * needle matches: below `fewMatches` a read starts from the matches; from `manyMatches` on, a
+ * read that stops at a limit leaves the index out.
+ */
+export type SearchPlanLimits = { fewMatches: number; manyMatches: number };
+
 /** What the store shares with its collections. */
 export type StoreEnv = {
   db: Database;
+  searchPlan: SearchPlanLimits;
   isClosed(): boolean;
   /** Counts the rows SQLite hands to `mmp_examined(rowid)`, for docsExamined. */
   examined: { count: number };
@@ -172,6 +180,7 @@ export function openCollection<T extends Doc>(env: StoreEnv, name: string): Coll
   }
 
   const context = {
+    table,
     textIndex: (path: string) => textIndexes.get(path),
     crossesArray(path: string) {
       if (arrays.size === 0) return false;
@@ -182,10 +191,43 @@ export function openCollection<T extends Doc>(env: StoreEnv, name: string): Coll
     },
   };
 
-  /** The WHERE clause of `filter`, leaving out documents past their TTL. */
-  function where(filter: Filter): Compiled {
+  /** How many documents the trigram index matches for `query`, counted no further than `limit`. */
+  function matches(ftsTable: string, query: string, limit: number): number {
+    return statement(`SELECT count(*) FROM (SELECT 1 FROM ${ftsTable} WHERE ${ftsTable} MATCH ? LIMIT ?)`)
+      .pluck()
+      .get(query, limit) as number;
+  }
+
+  /**
+   * A search's plan follows how many documents its needle matches, which the trigram index
+   * counts cheaply as far as asked (5 ms to 10,000, 28 to 50,000). Measured on a
+   * million payments (docs/decisions.md, "A search reads by how common its needle is"):
+   * - few: every match is looked up and the rest tested on it, a few ms, where walking the
+   *   scope's index beside the list of matches read the whole scope (150 ms, 2 s for a deep
+   *   page);
+   * - some: that list beside the scope's index, which finds a page among tens of thousands of
+   *   matches sooner than looking each one up;
+   * - many, in a read that stops at a limit: the scope's index alone, each document tested,
+   *   since the page is among its first documents (0.3 ms, where making the list of a
+   *   million matches took 250 ms). A read of every answer still takes the list.
+   */
+  function textPlan(limited: boolean) {
+    return (ftsTable: string, query: string): TextPlan => {
+      const { fewMatches, manyMatches } = env.searchPlan;
+      const found = matches(ftsTable, query, limited ? Math.max(fewMatches, manyMatches) : fewMatches);
+      if (found < fewMatches) return 'drive';
+      return limited && found >= manyMatches ? 'scan' : 'index';
+    };
+  }
+
+  /**
+   * The WHERE clause of `filter`, leaving out documents past their TTL. A read says whether
+   * it stops at a limit, so that a text search in it is read by its plan; a write reads its
+   * documents through the index as it always has.
+   */
+  function where(filter: Filter, read?: { limited: boolean }): Compiled {
     translateFilter(filter, asIs);
-    const compiled = compileFilter(filter, context);
+    const compiled = compileFilter(filter, read ? { ...context, textPlan: textPlan(read.limited) } : context);
     if (!ttl) return compiled;
     const x = ttl.expression;
     // The cutoff is written into the SQL in whole seconds. Bound, it changed on every call,
@@ -195,8 +237,8 @@ export function openCollection<T extends Doc>(env: StoreEnv, name: string): Coll
     // MongoDB's TTL monitor removes one (once a minute).
     const cutoff = sqlValue(new Date(Math.floor((Date.now() - ttl.seconds * 1000) / 1000) * 1000));
     return {
+      ...compiled,
       sql: `${compiled.sql} AND (${x} IS NULL OR ${x} < '${TAG.date}' OR ${x} >= '${String(cutoff)}')`,
-      params: compiled.params,
     };
   }
 
@@ -311,8 +353,15 @@ export function openCollection<T extends Doc>(env: StoreEnv, name: string): Coll
     });
   }
 
+  /** The rows a compiled filter reads: the collection, or the matches of the search that drives it. */
+  const source = ({ from, params }: Compiled) => ({
+    from: from?.sql ?? table,
+    params: from ? [...from.params, ...params] : params,
+  });
+
   function find(filter: Filter, options: FindOptions = {}): T[] {
-    const { sql, params } = where(filter);
+    const compiled = where(filter, { limited: Boolean(options.limit) });
+    const { from, params } = source(compiled);
     const paged = Boolean(options.limit || options.skip);
     // Written into the SQL, like the TTL cutoff in where(): a bound LIMIT had SQLite prepare
     // the statement again on every run. One cached statement per page size and offset.
@@ -320,7 +369,7 @@ export function openCollection<T extends Doc>(env: StoreEnv, name: string): Coll
       ? ` LIMIT ${sqlInteger(options.limit || -1)} OFFSET ${sqlInteger(options.skip ?? 0)}`
       : '';
     const rows = statement(
-      `SELECT json(data) AS data, json(side) AS side FROM ${table} WHERE ${sql}${compileSort(options.sort)}${page}`,
+      `SELECT json(data) AS data, json(side) AS side FROM ${from} WHERE ${compiled.sql}${compileSort(options.sort)}${page}`,
     ).all(...params) as StoredTexts[];
     return rows.map((row) => decodeStored<T>(row));
   }
@@ -419,15 +468,22 @@ export function openCollection<T extends Doc>(env: StoreEnv, name: string): Coll
 
   /** The rows SQLite visits: its plan says whether an index serves, a counter how many it yields. */
   function docsExamined(filter: Filter): number {
-    const { sql, params } = where(filter);
-    const plan = db.prepare(`EXPLAIN QUERY PLAN SELECT data FROM ${table} WHERE ${sql}`).all(...params) as {
+    const compiled = where(filter, { limited: false });
+    const { from, params } = source(compiled);
+    const plan = db
+      .prepare(`EXPLAIN QUERY PLAN SELECT data FROM ${from} WHERE ${compiled.sql}`)
+      .all(...params) as {
       detail: string;
     }[];
-    // A trigram index answers a MATCH by its own lookup, which the plan also calls a SCAN.
-    if (plan.some(({ detail }) => detail.startsWith('SCAN') && !detail.includes('VIRTUAL TABLE')))
-      return db.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number;
+    // A trigram index answers a MATCH by its own lookup, which the plan also calls a SCAN,
+    // as it calls the walk over the matches it yields.
+    const walksTable = ({ detail }: { detail: string }) =>
+      detail.startsWith('SCAN') && !detail.includes('VIRTUAL TABLE') && !detail.startsWith('SCAN matches');
+    if (plan.some(walksTable)) return db.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number;
     env.examined.count = 0;
-    db.prepare(`SELECT count(*) FROM ${table} WHERE mmp_examined(rowid) AND ${sql}`).get(...params);
+    db.prepare(`SELECT count(*) FROM ${from} WHERE mmp_examined(${table}.rowid) AND ${compiled.sql}`).get(
+      ...params,
+    );
     return env.examined.count;
   }
 
@@ -438,12 +494,13 @@ export function openCollection<T extends Doc>(env: StoreEnv, name: string): Coll
     find: (filter, options) => read(() => find(filter, options)),
     count: (filter, options = {}) =>
       read(() => {
-        const { sql, params } = where(filter);
+        const compiled = where(filter, { limited: options.limit !== undefined });
+        const { from, params } = source(compiled);
         if (options.limit === undefined)
-          return statement(`SELECT count(*) FROM ${table} WHERE ${sql}`)
+          return statement(`SELECT count(*) FROM ${from} WHERE ${compiled.sql}`)
             .pluck()
             .get(...params) as number;
-        return statement(`SELECT count(*) FROM (SELECT 1 FROM ${table} WHERE ${sql} LIMIT ?)`)
+        return statement(`SELECT count(*) FROM (SELECT 1 FROM ${from} WHERE ${compiled.sql} LIMIT ?)`)
           .pluck()
           .get(...params, options.limit) as number;
       }),

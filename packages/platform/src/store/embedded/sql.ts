@@ -11,13 +11,30 @@ import { columnOf, encodeValue, sqlValue, TAG, tagEnd } from './codec.js';
  * array, a sub-document operand) is handed to the JavaScript matcher through `mmp_match`.
  */
 
-export type Compiled = { sql: string; params: unknown[] };
+/**
+ * The clause itself, and, when a text search drives the read, the FROM that joins its
+ * matches to the collection: its parameters come before the clause's.
+ */
+export type Compiled = { sql: string; params: unknown[]; from?: { sql: string; params: unknown[] } };
+
+/**
+ * How a text search every answer must meet is read:
+ * - `drive`: from the trigram index's matches, each document looked up (few matches);
+ * - `index`: as a list of the matches, tested beside whatever index reads the rest;
+ * - `scan`: by the exact test alone on the documents the rest reads (the needle is so common
+ *   that a limited read finds its page before the list of matches would be made).
+ */
+export type TextPlan = 'drive' | 'index' | 'scan';
 
 export type FilterContext = {
+  /** The collection's table (quoted): its rowid beside a joined text search. */
+  table: string;
   /** True when `path` or a path above it has held an array in this collection. */
   crossesArray(path: string): boolean;
   /** The FTS5 table and column of a trigram index on `path`, if one was declared. */
   textIndex(path: string): { table: string; column: string } | undefined;
+  /** How to read a search every answer must meet (FTS5 query `query`); unset, `index`. */
+  textPlan?(ftsTable: string, query: string): TextPlan;
 };
 
 /** FTS5's trigram tokenizer matches needles of three characters and more. */
@@ -63,6 +80,8 @@ function escapeLike(text: string): string {
 
 class Builder {
   readonly params: unknown[] = [];
+  /** The text search the read is driven from, if one is. */
+  driver?: { ftsTable: string; query: string };
   constructor(private readonly context: FilterContext) {}
 
   bind(value: unknown): string {
@@ -70,25 +89,41 @@ class Builder {
     return '?';
   }
 
-  filter(filter: Filter): string {
+  /** `required`: every answer must meet this filter (it is not under an `$or`). */
+  filter(filter: Filter, required = true): string {
     const parts: string[] = [];
     for (const [key, value] of Object.entries(filter)) {
-      const search = key === '$or' ? this.textSearch(value as Filter[]) : undefined;
+      const search = key === '$or' ? this.textSearch(value as Filter[], required) : undefined;
       if (search) parts.push(search);
       else if (key === '$or' || key === '$and') {
-        const subs = (value as Filter[]).map((sub) => this.filter(sub));
+        const subs = (value as Filter[]).map((sub) => this.filter(sub, required && key === '$and'));
         parts.push(`(${subs.join(key === '$or' ? ' OR ' : ' AND ')})`);
-      } else parts.push(this.field(key, value));
+      } else parts.push(this.field(key, value, required));
     }
     return parts.length === 0 ? '1' : parts.length === 1 ? (parts[0] as string) : `(${parts.join(' AND ')})`;
   }
 
   /**
-   * An `$or` of one needle `$contains`-ed in several fields of one trigram index (a search
-   * box over a few fields) becomes one MATCH over those columns, a single `rowid IN` that
-   * SQLite can drive the query from; per-branch MATCHes would leave it walking the table.
+   * A text search: the trigram index narrows to its candidates, the exact test (`exact`, built
+   * after the plan so its parameters follow the MATCH's) keeps the answer what it would be
+   * without the index (FTS5 folds case on its own terms). Only a search every answer must
+   * meet can drive the read or be left to the exact test; one read is driven by one search.
    */
-  private textSearch(branches: Filter[]): string | undefined {
+  private textTerm(ftsTable: string, query: string, required: boolean, exact: () => string): string {
+    const asked = required && !this.driver ? this.context.textPlan?.(ftsTable, query) : undefined;
+    const plan = asked ?? 'index';
+    if (plan === 'drive') this.driver = { ftsTable, query };
+    if (plan !== 'index') return exact();
+    const match = this.bind(query);
+    return `(${this.context.table}.rowid IN (SELECT rowid FROM ${ftsTable} WHERE ${ftsTable} MATCH ${match}) AND ${exact()})`;
+  }
+
+  /**
+   * An `$or` of one needle `$contains`-ed in several fields of one trigram index (a search
+   * box over a few fields) becomes one MATCH over those columns, a single search that can
+   * drive the read; per-branch MATCHes would leave SQLite walking the table.
+   */
+  private textSearch(branches: Filter[], required: boolean): string | undefined {
     const terms = branches.map((branch) => {
       const entries = Object.entries(branch);
       if (entries.length !== 1) return undefined;
@@ -105,16 +140,17 @@ class Builder {
       term !== undefined && term.text === first.text && term.index.table === first.index.table;
     if (!terms.every(same)) return undefined;
     const columns = `{${terms.map((term) => term!.index.column).join(' ')}}`;
-    const match = this.bind(phraseIn(columns, first.text));
-    const exact = terms.map((term) => this.exactContains(fieldExpression(term!.path), first.text));
-    return `(rowid IN (SELECT rowid FROM ${first.index.table} WHERE ${first.index.table} MATCH ${match}) AND (${exact.join(' OR ')}))`;
+    return this.textTerm(first.index.table, phraseIn(columns, first.text), required, () => {
+      const exact = terms.map((term) => this.exactContains(fieldExpression(term!.path), first.text));
+      return `(${exact.join(' OR ')})`;
+    });
   }
 
   private fallback(path: string, condition: unknown): string {
     return `mmp_match(json(${columnOf(path)}), ${this.bind(JSON.stringify(encodeValue({ [path]: condition })))})`;
   }
 
-  private field(path: string, condition: unknown): string {
+  private field(path: string, condition: unknown, required: boolean): string {
     const x = fieldExpression(path);
     if (path !== '_id' && this.context.crossesArray(path)) return this.fallback(path, condition);
     if (!isOperatorObject(condition)) {
@@ -122,7 +158,7 @@ class Builder {
     }
     const parts: string[] = [];
     for (const [op, operand] of Object.entries(condition)) {
-      const sql = this.operator(path, x, op, operand);
+      const sql = this.operator(path, x, op, operand, required);
       if (sql === undefined) return this.fallback(path, condition);
       parts.push(sql);
     }
@@ -141,7 +177,13 @@ class Builder {
   }
 
   /** undefined: not expressible here, the caller falls back to the matcher. */
-  private operator(path: string, x: string, op: string, operand: unknown): string | undefined {
+  private operator(
+    path: string,
+    x: string,
+    op: string,
+    operand: unknown,
+    required: boolean,
+  ): string | undefined {
     switch (op) {
       case '$eq':
         return isScalar(operand) ? this.equality(x, operand) : undefined;
@@ -164,7 +206,7 @@ class Builder {
         if (path === '_id') return operand ? '1' : '0';
         return `json_type(${columnOf(path)}, ${jsonPath(path)}) IS ${operand ? 'NOT ' : ''}NULL`;
       case '$contains':
-        return this.contains(path, x, operand as string);
+        return this.contains(path, x, operand as string, required);
       default:
         return undefined;
     }
@@ -181,13 +223,12 @@ class Builder {
     return upward ? `(${bound} AND ${x} < '${tagEnd(tag)}')` : `(${bound} AND ${x} >= '${tag}')`;
   }
 
-  private contains(path: string, x: string, text: string): string {
+  private contains(path: string, x: string, text: string, required: boolean): string {
     const index = this.context.textIndex(path);
     if (!index || [...text].length < TRIGRAM) return this.exactContains(x, text);
-    // The trigram index narrows to its candidates; the exact test keeps the answer what it
-    // would be without the index (FTS5 folds case on its own terms). Bound in SQL order.
-    const match = this.bind(phraseIn(index.column, text));
-    return `(rowid IN (SELECT rowid FROM ${index.table} WHERE ${index.table} MATCH ${match}) AND ${this.exactContains(x, text)})`;
+    return this.textTerm(index.table, phraseIn(index.column, text), required, () =>
+      this.exactContains(x, text),
+    );
   }
 
   private exactContains(x: string, text: string): string {
@@ -202,7 +243,12 @@ class Builder {
 export function compileFilter(filter: Filter, context: FilterContext): Compiled {
   const builder = new Builder(context);
   const sql = builder.filter(filter);
-  return { sql, params: builder.params };
+  const { driver } = builder;
+  if (!driver) return { sql, params: builder.params };
+  // Each match once (an FTS5 rowid is unique), each looked up by rowid: CROSS JOIN keeps
+  // this order, which SQLite would otherwise weigh against the other conditions' indexes.
+  const from = `(SELECT rowid AS found FROM ${driver.ftsTable} WHERE ${driver.ftsTable} MATCH ?) AS matches CROSS JOIN ${context.table} ON ${context.table}.rowid = matches.found`;
+  return { sql, params: builder.params, from: { sql: from, params: [driver.query] } };
 }
 
 export function compileSort(sort: Sort | undefined): string {

@@ -173,6 +173,38 @@ export function describeQueryContract(context: ContractContext): void {
       expect(await collection.count({ name: { $contains: 'six' } })).toBe(1);
     });
 
+    it('pages a search as a list does: beside other conditions, sorted, skipped, limited and counted', async () => {
+      const collection = context.fresh<Item>();
+      await collection.ensureIndex({ fields: { name: 1, 'meta.kind': 1 }, text: true });
+      for (let i = 0; i < 12; i += 1) {
+        await collection.insertOne({
+          _id: `d${String(i).padStart(2, '0')}`,
+          n: i % 3,
+          name: i % 2 ? `Shop ${i}` : `other ${i}`,
+          meta: { kind: i === 4 ? 'shopfront' : 'kiosk' },
+        });
+      }
+      const search = { $or: [{ name: { $contains: 'SHOP' } }, { 'meta.kind': { $contains: 'shop' } }] };
+      const listed = { $and: [{ n: { $gte: 1 } }, search] };
+      const page = async (skip: number) =>
+        (await collection.find(listed, { sort: { _id: -1 }, skip, limit: 2 })).map((doc) => doc._id);
+      // Shop 1, 5, 7 and 11 have n >= 1, and so has the shopfront (4); Shop 3 and 9 have n 0.
+      expect(await page(0)).toEqual(['d11', 'd07']);
+      expect(await page(2)).toEqual(['d05', 'd04']);
+      expect(await page(4)).toEqual(['d01']);
+      expect(await collection.count(listed)).toBe(5);
+      expect(await collection.count(listed, { limit: 3 })).toBe(3);
+      expect((await collection.findOne(listed))?._id).toMatch(/^d(01|04|05|07|11)$/);
+      // Two searches must both hold; a search under an $or holds or not beside its sibling.
+      const both = { $and: [search, { name: { $contains: '1' } }] };
+      expect((await collection.find(both, { sort: { _id: 1 }, limit: 5 })).map((doc) => doc._id)).toEqual([
+        'd01',
+        'd11',
+      ]);
+      const either = { $or: [search, { n: 0 }] };
+      expect(await collection.count(either, { limit: 20 })).toBe(9);
+    });
+
     it('combines with $or and $and', async () => {
       expect(await ids({ $or: [{ n: 1 }, { 'meta.kind': 'k2' }] })).toEqual(['a', 'b']);
       expect(await ids({ 'meta.kind': 'k1', $or: [{ n: 1 }, { n: 2 }] })).toEqual(['a']);
