@@ -9,8 +9,8 @@ import { createPaymentScenario } from '../scenarios.js';
 import { percentile } from '../stats.js';
 import { createAccounts, type BenchAccounts } from '../setup.js';
 import { benchEnv, buildServices, startProcesses, type ProcessSystem } from '../systems.js';
-import { measurePortQueries } from './port-queries.js';
-import { readTemplates, seed, type Templates } from './seed.js';
+import { deepestPage, measurePortQueries, PAGE } from './port-queries.js';
+import { readTemplates, seed, seededPaymentId, type Templates } from './seed.js';
 import { checkScale, formatScale, type Latency, type SizeResult } from './targets.js';
 
 /**
@@ -22,7 +22,6 @@ import { checkScale, formatScale, type Latency, type SizeResult } from './target
 
 const print = (text: string) => process.stdout.write(`${text}\n`);
 const TEMPLATE_REFERENCE = 'scale-template';
-const PAGE = 20;
 const SETTLE_MS = 3_000;
 
 function sizes(raw = '10000,100000,1000000'): number[] {
@@ -104,20 +103,22 @@ async function measureSize(
   size: number,
   system: ProcessSystem,
   key: string,
-  queries: number,
-  searchQueries: number,
-  createSeconds: number,
+  read: { queries: number; searchQueries: number; createSeconds: number; middleId: string },
 ): Promise<Omit<SizeResult, 'size' | 'seedDocsPerSecond' | 'port'>> {
+  const { queries, searchQueries, createSeconds, middleId } = read;
   await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
   const pids = system.servicePids;
   const idleRssBytes = Object.fromEntries(Object.entries(pids).map(([n, pid]) => [n, rssBytes(pid) ?? 0]));
-  const deep = Math.max(1, Math.floor(size / 2 / PAGE));
+  const deep = deepestPage(size);
   const list = (extra: string) => `${system.baseUrl}/v1/payments?limit=${PAGE}${extra}`;
-  print(`  queries: list and search, first page and page ${deep}`);
+  const middle = `&starting_after=${encodeURIComponent(middleId)}`;
+  print(`  queries: list and search, first page, page ${deep} and a cursor at the middle`);
   const listFirst = await timeQuery(list(''), key, queries);
   const listDeep = await timeQuery(list(`&page=${deep}`), key, queries);
+  const listCursor = await timeQuery(list(middle), key, queries);
   const searchFirst = await timeQuery(list('&search=shopper'), key, searchQueries);
   const searchDeep = await timeQuery(list(`&search=shopper&page=${deep}`), key, searchQueries);
+  const searchCursor = await timeQuery(list(`&search=shopper${middle}`), key, searchQueries);
   print(`  creating payments for ${createSeconds} s`);
   const config = { ...readConfig(), durationSeconds: createSeconds, warmupSeconds: 1 };
   const create = await measure(createPaymentScenario(system.baseUrl, key), config, pids);
@@ -127,8 +128,10 @@ async function measureSize(
     peakRssBytes: Object.fromEntries(Object.entries(pids).map(([n, pid]) => [n, peakRssBytes(pid) ?? 0])),
     listFirst,
     listDeep,
+    listCursor,
     searchFirst,
     searchDeep,
+    searchCursor,
     deepPage: deep,
     createPerSecond: create.requestsPerSecond,
     createP99Ms: create.latencyMs.p99,
@@ -180,7 +183,12 @@ async function main(): Promise<number> {
           size,
           seedDocsPerSecond: rate,
           port,
-          ...(await measureSize(size, system, accounts.testSecretKey, queries, searchQueries, createSeconds)),
+          ...(await measureSize(size, system, accounts.testSecretKey, {
+            queries,
+            searchQueries,
+            createSeconds,
+            middleId: seededPaymentId(templates, Math.floor(size / 2), salt),
+          })),
         });
       } finally {
         await system.stop();

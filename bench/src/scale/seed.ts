@@ -98,12 +98,17 @@ function clone(doc: unknown, replace: [string, string][]): unknown {
   return Object.fromEntries(Object.entries(doc).map(([key, value]) => [key, clone(value, replace)]));
 }
 
+/** The id of seeded payment `n` (0 is the newest): a cursor into the middle of the list. */
+export function seededPaymentId(templates: Templates, n: number, salt: string): string {
+  return numbered(templates.ids.paymentId, n, salt);
+}
+
 /** Payment `n` and what belongs to it; every fourth one brings a new customer. */
 function documentsOf(templates: Templates, n: number, salt: string, createdAt: string) {
   const { ids } = templates;
   const customer = Math.floor(n / PAYMENTS_PER_CUSTOMER);
   const replace: [string, string][] = [
-    [ids.paymentId, numbered(ids.paymentId, n, salt)],
+    [ids.paymentId, seededPaymentId(templates, n, salt)],
     [ids.token, numbered(ids.token, n, salt)],
     [ids.sessionId, numbered(ids.sessionId, n, salt)],
     [ids.customerId, numbered(ids.customerId, customer, salt)],

@@ -1,8 +1,11 @@
 import { table } from '../report.js';
 import type { ListQuery, PortQueries } from './port-queries.js';
 
+/** The list and the search read with a cursor at the middle of the data set, through the API. */
+export type CursorQuery = 'listCursor' | 'searchCursor';
+
 /** What one data-set size measured; latencies in ms over sequential queries. */
-export type SizeResult = Record<ListQuery, Latency> & {
+export type SizeResult = Record<ListQuery | CursorQuery, Latency> & {
   size: number;
   seedDocsPerSecond: number;
   startMs: Record<string, number>;
@@ -40,9 +43,10 @@ export function checkScale(results: SizeResult[]): ScaleCheck[] {
     if (!reference || result === reference) continue;
     for (const [page, latency, base] of [
       ['API, first page', result.listFirst, reference.listFirst],
-      ['API, deep page', result.listDeep, reference.listDeep],
+      ['API, deepest numbered page', result.listDeep, reference.listDeep],
+      ['API, cursor at the middle', result.listCursor, reference.listCursor],
       ['store port, first page', { ...result.port.listFirst, failed: 0 }, reference.port.listFirst],
-      ['store port, deep page', { ...result.port.listDeep, failed: 0 }, reference.port.listDeep],
+      ['store port, deepest numbered page', { ...result.port.listDeep, failed: 0 }, reference.port.listDeep],
     ] as const) {
       const limit = base.p99 * SCALE_TARGET.listSlowdown;
       checks.push({
@@ -67,8 +71,8 @@ export function formatScale(results: SizeResult[]): string {
     ...STORE_SERVICES.map((s) => `${mb(r.idleRssBytes[s] ?? 0)}/${mb(r.peakRssBytes[s] ?? 0)}`),
     STORE_SERVICES.map((s) => r.startMs[s] ?? '?').join('/'),
     r.createPerSecond.toFixed(0),
-    `${shown(r.listFirst)}/${shown(r.listDeep)}`,
-    `${shown(r.searchFirst)}/${shown(r.searchDeep)}`,
+    `${shown(r.listFirst)}/${shown(r.listDeep)}/${shown(r.listCursor)}`,
+    `${shown(r.searchFirst)}/${shown(r.searchDeep)}/${shown(r.searchCursor)}`,
     `${r.port.listFirst.p99}/${r.port.listDeep.p99}`,
     `${r.port.searchFirst.p99}/${r.port.searchDeep.p99}`,
   ]);
@@ -81,8 +85,8 @@ export function formatScale(results: SizeResult[]): string {
       'customers RSS',
       'start ms p/l/c',
       'create/s',
-      'list p99 first/deep',
-      'search p99 first/deep',
+      'list p99 first/deep/cursor',
+      'search p99 first/deep/cursor',
       'port list p99',
       'port search p99',
     ],

@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { deepestPage } from './port-queries.js';
+import { checkScale, type Latency, type SizeResult } from './targets.js';
+
+const latency = (p99: number, failed = 0): Latency => ({ p50: p99 / 2, p99, count: 10, failed });
+
+function result(size: number, p99: { first: number; deep: number; cursor: number }, failed = 0): SizeResult {
+  const port = { p50: 1, p99: 2 };
+  return {
+    size,
+    seedDocsPerSecond: 1,
+    startMs: {},
+    idleRssBytes: { payments: 70 * 1024 ** 2 },
+    peakRssBytes: { payments: 140 * 1024 ** 2 },
+    deepPage: deepestPage(size),
+    createPerSecond: 1,
+    createP99Ms: 1,
+    listFirst: latency(p99.first),
+    listDeep: latency(p99.deep),
+    listCursor: latency(p99.cursor, failed),
+    searchFirst: latency(1),
+    searchDeep: latency(1),
+    searchCursor: latency(1),
+    port: { listFirst: port, listDeep: port, searchFirst: port, searchDeep: port },
+  };
+}
+
+describe('the scale bench', () => {
+  it('reads the deepest page a numbered list serves: within the capped total, or the data set', () => {
+    expect(deepestPage(1_000)).toBe(50);
+    expect(deepestPage(10_000)).toBe(500);
+    expect(deepestPage(1_000_000)).toBe(500);
+    expect(deepestPage(5)).toBe(1);
+  });
+
+  it('holds every list read at a size to twice its p99 at 10,000, a cursor read included', () => {
+    const checks = checkScale([
+      result(10_000, { first: 10, deep: 12, cursor: 10 }),
+      result(1_000_000, { first: 19, deep: 30, cursor: 12 }),
+    ]);
+    const at = (figure: string) => checks.find((check) => check.figure === `1,000,000: list p99, ${figure}`);
+    expect(at('API, first page')).toMatchObject({ met: true, target: '<= 20.0 ms (2x 10)' });
+    expect(at('API, deepest numbered page')).toMatchObject({ met: false, measured: '30 ms' });
+    expect(at('API, cursor at the middle')).toMatchObject({ met: true });
+    expect(checks.find((check) => check.figure.startsWith('1,000,000: largest service RSS'))).toMatchObject({
+      met: true,
+      measured: '140 MB',
+    });
+  });
+
+  it('counts a read with failed answers as missed, whatever its p99', () => {
+    const checks = checkScale([
+      result(10_000, { first: 10, deep: 10, cursor: 10 }),
+      result(100_000, { first: 10, deep: 10, cursor: 10 }, 2),
+    ]);
+    expect(
+      checks.find((check) => check.figure === '100,000: list p99, API, cursor at the middle'),
+    ).toMatchObject({
+      met: false,
+      measured: '10 ms, 2 failed',
+    });
+  });
+});
