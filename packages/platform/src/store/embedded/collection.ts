@@ -201,7 +201,7 @@ export function openCollection<T extends Doc>(env: StoreEnv, name: string): Coll
   /**
    * A search's plan follows how many documents its needle matches, which the trigram index
    * counts cheaply as far as asked (5 ms to 10,000, 28 to 50,000). Measured on a
-   * million payments (docs/decisions.md, "A search reads by how common its needle is"):
+   * million payments (docs/decisions.md, "A list at a million payments"):
    * - few: every match is looked up and the rest tested on it, a few ms, where walking the
    *   scope's index beside the list of matches read the whole scope (150 ms, 2 s for a deep
    *   page);
