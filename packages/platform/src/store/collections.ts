@@ -118,6 +118,7 @@ export function announcingWrites<T extends Doc>(
     findOne: (filter) => collection.findOne(filter),
     find: (filter, options) => collection.find(filter, options),
     count: (filter, options) => collection.count(filter, options),
+    sum: (filter, field) => collection.sum(filter, field),
     docsExamined: (filter) => collection.docsExamined(filter),
     ensureIndex: (spec) => collection.ensureIndex(spec),
     insertOne: (doc) => collection.insertOne(doc),

@@ -74,6 +74,17 @@ function openCollection<T extends Doc>(client: MongoClient, database: string, na
       run(() =>
         coll.countDocuments(filterOf(filter), options.limit === undefined ? {} : { limit: options.limit }),
       ),
+    sum: (filter, field) =>
+      run(async () => {
+        if (field.startsWith('$')) throw new TypeError(`cannot sum ${field}`);
+        const [row] = await coll
+          .aggregate<{ total: number }>([
+            { $match: filterOf(filter) },
+            { $group: { _id: null, total: { $sum: `$${field}` } } },
+          ])
+          .toArray();
+        return row?.total ?? 0;
+      }),
     findOneAndUpdate: (filter, update, options = {}) =>
       run(async () => {
         const modifiers = translateUpdate(update, mongoDialect);

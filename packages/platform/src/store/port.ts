@@ -90,6 +90,12 @@ export interface Collection<T extends Doc> {
    */
   count(filter: Filter, options?: { limit?: number }): Promise<number>;
   /**
+   * The total of a numeric field over the documents that match, computed where they are
+   * kept (no document is read into the process); one whose field is missing or not a
+   * number adds nothing. The field may not lie inside an array.
+   */
+  sum(filter: Filter, field: string): Promise<number>;
+  /**
    * Atomically applies `update` to the first document matching `filter` and returns the
    * document after the update, or null when nothing matched (the guard failed).
    * With `upsert`, inserts `{...equality fields of filter, ...$set}` when nothing matches,

@@ -504,6 +504,20 @@ export function openCollection<T extends Doc>(env: StoreEnv, name: string): Coll
           .pluck()
           .get(...params, options.limit) as number;
       }),
+    sum: (filter, field) =>
+      read(() => {
+        if (field !== '_id' && context.crossesArray(field))
+          throw new TypeError(`cannot sum ${field}: it has held an array`);
+        const x = fieldExpression(field);
+        const compiled = where(filter, { limited: false });
+        const { from, params } = source(compiled);
+        // Only numbers add: every other value is stored as tagged text (codec.ts).
+        return statement(
+          `SELECT total(CASE WHEN typeof(${x}) IN ('integer', 'real') THEN ${x} END) FROM ${from} WHERE ${compiled.sql}`,
+        )
+          .pluck()
+          .get(...params) as number;
+      }),
     findOneAndUpdate: (filter, update, options = {}) =>
       write(() => {
         translateUpdate(update, asIs);

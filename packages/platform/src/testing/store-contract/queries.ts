@@ -205,6 +205,19 @@ export function describeQueryContract(context: ContractContext): void {
       expect(await collection.count(either, { limit: 20 })).toBe(9);
     });
 
+    it('sums a numeric field over what matches, counting what is no number as nothing', async () => {
+      const collection = await seeded();
+      // n is 1, 2 and 3 on a, b and c, null on d and missing on e.
+      expect(await collection.sum({}, 'n')).toBe(6);
+      expect(await collection.sum({ 'meta.kind': 'k1' }, 'n')).toBe(4);
+      expect(await collection.sum({ 'meta.level': { $gte: 1 } }, 'meta.level')).toBe(4);
+      expect(await collection.sum({ _id: 'd' }, 'n')).toBe(0);
+      expect(await collection.sum({ _id: 'nothing' }, 'n')).toBe(0);
+      expect(await collection.sum({}, 'name')).toBe(0);
+      await collection.insertOne({ _id: 'f', n: 0.5 });
+      expect(await collection.sum({ n: { $lt: 2 } }, 'n')).toBe(1.5);
+    });
+
     it('combines with $or and $and', async () => {
       expect(await ids({ $or: [{ n: 1 }, { 'meta.kind': 'k2' }] })).toEqual(['a', 'b']);
       expect(await ids({ 'meta.kind': 'k1', $or: [{ n: 1 }, { n: 2 }] })).toEqual(['a']);
