@@ -4,29 +4,33 @@ import { customerView, type Customer } from './views.js';
 export const STATS_WINDOW_DAYS = 30;
 export const TOP_CUSTOMERS = 5;
 
+/** Where the window of "new" and "active" customers starts, `STATS_WINDOW_DAYS` before `now`. */
+export function statsWindowStart(now: Date): string {
+  return new Date(now.getTime() - STATS_WINDOW_DAYS * 24 * 3600 * 1000).toISOString();
+}
+
 /**
- * Statistics of one project and environment. New customers had their first payment in
- * the last 30 days, active ones a completed payment; the average is spend per customer,
- * to the centime; the top customers are those who spent most (ties: more payments, id).
+ * What the statistics of one project and environment are made of: new customers had their
+ * first payment since the window's start, active ones a completed payment; the top ones are
+ * the TOP_CUSTOMERS who spent most (ties: more payments, then id), none who spent nothing.
  */
-export function computeStats(customers: Customer[], now: Date): CustomerStats {
-  const from = new Date(now.getTime() - STATS_WINDOW_DAYS * 24 * 3600 * 1000).toISOString();
-  const totalSpent = customers.reduce((sum, c) => sum + c.totalSpent, 0);
-  const top = customers
-    .filter((c) => c.totalSpent > 0)
-    .sort(
-      (a, b) =>
-        b.totalSpent - a.totalSpent || b.totalTransactions - a.totalTransactions || a.id.localeCompare(b.id),
-    )
-    .slice(0, TOP_CUSTOMERS);
+export type StatsFigures = {
+  totalCustomers: number;
+  newCustomers: number;
+  activeCustomers: number;
+  totalSpent: number;
+  top: Customer[];
+};
+
+/** The statistics of a project and environment; the average is spend per customer, to the centime. */
+export function customerStats(figures: StatsFigures): CustomerStats {
+  const { totalCustomers, totalSpent } = figures;
   return {
-    totalCustomers: customers.length,
-    newCustomersLast30Days: customers.filter((c) => c.createdAt >= from).length,
-    activeCustomersLast30Days: customers.filter(
-      (c) => c.lastTransactionAt !== null && c.lastTransactionAt >= from,
-    ).length,
+    totalCustomers,
+    newCustomersLast30Days: figures.newCustomers,
+    activeCustomersLast30Days: figures.activeCustomers,
     totalSpent,
-    averageSpent: customers.length ? Math.round((totalSpent / customers.length) * 100) / 100 : 0,
-    topCustomers: top.map(customerView),
+    averageSpent: totalCustomers ? Math.round((totalSpent / totalCustomers) * 100) / 100 : 0,
+    topCustomers: figures.top.map(customerView),
   };
 }

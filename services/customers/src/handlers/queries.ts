@@ -10,7 +10,7 @@ import {
 } from '@mmp/protocol';
 import type { Filter, OperationHandler, Sort } from '@mmp/platform';
 import { parseQuery } from '../domain/queries.js';
-import { computeStats } from '../domain/stats.js';
+import { customerStats, statsWindowStart } from '../domain/stats.js';
 import { customerView, paymentListItem } from '../domain/views.js';
 import type { CustomerStore, TransactionDoc } from '../store/customers.js';
 
@@ -64,8 +64,7 @@ export function createQueryHandlers(store: CustomerStore, now: () => Date = () =
 
   const stats: OperationHandler<typeof customersApi.stats> = async (request, { actor }) => {
     const scope = scopeOf(request, actor);
-    const customers = await store.customersOf(scope);
-    return { status: 200, body: computeStats(customers, now()) };
+    return { status: 200, body: customerStats(await store.statsFigures(scope, statsWindowStart(now()))) };
   };
 
   const retrieve: OperationHandler<typeof customersApi.retrieve> = async (request, { actor }) => {

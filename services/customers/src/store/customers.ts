@@ -1,6 +1,7 @@
 import { DuplicateKeyError, type Doc, type Filter, type Sort, type Store } from '@mmp/platform';
 import type { PaymentSnapshot } from '@mmp/protocol';
 import type { DerivedProfile } from '../domain/profile.js';
+import { TOP_CUSTOMERS, type StatsFigures } from '../domain/stats.js';
 import type { Customer } from '../domain/views.js';
 
 /** One payment of a customer: its greatest known snapshot and the event it came from. */
@@ -50,6 +51,14 @@ export function createCustomerStore(store: Store) {
     async ensureIndexes() {
       await customers.ensureIndex({ fields: { projectId: 1, livemode: 1, externalId: 1 }, unique: true });
       await customers.ensureIndex({ fields: { projectId: 1, livemode: 1, lastTransactionKey: -1 } });
+      // Every order the list offers, and the statistics' counts, sum and top, read an index:
+      // sorting or summing a project's customers anew on each request grew with them.
+      await customers.ensureIndex({ fields: { projectId: 1, livemode: 1, createdAt: -1 } });
+      await customers.ensureIndex({ fields: { projectId: 1, livemode: 1, totalSpent: -1 } });
+      await customers.ensureIndex({ fields: { projectId: 1, livemode: 1, totalTransactions: -1 } });
+      await customers.ensureIndex({ fields: { projectId: 1, livemode: 1, nameKey: 1 } });
+      // The list's search box: a substring of any of these (see the list handler).
+      await customers.ensureIndex({ fields: { phone: 1, email: 1, name: 1 }, text: true });
       await transactions.ensureIndex({ fields: { customerId: 1, createdAt: -1 } });
     },
 
@@ -118,8 +127,27 @@ export function createCustomerStore(store: Store) {
       return (await customers.find(filter, { sort, skip, limit })).map(toCustomer);
     },
 
-    async customersOf(scope: { projectId: string; livemode: boolean }) {
-      return (await customers.find(scope)).map(toCustomer);
+    /**
+     * What a project's statistics are made of (domain/stats.ts), counted and summed where the
+     * customers are kept: a request reads the top customers and no other. Reading them all
+     * took 3 s and 400 MB of the service's memory for 250,000 customers.
+     */
+    async statsFigures(
+      scope: { projectId: string; livemode: boolean },
+      since: string,
+    ): Promise<StatsFigures> {
+      const [totalCustomers, newCustomers, activeCustomers, totalSpent, top] = await Promise.all([
+        customers.count(scope),
+        customers.count({ ...scope, createdAt: { $gte: since } }),
+        // lastTransactionKey is '' until a completed payment, below any date.
+        customers.count({ ...scope, lastTransactionKey: { $gte: since } }),
+        customers.sum(scope, 'totalSpent'),
+        customers.find(
+          { ...scope, totalSpent: { $gt: 0 } },
+          { sort: { totalSpent: -1, totalTransactions: -1, _id: 1 }, limit: TOP_CUSTOMERS },
+        ),
+      ]);
+      return { totalCustomers, newCustomers, activeCustomers, totalSpent, top: top.map(toCustomer) };
     },
 
     countCustomers(filter: Filter) {
