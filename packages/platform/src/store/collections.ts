@@ -121,6 +121,7 @@ export function announcingWrites<T extends Doc>(
     sum: (filter, field) => collection.sum(filter, field),
     docsExamined: (filter) => collection.docsExamined(filter),
     ensureIndex: (spec) => collection.ensureIndex(spec),
+    dropIndex: (spec) => collection.dropIndex(spec),
     insertOne: (doc) => collection.insertOne(doc),
     async findOneAndUpdate(filter, update, options) {
       const updated = await collection.findOneAndUpdate(filter, update, options);

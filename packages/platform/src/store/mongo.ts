@@ -122,6 +122,16 @@ function openCollection<T extends Doc>(client: MongoClient, database: string, na
           (plan as { executionStats?: { totalDocsExamined?: number } }).executionStats?.totalDocsExamined,
         );
       }),
+    dropIndex: (spec) =>
+      run(async () => {
+        indexFields(spec);
+        if (spec.text) return;
+        // MongoDB names an index by its fields and directions (field_1_other_-1).
+        const name = Object.entries(spec.fields)
+          .map(([field, direction]) => `${field}_${direction}`)
+          .join('_');
+        if (await coll.indexExists(name)) await coll.dropIndex(name);
+      }),
     ensureIndex: (spec) =>
       run(async () => {
         indexFields(spec);

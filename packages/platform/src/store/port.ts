@@ -118,6 +118,11 @@ export interface Collection<T extends Doc> {
    * embedded store keeps the old ones, so give a changed index a changed field list.
    */
   ensureIndex(spec: IndexSpec): Promise<void>;
+  /**
+   * Removes the index `spec` declares, if there is one; idempotent. An index superseded by
+   * one with a changed field list stays otherwise, and every write keeps it up to date.
+   */
+  dropIndex(spec: IndexSpec): Promise<void>;
 }
 
 export interface Store {

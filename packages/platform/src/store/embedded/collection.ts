@@ -374,14 +374,34 @@ export function openCollection<T extends Doc>(env: StoreEnv, name: string): Coll
     return rows.map((row) => decodeStored<T>(row));
   }
 
+  /** The identity of an index spec, in the names of the SQLite indexes made for it. */
+  const indexId = (spec: IndexSpec) =>
+    createHash('sha256')
+      .update(JSON.stringify([name, spec.fields, spec.unique ?? false]))
+      .digest('hex')
+      .slice(0, 16);
+
+  /** Every SQLite index or table a spec may have been made as (see ensureIndex and ensureTextIndex). */
+  function dropIndex(spec: IndexSpec): void {
+    const fields = indexFields(spec);
+    if (spec.text) {
+      const id = textIndexId(fields);
+      for (const trigger of ['insert', 'update', 'delete'])
+        db.exec(`DROP TRIGGER IF EXISTS "$fts_${id}_${trigger}"`);
+      db.exec(`DROP TABLE IF EXISTS "$fts_${id}"`);
+      for (const field of fields) textIndexes.delete(field);
+      return;
+    }
+    const id = indexId(spec);
+    for (const prefix of ['$ix_', '$iu_', '$ip_', '$un_', '$ux_'])
+      db.exec(`DROP INDEX IF EXISTS "${prefix}${id}"`);
+  }
+
   function ensureIndex(spec: IndexSpec): void {
     const fields = indexFields(spec);
     if (spec.text) return ensureTextIndex(fields);
     const columns = fields.map((f) => `${fieldExpression(f)}${spec.fields[f] === -1 ? ' DESC' : ''}`);
-    const id = createHash('sha256')
-      .update(JSON.stringify([name, spec.fields, spec.unique ?? false]))
-      .digest('hex')
-      .slice(0, 16);
+    const id = indexId(spec);
     const unique = spec.unique ?? false;
     const expressions = fields.map((f) => fieldExpression(f));
     // A sparse index of one field holds only the documents that have it (a partial index):
@@ -422,11 +442,14 @@ export function openCollection<T extends Doc>(env: StoreEnv, name: string): Coll
    * A contentless FTS5 trigram table beside the collection, keyed by its rowid and kept by
    * triggers, so every write path (and a store opened by an older version) keeps it whole.
    */
-  function ensureTextIndex(fields: string[]): void {
-    const id = createHash('sha256')
+  const textIndexId = (fields: string[]) =>
+    createHash('sha256')
       .update(JSON.stringify([name, 'text', fields]))
       .digest('hex')
       .slice(0, 16);
+
+  function ensureTextIndex(fields: string[]): void {
+    const id = textIndexId(fields);
     const fts = quote(`$fts_${id}`);
     const columns = fields.map((_, i) => `c${i}`);
     const existed = db
@@ -535,6 +558,7 @@ export function openCollection<T extends Doc>(env: StoreEnv, name: string): Coll
       }, 'one'),
     docsExamined: (filter) => read(() => docsExamined(filter)),
     ensureIndex: (spec) => write(() => ensureIndex(spec)),
+    dropIndex: (spec) => write(() => dropIndex(spec)),
     sweep,
   };
 }

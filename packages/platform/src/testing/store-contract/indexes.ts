@@ -83,6 +83,31 @@ export function describeIndexContract(context: ContractContext): void {
       expect(await payments.docsExamined({ status: 'open' })).toBe(20);
     });
 
+    it('drops an index it was asked to, once or twice, and answers the same without it', async () => {
+      const payments = context.fresh<Account & { status?: string; rank?: number }>();
+      const byStatus = { fields: { status: 1, rank: -1 } } as const;
+      await payments.ensureIndex(byStatus);
+      await payments.ensureIndex({ fields: { rank: 1 } });
+      for (let i = 0; i < 20; i += 1)
+        await payments.insertOne({ _id: `p${i}`, status: i < 3 ? 'open' : 'settled', rank: i });
+      expect(await payments.docsExamined({ status: 'open' })).toBe(3);
+      await payments.dropIndex(byStatus);
+      await payments.dropIndex(byStatus);
+      await payments.dropIndex({ fields: { never: 1 } });
+      expect(await payments.docsExamined({ status: 'open' })).toBe(20);
+      expect(await payments.docsExamined({ rank: { $gte: 18 } })).toBe(2);
+      expect((await payments.find({ status: 'open' }, { sort: { rank: -1 } })).map((p) => p._id)).toEqual([
+        'p2',
+        'p1',
+        'p0',
+      ]);
+      const search = { fields: { status: 1 }, text: true } as const;
+      await payments.ensureIndex(search);
+      await payments.dropIndex(search);
+      await payments.insertOne({ _id: 'p20', status: 'reopened', rank: 20 });
+      expect(await payments.count({ status: { $contains: 'open' } })).toBe(4);
+    });
+
     it('finds Date values by range through a sparse index', async () => {
       const sessions = context.fresh<Account>();
       await sessions.ensureIndex({ fields: { recoverAt: 1 }, sparse: true });
