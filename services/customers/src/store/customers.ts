@@ -50,13 +50,17 @@ export function createCustomerStore(store: Store) {
   return {
     async ensureIndexes() {
       await customers.ensureIndex({ fields: { projectId: 1, livemode: 1, externalId: 1 }, unique: true });
-      await customers.ensureIndex({ fields: { projectId: 1, livemode: 1, lastTransactionKey: -1 } });
-      // Every order the list offers, and the statistics' counts, sum and top, read an index:
-      // sorting or summing a project's customers anew on each request grew with them.
-      await customers.ensureIndex({ fields: { projectId: 1, livemode: 1, createdAt: -1 } });
-      await customers.ensureIndex({ fields: { projectId: 1, livemode: 1, totalSpent: -1 } });
-      await customers.ensureIndex({ fields: { projectId: 1, livemode: 1, totalTransactions: -1 } });
-      await customers.ensureIndex({ fields: { projectId: 1, livemode: 1, nameKey: 1 } });
+      // Every order the list offers ends with the id, as the list's sort does, and so does
+      // the statistics' top: an order read from an index only up to a tie sorted every tied
+      // customer on each request (a single-price shop ties them all: 2.5 s for 250,000).
+      // Counts, the sum and the top read these too, rather than every customer.
+      await customers.dropIndex({ fields: { projectId: 1, livemode: 1, lastTransactionKey: -1 } });
+      for (const order of ['lastTransactionKey', 'createdAt', 'totalSpent', 'totalTransactions'])
+        await customers.ensureIndex({ fields: { projectId: 1, livemode: 1, [order]: -1, _id: -1 } });
+      await customers.ensureIndex({ fields: { projectId: 1, livemode: 1, nameKey: 1, _id: 1 } });
+      await customers.ensureIndex({
+        fields: { projectId: 1, livemode: 1, totalSpent: -1, totalTransactions: -1, _id: 1 },
+      });
       // The list's search box: a substring of any of these (see the list handler).
       await customers.ensureIndex({ fields: { phone: 1, email: 1, name: 1 }, text: true });
       await transactions.ensureIndex({ fields: { customerId: 1, createdAt: -1 } });
