@@ -103,7 +103,13 @@ async function measureSize(
   size: number,
   system: ProcessSystem,
   key: string,
-  read: { queries: number; searchQueries: number; createSeconds: number; middleId: string },
+  read: {
+    queries: number;
+    searchQueries: number;
+    createSeconds: number;
+    middleId: string;
+    projectId: string;
+  },
 ): Promise<Omit<SizeResult, 'size' | 'seedDocsPerSecond' | 'port'>> {
   const { queries, searchQueries, createSeconds, middleId } = read;
   await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
@@ -119,6 +125,13 @@ async function measureSize(
   const searchFirst = await timeQuery(list('&search=shopper'), key, searchQueries);
   const searchDeep = await timeQuery(list(`&search=shopper&page=${deep}`), key, searchQueries);
   const searchCursor = await timeQuery(list(`&search=shopper${middle}`), key, searchQueries);
+  // One customer every four payments, each a copy of the template's "Scale Shopper": the
+  // search matches them all, the statistics count them all.
+  const customers = `${system.baseUrl}/v1/projects/${read.projectId}/customers`;
+  print('  queries: customers list, search and statistics');
+  const customersList = await timeQuery(`${customers}?sort_by=totalSpent`, key, searchQueries);
+  const customersSearch = await timeQuery(`${customers}?search=shopper`, key, searchQueries);
+  const customersStats = await timeQuery(`${customers}/stats`, key, searchQueries);
   print(`  creating payments for ${createSeconds} s`);
   const config = { ...readConfig(), durationSeconds: createSeconds, warmupSeconds: 1 };
   const create = await measure(createPaymentScenario(system.baseUrl, key), config, pids);
@@ -132,6 +145,9 @@ async function measureSize(
     searchFirst,
     searchDeep,
     searchCursor,
+    customersList,
+    customersSearch,
+    customersStats,
     deepPage: deep,
     createPerSecond: create.requestsPerSecond,
     createP99Ms: create.latencyMs.p99,
@@ -188,6 +204,7 @@ async function main(): Promise<number> {
             searchQueries,
             createSeconds,
             middleId: seededPaymentId(templates, Math.floor(size / 2), salt),
+            projectId: accounts.projectId,
           })),
         });
       } finally {

@@ -5,7 +5,7 @@ import { checkScale, type Latency, type SizeResult } from './targets.js';
 const latency = (p99: number, failed = 0): Latency => ({ p50: p99 / 2, p99, count: 10, failed });
 
 function result(size: number, p99: { first: number; deep: number; cursor: number }, failed = 0): SizeResult {
-  const port = { p50: 1, p99: 2 };
+  const port = { p50: 1, p99: size === 10_000 ? 2 : 9 };
   return {
     size,
     seedDocsPerSecond: 1,
@@ -21,6 +21,9 @@ function result(size: number, p99: { first: number; deep: number; cursor: number
     searchFirst: latency(1),
     searchDeep: latency(1),
     searchCursor: latency(1),
+    customersList: latency(1),
+    customersSearch: latency(1),
+    customersStats: latency(1),
     port: { listFirst: port, listDeep: port, searchFirst: port, searchDeep: port },
   };
 }
@@ -33,15 +36,21 @@ describe('the scale bench', () => {
     expect(deepestPage(5)).toBe(1);
   });
 
-  it('holds every list read at a size to twice its p99 at 10,000, a cursor read included', () => {
+  it('holds every list read at a size to twice its value at 10,000, a cursor read included', () => {
     const checks = checkScale([
       result(10_000, { first: 10, deep: 12, cursor: 10 }),
       result(1_000_000, { first: 19, deep: 30, cursor: 12 }),
     ]);
-    const at = (figure: string) => checks.find((check) => check.figure === `1,000,000: list p99, ${figure}`);
+    const at = (figure: string) =>
+      checks.find((check) => check.figure.startsWith('1,000,000: list') && check.figure.endsWith(figure));
     expect(at('API, first page')).toMatchObject({ met: true, target: '<= 20.0 ms (2x 10)' });
     expect(at('API, deepest numbered page')).toMatchObject({ met: false, measured: '30 ms' });
     expect(at('API, cursor at the middle')).toMatchObject({ met: true });
+    // At the port the median is held to it: its p99 is the odd pause of the bench's process.
+    expect(at('store port, first page')).toMatchObject({
+      met: true,
+      figure: '1,000,000: list p50, store port, first page',
+    });
     expect(checks.find((check) => check.figure.startsWith('1,000,000: largest service RSS'))).toMatchObject({
       met: true,
       measured: '140 MB',
