@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { openEmbeddedStore, type Store } from '@mmp/platform';
 import type { Payment } from '../src/domain/payment.js';
+import type { Payout } from '../src/domain/transfer.js';
 import { ensureIndexes, openPaymentsDb, type PaymentsDb } from '../src/store/db.js';
 
 export const scope = { projectId: 'project', livemode: false };
@@ -25,11 +26,25 @@ export function storedPayment(id: string, createdAt: string, fields: Record<stri
   } as unknown as Payment;
 }
 
+/** A payout as the store keeps it, with what the list's queries read. */
+export function storedPayout(id: string, createdAt: string): Payout {
+  return {
+    _id: id,
+    id,
+    referenceKey: `ref-${id}`,
+    ...scope,
+    status: 'COMPLETED',
+    currency: 'XAF',
+    createdAt,
+  } as unknown as Payout;
+}
+
 /**
  * The payments store module over a store of its own (a temporary folder, the service's
- * indexes), holding the payments `seed` gives, for tests of the store's queries.
+ * indexes), holding the payments `seed` gives and the payouts `seedPayouts` gives, for tests
+ * of the store's queries.
  */
-export function usePaymentsStore(seed: () => Payment[]) {
+export function usePaymentsStore(seed: () => Payment[], seedPayouts: () => Payout[] = () => []) {
   let dir: string;
   let store: Store;
   let db: PaymentsDb | undefined;
@@ -39,6 +54,7 @@ export function usePaymentsStore(seed: () => Payment[]) {
     db = openPaymentsDb(store);
     await ensureIndexes(db);
     for (const payment of seed()) await db.payments.insertOne(payment);
+    for (const payout of seedPayouts()) await db.payouts.insertOne(payout);
   });
   afterAll(async () => {
     await store.close();

@@ -316,6 +316,8 @@ describe('payouts', () => {
     expect(unknown).toMatchObject({ code: 'invalid_request', fields: [{ field: 'starting_after' }] });
     const bad = await h.callError('payouts.list', { query: { limit: '0', status: 'DONE' } }, actor);
     expect(bad.fields?.map((f) => f.field).sort()).toEqual(['limit', 'status']);
+    const deep = await h.callError('payouts.list', { query: { page: '501' } }, actor);
+    expect(deep).toMatchObject({ code: 'invalid_request', fields: [{ field: 'page' }] });
     const other = await h.callError('payouts.retrieve', { params: { payoutId: sent[0]!.id } }, actorOf());
     expect(other.code).toBe('resource_not_found');
   });

@@ -79,38 +79,59 @@ export function listParam<T extends z.ZodType>(item: T) {
 }
 
 /**
- * A list answer in the payments list's form: a page of `item`, whether more follow, and how
- * many match; `counts` adds to what the meta says of them.
+ * A list counts its matches no further than this, so a page costs the same with ten thousand
+ * items as with a million; beyond it a merchant pages with cursors (see docs/decisions.md).
  */
-export function pagedList<Item extends z.ZodType, Counts extends z.ZodRawShape>(item: Item, counts: Counts) {
+export const LIST_TOTAL_CAP = 10_000;
+
+/**
+ * A list answer in the payments list's form: a page of `item`, whether more follow, and how
+ * many match, counted up to LIST_TOTAL_CAP.
+ */
+export function pagedList<Item extends z.ZodType>(item: Item) {
   return z.strictObject({
     data: z.array(item),
     has_more: z.boolean(),
     meta: z.strictObject({
       limit: z.number().int(),
       total: z.number().int().nonnegative(),
-      ...counts,
+      /** Present (true) when more than LIST_TOTAL_CAP match: `total` is then the cap. */
+      totalCapped: z.literal(true).optional(),
       /** Only in page mode (no cursor given). */
       page: z.number().int().positive().optional(),
     }),
   });
 }
 
-/** Message for a missing field, distinguishable by classifiers (see isMissingIssue). */
-/** A list pages one way at a time: `starting_after` or `ending_before`, never both. */
-export function checkOneCursor(
-  query: { starting_after?: string; ending_before?: string },
-  ctx: z.RefinementCtx,
-): void {
-  if (query.starting_after && query.ending_before) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['ending_before'],
-      message: 'give starting_after or ending_before, not both',
-    });
-  }
+type PagingQuery = { limit: number; page: number; starting_after?: string; ending_before?: string };
+
+/**
+ * How a paged list's query pages: one way at a time (`starting_after` or `ending_before`,
+ * never both), and a numbered page starts within the LIST_TOTAL_CAP `items` the total
+ * counts. Reaching a page means reading every item before it, so a deeper one would cost
+ * with the history; cursors go on from where they point at the cost of one page.
+ */
+export function checkPaging(items: string) {
+  return (query: PagingQuery, ctx: z.RefinementCtx): void => {
+    if (query.starting_after && query.ending_before) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['ending_before'],
+        message: 'give starting_after or ending_before, not both',
+      });
+    }
+    const cursor = query.starting_after !== undefined || query.ending_before !== undefined;
+    if (!cursor && (query.page - 1) * query.limit >= LIST_TOTAL_CAP) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['page'],
+        message: `page must start within the first ${LIST_TOTAL_CAP} ${items} (at most page ${Math.ceil(LIST_TOTAL_CAP / query.limit)} with limit ${query.limit}); read further with starting_after`,
+      });
+    }
+  };
 }
 
+/** Message for a missing field, distinguishable by classifiers (see isMissingIssue). */
 export function requiredMessage(name: string): string {
   return `${name} is required`;
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Currency } from '../money.js';
-import { DateTime, checkOneCursor, listParam, queryInt, queryNumber } from './common.js';
-import { LIST_TOTAL_CAP, PaymentMethod, PaymentStatus } from './payment.js';
+import { DateTime, checkPaging, listParam, queryInt, queryNumber } from './common.js';
+import { PaymentMethod, PaymentStatus } from './payment.js';
 
 export const PAYMENT_EXPANSIONS = ['customer', 'project', 'refunds', 'events'] as const;
 export const PaymentExpand = z.enum(PAYMENT_EXPANSIONS, {
@@ -27,10 +27,10 @@ export type PaymentRetrieveQuery = z.output<typeof PaymentRetrieveQuery>;
 /**
  * Query of GET /payments. Unknown parameters are refused (400) rather than ignored, so a
  * misspelt filter never silently returns everything. `search` matches reference, token,
- * phone or name. A numbered page starts within the LIST_TOTAL_CAP payments the total counts:
- * reaching a page means reading every payment before it, so a deeper one would cost with
- * the history; cursors go on from where they point at the cost of one page.
+ * phone or name. It pages as every paged list does (checkPaging).
  */
+const checkPayments = checkPaging('payments');
+
 export const PaymentListQuery = z
   .strictObject({
     limit: queryInt('limit', 1, 100).default(20),
@@ -50,15 +50,7 @@ export const PaymentListQuery = z
     'expand[]': listParam(PaymentExpand).optional(),
   })
   .superRefine((q, ctx) => {
-    checkOneCursor(q, ctx);
-    const cursor = q.starting_after !== undefined || q.ending_before !== undefined;
-    if (!cursor && (q.page - 1) * q.limit >= LIST_TOTAL_CAP) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['page'],
-        message: `page must start within the first ${LIST_TOTAL_CAP} payments (at most page ${Math.ceil(LIST_TOTAL_CAP / q.limit)} with limit ${q.limit}); read further with starting_after`,
-      });
-    }
+    checkPayments(q, ctx);
     if (q.minAmount !== undefined && q.maxAmount !== undefined && q.minAmount > q.maxAmount) {
       ctx.addIssue({ code: 'custom', path: ['maxAmount'], message: 'maxAmount must be at least minAmount' });
     }

@@ -131,14 +131,5 @@ export const PaymentListItem = z.strictObject({
 });
 export type PaymentListItem = z.infer<typeof PaymentListItem>;
 
-/**
- * A list counts its matches no further than this, so a page costs the same with ten thousand
- * payments as with a million; beyond it a merchant pages with cursors (see docs/decisions.md).
- */
-export const LIST_TOTAL_CAP = 10_000;
-
-export const PaymentList = pagedList(PaymentListItem, {
-  /** Present (true) when more than LIST_TOTAL_CAP payments match: `total` is then the cap. */
-  totalCapped: z.literal(true).optional(),
-});
+export const PaymentList = pagedList(PaymentListItem);
 export type PaymentList = z.infer<typeof PaymentList>;

@@ -47,4 +47,18 @@ describe('PayoutListQuery', () => {
     expect(PayoutListQuery.safeParse({ limit: '101' }).success).toBe(false);
     expect(PayoutListQuery.safeParse({ starting_after: 'a', ending_before: 'b' }).success).toBe(false);
   });
+
+  it('takes the last page the capped total counts, and no page past it unless a cursor chooses', () => {
+    expect(PayoutListQuery.parse({ page: '500' })).toMatchObject({ page: 500 });
+    const result = PayoutListQuery.safeParse({ page: '101', limit: '100' });
+    expect(result.success).toBe(false);
+    expect(result.error?.issues).toEqual([
+      expect.objectContaining({
+        path: ['page'],
+        message:
+          'page must start within the first 10000 payouts (at most page 100 with limit 100); read further with starting_after',
+      }),
+    ]);
+    expect(PayoutListQuery.safeParse({ page: '9999', starting_after: 'po_1' }).success).toBe(true);
+  });
 });

@@ -3,7 +3,7 @@ import { PaymentToken, PayoutId, RefundId, Uuid } from '../ids.js';
 import { AMOUNT_RANGE_MESSAGE, Currency, MAX_AMOUNT } from '../money.js';
 import { NETWORKS, Network } from '../network.js';
 import { E164 } from '../phone.js';
-import { DateTime, Metadata, checkOneCursor, pagedList, queryInt } from './common.js';
+import { DateTime, Metadata, checkPaging, pagedList, queryInt } from './common.js';
 import { oneOf } from '../one-of.js';
 
 /**
@@ -82,7 +82,7 @@ export const Payout = z.strictObject({
 });
 export type Payout = z.infer<typeof Payout>;
 
-/** GET /payouts: the payments list's pagination and error forms (cursor or page). */
+/** GET /payouts: the payments list's pagination, its cap and its error forms (cursor or page). */
 export const PayoutListQuery = z
   .strictObject({
     limit: queryInt('limit', 1, 100).default(20),
@@ -93,10 +93,10 @@ export const PayoutListQuery = z
     currency: Currency.optional(),
     network: z.enum(NETWORKS).optional(),
   })
-  .superRefine(checkOneCursor);
+  .superRefine(checkPaging('payouts'));
 export type PayoutListQuery = z.output<typeof PayoutListQuery>;
 
-export const PayoutList = pagedList(Payout, {});
+export const PayoutList = pagedList(Payout);
 export type PayoutList = z.infer<typeof PayoutList>;
 
 /**

@@ -24,6 +24,7 @@ import { createMerchantPayment } from '../use-cases/create.js';
 import { verifyPayment } from '../use-cases/verify.js';
 import { parseQuery } from './input.js';
 import { merchantPayment, onceByIdempotencyKey, scopeOf } from './merchant.js';
+import { listBody } from './list-body.js';
 
 type Api = typeof paymentsApi;
 
@@ -122,20 +123,7 @@ export function merchantPaymentHandlers(deps: Deps) {
     const page = await listPayments(deps.db, actor, toFilter(query), { after, before });
     const expandOne = createExpander(deps, query.expand);
     const data = await Promise.all(page.items.map((payment) => expandOne(payment, toListItem(payment))));
-    const pageMode = !after && !before;
-    return {
-      status: 200,
-      body: {
-        data,
-        has_more: page.hasMore,
-        meta: {
-          limit: query.limit,
-          total: page.total,
-          ...(page.totalCapped ? { totalCapped: true as const } : {}),
-          ...(pageMode ? { page: query.page } : {}),
-        },
-      },
-    };
+    return { status: 200, body: listBody(data, page, query, { after, before }) };
   };
 
   const listByUser: OperationHandler<Api['listByUser']> = async (request, { actor }) => {

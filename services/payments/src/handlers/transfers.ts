@@ -21,6 +21,7 @@ import type { Deps } from '../deps.js';
 import { requestPayout, requestRefund } from '../use-cases/transfers.js';
 import { parseQuery } from './input.js';
 import { merchantPayment, onceByIdempotencyKey, scopeOf } from './merchant.js';
+import { listBody } from './list-body.js';
 
 /**
  * A body that fails its schema is validation_error naming every invalid field (400 at the
@@ -121,15 +122,7 @@ export function transferHandlers(deps: Deps, replay: LedgerReplay) {
     const after = await cursorPayout(query.starting_after, scope, 'starting_after');
     const before = await cursorPayout(query.ending_before, scope, 'ending_before');
     const page = await listPayouts(deps.db, scope, query, { after, before });
-    const pageMode = !after && !before;
-    return {
-      status: 200,
-      body: {
-        data: page.items.map(toPayoutView),
-        has_more: page.hasMore,
-        meta: { limit: query.limit, total: page.total, ...(pageMode ? { page: query.page } : {}) },
-      },
-    };
+    return { status: 200, body: listBody(page.items.map(toPayoutView), page, query, { after, before }) };
   };
 
   const balance: OperationHandler<(typeof balanceApi)['retrieve']> = async (_request, { actor }) => {

@@ -1,4 +1,5 @@
 import type { Collection, Doc, Filter } from '@mmp/platform';
+import { LIST_TOTAL_CAP } from '@mmp/protocol';
 
 /** What a list sorts by, newest first: its creation time, then its id for the ties. */
 export type ListedItem = Doc & { createdAt: string; id: string };
@@ -7,6 +8,22 @@ export type ListedItem = Doc & { createdAt: string; id: string };
 export type PageCursor<T extends ListedItem> = { after?: T; before?: T };
 
 export type Page<T> = { items: T[]; hasMore: boolean };
+
+/** How many items a list matches, counted no further than its cap (LIST_TOTAL_CAP). */
+export type ListTotal = { total: number; totalCapped: boolean };
+
+/**
+ * Counts `filter`'s matches up to `cap`: one more than the cap tells "exactly the cap" from
+ * "more than the cap", and a count that stops there costs the same with a million items.
+ */
+export async function countCapped<T extends Doc>(
+  collection: Collection<T>,
+  filter: Filter,
+  cap = LIST_TOTAL_CAP,
+): Promise<ListTotal> {
+  const counted = await collection.count(filter, { limit: cap + 1 });
+  return { total: Math.min(counted, cap), totalCapped: counted > cap };
+}
 
 /**
  * Items listed after `item` (older). The range on `createdAt` alone is what an index on

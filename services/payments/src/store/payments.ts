@@ -4,7 +4,7 @@ import type { Payment } from '../domain/payment.js';
 import type { TimelineEntry } from '../domain/timeline.js';
 import { OPEN_STATUSES } from '../domain/lifecycle.js';
 import type { PaymentsDb } from './db.js';
-import { readPage, type PageCursor } from './pages.js';
+import { countCapped, readPage, type ListTotal, type Page, type PageCursor } from './pages.js';
 
 /** A validated list query, dates as UTC ISO strings comparable with `createdAt`. */
 export type PaymentListFilter = {
@@ -171,7 +171,7 @@ function listFilter(scope: Scope, query: PaymentListFilter): Filter {
   return { $and: and };
 }
 
-export type PaymentPage = { items: Payment[]; hasMore: boolean; total: number; totalCapped: boolean };
+export type PaymentPage = Page<Payment> & ListTotal;
 
 /**
  * Lists newest first (createdAt, then id, both descending). A cursor is the id of a payment
@@ -185,10 +185,6 @@ export async function listPayments(
   totalCap = LIST_TOTAL_CAP,
 ): Promise<PaymentPage> {
   const base = listFilter(scope, query);
-  // One more than the cap tells "exactly the cap" from "more than the cap".
-  const counted = await db.payments.count(base, { limit: totalCap + 1 });
-  const total = Math.min(counted, totalCap);
-  const totalCapped = counted > totalCap;
-  const page = await readPage(db.payments, base, cursor, query);
-  return { ...page, total, totalCapped };
+  const total = await countCapped(db.payments, base, totalCap);
+  return { ...(await readPage(db.payments, base, cursor, query)), ...total };
 }

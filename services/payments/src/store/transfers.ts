@@ -1,5 +1,5 @@
 import { DuplicateKeyError, type Collection, type Filter, type Outbox } from '@mmp/platform';
-import type { PendingEvent } from '@mmp/protocol';
+import { LIST_TOTAL_CAP, type PendingEvent } from '@mmp/protocol';
 import {
   accountId,
   emptyAccount,
@@ -12,7 +12,7 @@ import {
 } from '../domain/ledger.js';
 import type { Payout, Refund } from '../domain/transfer.js';
 import type { PaymentsDb } from './db.js';
-import { readPage, type PageCursor } from './pages.js';
+import { countCapped, readPage, type ListTotal, type Page, type PageCursor } from './pages.js';
 import type { Scope } from './payments.js';
 
 type Writer = { db: PaymentsDb; outbox: Outbox };
@@ -174,7 +174,7 @@ export type PayoutFilter = {
   page: number;
 };
 
-export type PayoutPage = { items: Payout[]; hasMore: boolean; total: number };
+export type PayoutPage = Page<Payout> & ListTotal;
 
 /** Newest first (createdAt, then id), like the payments list; cursors are payout ids of the scope. */
 export async function listPayouts(
@@ -182,14 +182,15 @@ export async function listPayouts(
   scope: Scope,
   query: PayoutFilter,
   cursor: PageCursor<Payout>,
+  totalCap = LIST_TOTAL_CAP,
 ): Promise<PayoutPage> {
   const and: Filter[] = [{ projectId: scope.projectId, livemode: scope.livemode }];
   if (query.status) and.push({ status: query.status });
   if (query.currency) and.push({ currency: query.currency });
   if (query.network) and.push({ network: query.network });
   const base: Filter = { $and: and };
-  const total = await db.payouts.count(base);
-  return { ...(await readPage(db.payouts, base, cursor, query)), total };
+  const total = await countCapped(db.payouts, base, totalCap);
+  return { ...(await readPage(db.payouts, base, cursor, query)), ...total };
 }
 
 /** Moves a transfer record out of PENDING once; null when it was moved already. */
