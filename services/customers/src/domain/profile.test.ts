@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { PaymentSnapshot } from '@mmp/protocol';
 import { paymentLife, snapshot } from '../../test/fixtures.js';
@@ -112,7 +113,76 @@ describe('deriveProfile', () => {
   it('is null for no payments', () => {
     expect(deriveProfile([])).toBeNull();
   });
+
+  it('breaks a tie of creation times by id, the same way whatever the order of the records', () => {
+    const at = '2025-02-01T09:00:00.000Z';
+    const records: TransactionRecord[] = ['pay_b', 'pay_c', 'pay_a'].map((id) => ({
+      payment: snapshot({ id, createdAt: at, payerName: `Name of ${id}`, payerEmail: null }),
+      occurredAt: at,
+    }));
+    for (const order of [records, [...records].reverse(), [records[1]!, records[2]!, records[0]!]]) {
+      expect(deriveProfile(order)).toMatchObject({ name: 'Name of pay_c', email: null, createdAt: at });
+    }
+  });
+
+  it('says what sorting the records newest first says, for any set of records', () => {
+    const statuses = ['PENDING', 'COMPLETED', 'FAILED', 'PARTIALLY_REFUNDED', 'REFUNDED'] as const;
+    const time = fc
+      .integer({ min: 0, max: 5 })
+      .map((m) => new Date(Date.UTC(2025, 0, 1, 0, m)).toISOString());
+    const record = fc.record({
+      id: fc.constantFrom('pay_a', 'pay_B', 'pay_c', 'pay_d', 'pay_E', 'pay_f'),
+      createdAt: time,
+      occurredAt: time,
+      completedAt: fc.option(time, { nil: null }),
+      status: fc.constantFrom(...statuses),
+      amount: fc.integer({ min: 100, max: 10_000 }),
+      payerName: fc.option(fc.constantFrom('Awa', 'Moussa'), { nil: null }),
+      payerPhone: fc.option(fc.constantFrom('+237670000001', '+237670000002'), { nil: null }),
+    });
+    fc.assert(
+      fc.property(fc.uniqueArray(record, { selector: (r) => r.id, minLength: 1 }), (drawn) => {
+        const records: TransactionRecord[] = drawn.map(({ occurredAt, ...fields }) => ({
+          payment: snapshot({ ...fields, payerEmail: null, refundedAmount: Math.floor(fields.amount / 3) }),
+          occurredAt,
+        }));
+        expect(deriveProfile(records)).toEqual(bySorting(records));
+      }),
+    );
+  });
 });
+
+/** The profile rule as first written: the records sorted newest first, then read. */
+function bySorting(records: TransactionRecord[]) {
+  const iso = (value: string) => new Date(value).toISOString();
+  const sorted = [...records].sort((a, b) => {
+    const byTime = iso(b.payment.createdAt).localeCompare(iso(a.payment.createdAt));
+    return byTime !== 0 ? byTime : b.payment.id.localeCompare(a.payment.id);
+  });
+  const first = (pick: (p: PaymentSnapshot) => string | null) =>
+    sorted.map((record) => pick(record.payment)).find((value) => value) ?? null;
+  const settled = records.filter((record) =>
+    ['COMPLETED', 'PARTIALLY_REFUNDED', 'REFUNDED'].includes(record.payment.status),
+  );
+  return {
+    email: first((p) => p.payerEmail),
+    phone: first((p) => p.payerPhone),
+    name: first((p) => p.payerName),
+    metadata: {},
+    totalTransactions: settled.length,
+    totalSpent: settled.reduce((sum, record) => sum + netSpent(record.payment), 0),
+    lastTransactionAt:
+      settled
+        .map((record) => iso(record.payment.completedAt ?? record.occurredAt))
+        .sort()
+        .at(-1) ?? null,
+    createdAt: iso(sorted.at(-1)!.payment.createdAt),
+    updatedAt: records
+      .map((record) => iso(record.occurredAt))
+      .sort()
+      .at(-1),
+  };
+}
 
 describe('customerIdFor', () => {
   it('is a stable UUID per project, environment and external id', () => {
