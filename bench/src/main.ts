@@ -4,7 +4,7 @@ import { readConfig, type BenchConfig, type Mode } from './config.js';
 import { runFlow } from './flow.js';
 import { measure, type Scenario } from './load.js';
 import { waitForIdleMemory, type IdleWait } from './idle.js';
-import { idleCpuMsPerSecond, natsServerPids, pssBytes, rssBytes } from './proc.js';
+import { idleCpuMsPerSecond, pssBytes, rssBytes, withNatsServer } from './proc.js';
 import { startChild, stopChild } from './processes.js';
 import {
   baselineRate,
@@ -88,11 +88,7 @@ async function runMode(mode: Mode, config: BenchConfig): Promise<ModeRun> {
     const idleRssBytes = readEach(system.servicePids, rssBytes);
     const idlePssBytes = readEach(system.servicePids, pssBytes);
     const idleCpu = await idleCpuMsPerSecond(system.servicePids, IDLE_CPU_WINDOW_MS);
-    const nats = natsServerPids();
-    const cpuPids = {
-      ...system.servicePids,
-      ...Object.fromEntries(nats.map((pid) => [nats.length > 1 ? `nats-server ${pid}` : 'nats-server', pid])),
-    };
+    const cpuPids = withNatsServer(system.servicePids);
     const key = accounts.testSecretKey;
     const scenarios: Record<ScenarioKey, () => Promise<Scenario>> = {
       create: async () => createPaymentScenario(baseUrl, key),

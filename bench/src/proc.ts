@@ -72,6 +72,15 @@ export function natsServerPids(): number[] {
   return pids;
 }
 
+/** The system's processes whose CPU an operation costs: its services and nats-server. */
+export function withNatsServer(servicePids: Record<string, number>): Record<string, number> {
+  const nats = natsServerPids();
+  return {
+    ...servicePids,
+    ...Object.fromEntries(nats.map((pid) => [nats.length > 1 ? `nats-server ${pid}` : 'nats-server', pid])),
+  };
+}
+
 export type CpuSnapshot = Record<string, number>;
 
 /** CPU milliseconds of each named process now. */

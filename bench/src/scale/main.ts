@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { createTestSystem, eventually } from '@mmp/platform/testing';
 import { readConfig } from '../config.js';
 import { measure } from '../load.js';
-import { peakRssBytes, rssBytes } from '../proc.js';
+import { peakRssBytes, rssBytes, withNatsServer } from '../proc.js';
 import { table, writeResults } from '../report.js';
 import { createPaymentScenario } from '../scenarios.js';
 import { percentile } from '../stats.js';
@@ -11,7 +11,7 @@ import { createAccounts, type BenchAccounts } from '../setup.js';
 import { benchEnv, buildServices, startProcesses, type ProcessSystem } from '../systems.js';
 import { deepestPage, measurePortQueries, PAGE } from './port-queries.js';
 import { readTemplates, seed, seededPaymentId, type Templates } from './seed.js';
-import { checkScale, formatScale, type Latency, type SizeResult } from './targets.js';
+import { checkScale, formatCreateCpu, formatScale, type Latency, type SizeResult } from './targets.js';
 
 /**
  * `pnpm bench:scale`: the embedded store holding 10,000, then 100,000, then 1,000,000
@@ -134,7 +134,7 @@ async function measureSize(
   const customersStats = await timeQuery(`${customers}/stats`, key, searchQueries);
   print(`  creating payments for ${createSeconds} s`);
   const config = { ...readConfig(), durationSeconds: createSeconds, warmupSeconds: 1 };
-  const create = await measure(createPaymentScenario(system.baseUrl, key), config, pids);
+  const create = await measure(createPaymentScenario(system.baseUrl, key), config, withNatsServer(pids));
   return {
     startMs: system.startMs,
     idleRssBytes,
@@ -151,6 +151,12 @@ async function measureSize(
     deepPage: deep,
     createPerSecond: create.requestsPerSecond,
     createP99Ms: create.latencyMs.p99,
+    createCpuMs: Object.fromEntries(
+      Object.entries(create.cpuMsByProcess ?? {}).map(([name, ms]) => [
+        name,
+        create.successes > 0 ? ms / create.successes : 0,
+      ]),
+    ),
   };
 }
 
@@ -217,6 +223,7 @@ async function main(): Promise<number> {
   }
   const checks = checkScale(results);
   print(`\n${formatScale(results)}\n`);
+  print(`${formatCreateCpu(results)}\n`);
   print(
     table(
       ['target', 'measured', 'target', ''],

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { deepestPage } from './port-queries.js';
-import { checkScale, type Latency, type SizeResult } from './targets.js';
+import { checkScale, formatCreateCpu, type Latency, type SizeResult } from './targets.js';
 
 const latency = (p99: number, failed = 0): Latency => ({ p50: p99 / 2, p99, count: 10, failed });
 
@@ -15,6 +15,7 @@ function result(size: number, p99: { first: number; deep: number; cursor: number
     deepPage: deepestPage(size),
     createPerSecond: 1,
     createP99Ms: 1,
+    createCpuMs: { gateway: 0.2, payments: size / 100_000 },
     listFirst: latency(p99.first),
     listDeep: latency(p99.deep),
     listCursor: latency(p99.cursor, failed),
@@ -68,5 +69,16 @@ describe('the scale bench', () => {
       met: false,
       measured: '10 ms, 2 failed',
     });
+  });
+
+  it("shows where a create's CPU goes at each size, process by process, with the total", () => {
+    const text = formatCreateCpu([
+      result(10_000, { first: 1, deep: 1, cursor: 1 }),
+      result(1_000_000, { first: 1, deep: 1, cursor: 1 }),
+    ]);
+    const rows = text.split('\n').map((line) => line.trim().split(/\s{2,}/));
+    expect(rows[0]).toEqual(['CPU ms a create, by process', '10,000', '1,000,000']);
+    expect(rows.find((row) => row[0] === 'payments')).toEqual(['payments', '0.100', '10.000']);
+    expect(rows.find((row) => row[0] === 'total')).toEqual(['total', '0.300', '10.200']);
   });
 });

@@ -18,6 +18,8 @@ export type SizeResult = Record<ListQuery | CursorQuery | CustomersQuery, Latenc
   deepPage: number;
   createPerSecond: number;
   createP99Ms: number;
+  /** CPU milliseconds a create cost each process (the services and nats-server). */
+  createCpuMs: Record<string, number>;
   /** The same list and search timed at the store port, in the bench's process. */
   port: PortQueries;
 };
@@ -105,5 +107,21 @@ export function formatScale(results: SizeResult[]): string {
       'customers p99 list/search/stats',
     ],
     rows,
+  );
+}
+
+/**
+ * Where a create's CPU goes at each size, process by process: the figure that says which
+ * part of the system a larger store slows, where the rate alone says only that it slows.
+ */
+export function formatCreateCpu(results: SizeResult[]): string {
+  const processes = [...new Set(results.flatMap((r) => Object.keys(r.createCpuMs)))];
+  const total = (r: SizeResult) => Object.values(r.createCpuMs).reduce((sum, ms) => sum + ms, 0);
+  return table(
+    ['CPU ms a create, by process', ...results.map((r) => r.size.toLocaleString('en'))],
+    [
+      ...processes.map((name) => [name, ...results.map((r) => (r.createCpuMs[name] ?? 0).toFixed(3))]),
+      ['total', ...results.map((r) => total(r).toFixed(3))],
+    ],
   );
 }
