@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { PaymentSnapshot } from '@mmp/protocol';
 import { paymentLife, snapshot } from '../../test/fixtures.js';
-import { netSpent, paymentVersion } from './payment-version.js';
+import { isSettled, netSpent, paymentVersion } from './payment-version.js';
 import { customerIdFor, deriveProfile, type TransactionRecord } from './profile.js';
 
 function latestRecords(events: ReturnType<typeof paymentLife>): TransactionRecord[] {
@@ -161,9 +161,7 @@ function bySorting(records: TransactionRecord[]) {
   });
   const first = (pick: (p: PaymentSnapshot) => string | null) =>
     sorted.map((record) => pick(record.payment)).find((value) => value) ?? null;
-  const settled = records.filter((record) =>
-    ['COMPLETED', 'PARTIALLY_REFUNDED', 'REFUNDED'].includes(record.payment.status),
-  );
+  const settled = records.filter((record) => isSettled(record.payment.status));
   return {
     email: first((p) => p.payerEmail),
     phone: first((p) => p.payerPhone),

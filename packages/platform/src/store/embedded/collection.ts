@@ -374,12 +374,24 @@ export function openCollection<T extends Doc>(env: StoreEnv, name: string): Coll
     return rows.map((row) => decodeStored<T>(row));
   }
 
-  /** The identity of an index spec, in the names of the SQLite indexes made for it. */
-  const indexId = (spec: IndexSpec) =>
-    createHash('sha256')
+  /**
+   * The SQLite indexes made for one index spec, named by the spec's identity: the one
+   * queries use (plain, unique or partial), the guard of a unique index's missing field, and
+   * the guard's name before it (`legacyGuard`), which a start drops.
+   */
+  const indexNames = (spec: IndexSpec) => {
+    const id = createHash('sha256')
       .update(JSON.stringify([name, spec.fields, spec.unique ?? false]))
       .digest('hex')
       .slice(0, 16);
+    return {
+      plain: `$ix_${id}`,
+      unique: `$iu_${id}`,
+      partial: `$ip_${id}`,
+      missingGuard: `$un_${id}`,
+      legacyGuard: `$ux_${id}`,
+    };
+  };
 
   /** Every SQLite index or table a spec may have been made as (see ensureIndex and ensureTextIndex). */
   function dropIndex(spec: IndexSpec): void {
@@ -392,16 +404,14 @@ export function openCollection<T extends Doc>(env: StoreEnv, name: string): Coll
       for (const field of fields) textIndexes.delete(field);
       return;
     }
-    const id = indexId(spec);
-    for (const prefix of ['$ix_', '$iu_', '$ip_', '$un_', '$ux_'])
-      db.exec(`DROP INDEX IF EXISTS "${prefix}${id}"`);
+    for (const index of Object.values(indexNames(spec))) db.exec(`DROP INDEX IF EXISTS "${index}"`);
   }
 
   function ensureIndex(spec: IndexSpec): void {
     const fields = indexFields(spec);
     if (spec.text) return ensureTextIndex(fields);
     const columns = fields.map((f) => `${fieldExpression(f)}${spec.fields[f] === -1 ? ' DESC' : ''}`);
-    const id = indexId(spec);
+    const names = indexNames(spec);
     const unique = spec.unique ?? false;
     const expressions = fields.map((f) => fieldExpression(f));
     // A sparse index of one field holds only the documents that have it (a partial index):
@@ -412,14 +422,14 @@ export function openCollection<T extends Doc>(env: StoreEnv, name: string): Coll
     // The index queries use is UNIQUE whenever the spec is, so SQLite knows an equality on
     // all its fields finds one row and takes it over a wider index that matches more of the
     // filter (a payment by token within its project walked every payment of the project).
-    const queried = partial ? `$ip_${id}` : unique && !spec.sparse ? `$iu_${id}` : `$ix_${id}`;
+    const queried = partial ? names.partial : unique && !spec.sparse ? names.unique : names.plain;
     db.exec(
       `CREATE ${unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS "${queried}" ON ${table} (${columns.join(', ')})${
         partial ? ` WHERE ${expressions[0]} IS NOT NULL` : ''
       }`,
     );
     // A store written before holds the same index, whole or not unique, under the plain name.
-    if (queried !== `$ix_${id}`) db.exec(`DROP INDEX IF EXISTS "$ix_${id}"`);
+    if (queried !== names.plain) db.exec(`DROP INDEX IF EXISTS "${names.plain}"`);
     if (unique && !spec.sparse) {
       // SQLite's unique indexes let any number of NULLs through, which is the sparse reading;
       // MongoDB's plain unique index counts a missing field as one null value, so that one
@@ -427,9 +437,9 @@ export function openCollection<T extends Doc>(env: StoreEnv, name: string): Coll
       // tagged, so no value equals the spelt-out 'null'), which every other write skips.
       const keys = expressions.map((x) => `ifnull(${x}, 'null')`);
       const missing = expressions.map((x) => `${x} IS NULL`).join(' OR ');
-      db.exec(`DROP INDEX IF EXISTS "$ux_${id}"`);
+      db.exec(`DROP INDEX IF EXISTS "${names.legacyGuard}"`);
       db.exec(
-        `CREATE UNIQUE INDEX IF NOT EXISTS "$un_${id}" ON ${table} (${keys.join(', ')}) WHERE ${missing}`,
+        `CREATE UNIQUE INDEX IF NOT EXISTS "${names.missingGuard}" ON ${table} (${keys.join(', ')}) WHERE ${missing}`,
       );
     }
     if (spec.expireAfterSeconds !== undefined) {
