@@ -3,7 +3,7 @@ import { SPEC_PAYMENT_FIELDS, metricSample } from '@mmp/platform/testing';
 import type { PendingEvent } from '@mmp/protocol';
 import { CustomerProfile, CustomerStats } from '@mmp/protocol';
 import { createPaymentProjector } from '../src/handlers/project-payment.js';
-import { createCustomerStore } from '../src/store/customers.js';
+import { createCustomerStore, SUMMARIZE_READING_UP_TO } from '../src/store/customers.js';
 import { paymentEvent, paymentLife, snapshot } from './fixtures.js';
 import { merchant, startHarness, type Harness } from './harness.js';
 
@@ -401,6 +401,41 @@ describe('errors', () => {
     await expect(h.call('rebuild', merchant(P))).rejects.toMatchObject({
       code: 'insufficient_permissions',
       status: 403,
+    });
+  });
+});
+
+describe('a customer with many payments', () => {
+  it('gets the profile its payments say, summed and sorted by the store', async () => {
+    const U = '66666666-6666-4666-8666-666666666666';
+    const count = SUMMARIZE_READING_UP_TO + 8;
+    const lives = Array.from({ length: count }, (_, i) =>
+      paymentLife(
+        snapshot({
+          projectId: U,
+          customerId: 'cust-regular',
+          amount: 1_000 + i,
+          createdAt: daysAgo(count - i),
+          payerName: i === count - 1 ? 'Latest Name' : i % 2 ? `Name ${i}` : null,
+          payerEmail: i === 3 ? 'only@example.com' : null,
+        }),
+        i % 4 === 0 ? 'FAILED' : 'COMPLETED',
+        i % 10 === 1 ? [500] : [],
+      ),
+    );
+    // Outcomes before creations, and the newest payment first.
+    await h.publish(lives.reverse().flatMap((life) => [...life].reverse()));
+    await h.settled();
+    const completed = [...Array(count).keys()].filter((i) => i % 4 !== 0);
+    const refunded = completed.filter((i) => i % 10 === 1).length;
+    expect(
+      await h.call('retrieve', merchant(U), { params: { projectId: U, customerId: 'cust-regular' } }),
+    ).toMatchObject({
+      name: 'Latest Name',
+      email: 'only@example.com',
+      totalTransactions: completed.length,
+      totalSpent: completed.reduce((sum, i) => sum + 1_000 + i, 0) - 500 * refunded,
+      createdAt: daysAgo(count),
     });
   });
 });

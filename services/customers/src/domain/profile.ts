@@ -47,61 +47,125 @@ export function customerIdFor(projectId: string, livemode: boolean, externalId: 
 
 const iso = (value: string) => new Date(value).toISOString();
 
-/** A record with the creation time its order compares, normalized once. */
-type Ordered = { record: TransactionRecord; createdAt: string };
+/**
+ * What one payment record tells of its customer, kept beside the record so that the store
+ * can read a customer's totals, its latest and its earliest through indexes rather than
+ * by reading every payment (`ProfileSummary`). Times are ISO strings, which compare as text.
+ */
+export type RecordFacts = {
+  /** What it adds to the customer's spend (`netSpent`). */
+  netSpent: number;
+  /** When its money reached the merchant; null before. */
+  settledAt: string | null;
+  /**
+   * For each of the payer's details, when the payment carries it, where the payment sorts
+   * among its customer's, newest greatest: creation time, then id; else null.
+   */
+  knownAt: Record<ContactField, string | null>;
+};
 
-/** Newest payment first; ties by id so the choice never depends on arrival order. */
-function isNewer(a: Ordered, b: Ordered): boolean {
-  const byTime = b.createdAt.localeCompare(a.createdAt);
-  return (byTime !== 0 ? byTime : b.record.payment.id.localeCompare(a.record.payment.id)) < 0;
+/** The payer's details a profile carries, and the payment field each is read from. */
+export const CONTACT_FIELDS = { email: 'payerEmail', phone: 'payerPhone', name: 'payerName' } as const;
+export type ContactField = keyof typeof CONTACT_FIELDS;
+export const CONTACTS = Object.keys(CONTACT_FIELDS) as ContactField[];
+
+export function recordFacts(record: TransactionRecord): RecordFacts {
+  const { payment } = record;
+  const recency = `${iso(payment.createdAt)}|${payment.id}`;
+  return {
+    netSpent: netSpent(payment),
+    settledAt: isSettled(payment.status) ? iso(payment.completedAt ?? record.occurredAt) : null,
+    knownAt: {
+      email: payment.payerEmail ? recency : null,
+      phone: payment.payerPhone ? recency : null,
+      name: payment.payerName ? recency : null,
+    },
+  };
 }
 
-/** The newest record whose payment has a value for `pick`, and that value. */
-function latestKnown(records: Ordered[], pick: (p: PaymentSnapshot) => string | null): string | null {
-  let newest: Ordered | undefined;
-  let value: string | null = null;
-  for (const ordered of records) {
-    const candidate = pick(ordered.record.payment);
-    if (candidate && (!newest || isNewer(ordered, newest))) {
-      newest = ordered;
-      value = candidate;
+/**
+ * What a profile is derived from: counts, sums, greatest and least values over a customer's
+ * payment records. Each is exact whatever subset of events was seen and in whatever order,
+ * because each record holds its greatest version; the store computes the same figures where
+ * the records are kept (`summaryOf`), and `summarize` is their definition.
+ */
+export type ProfileSummary = Record<ContactField, string | null> & {
+  settledCount: number;
+  spent: number;
+  /** Greatest `settledAt`; null when nothing settled. */
+  lastSettledAt: string | null;
+  /** Least creation time. */
+  firstCreatedAt: string;
+  /** Greatest event time. */
+  lastOccurredAt: string;
+};
+
+/**
+ * The summary of a set of records, read in one pass; null for none. Each of the payer's
+ * details is the newest payment's (by creation time, then id) that carries it.
+ */
+export function summarize(records: TransactionRecord[]): ProfileSummary | null {
+  if (records.length === 0) return null;
+  const newest: Record<ContactField, string> = { email: '', phone: '', name: '' };
+  const summary: ProfileSummary = {
+    settledCount: 0,
+    spent: 0,
+    lastSettledAt: null,
+    firstCreatedAt: iso(records[0]!.payment.createdAt),
+    lastOccurredAt: iso(records[0]!.occurredAt),
+    email: null,
+    phone: null,
+    name: null,
+  };
+  for (const record of records) {
+    const { payment } = record;
+    const facts = recordFacts(record);
+    const createdAt = iso(payment.createdAt);
+    const occurredAt = iso(record.occurredAt);
+    if (createdAt < summary.firstCreatedAt) summary.firstCreatedAt = createdAt;
+    if (occurredAt > summary.lastOccurredAt) summary.lastOccurredAt = occurredAt;
+    summary.spent += facts.netSpent;
+    if (facts.settledAt !== null) {
+      summary.settledCount += 1;
+      if (summary.lastSettledAt === null || facts.settledAt > summary.lastSettledAt)
+        summary.lastSettledAt = facts.settledAt;
+    }
+    for (const field of CONTACTS) {
+      const at = facts.knownAt[field];
+      if (at && at > newest[field]) {
+        newest[field] = at;
+        summary[field] = payment[CONTACT_FIELDS[field]];
+      }
     }
   }
-  return value;
+  return summary;
 }
 
-/** The greatest of ISO times (they compare as strings); undefined for none. */
-function latest(times: Iterable<string>): string | undefined {
-  let max: string | undefined;
-  for (const time of times) if (max === undefined || time > max) max = time;
-  return max;
+/**
+ * The profile a summary says. Dates are event and payment times, never the time of
+ * processing, so a rebuild from the stream reproduces them.
+ */
+export function profileOf(summary: ProfileSummary): DerivedProfile {
+  return {
+    email: summary.email,
+    phone: summary.phone,
+    name: summary.name,
+    metadata: {},
+    totalTransactions: summary.settledCount,
+    totalSpent: summary.spent,
+    lastTransactionAt: summary.lastSettledAt,
+    createdAt: summary.firstCreatedAt,
+    updatedAt: summary.lastOccurredAt,
+  };
 }
 
 /**
  * Derives a profile from the full set of its payment records. It is a pure function of
  * that set, which is what makes the projection exact: redelivered, reordered or replayed
  * events can only change the set's records to their greatest version, never count twice.
- * Dates are event and payment times, never the time of processing, so a rebuild from the
- * stream reproduces them. Returns null for an empty set. One pass over the records, each
- * time parsed once: the projection derives a customer's profile at each of its payments'
- * events, and sorting the records each time cost a customer with 5,000 payments 43 ms.
+ * Returns null for an empty set.
  */
 export function deriveProfile(records: TransactionRecord[]): DerivedProfile | null {
-  if (records.length === 0) return null;
-  const ordered = records.map((record) => ({ record, createdAt: iso(record.payment.createdAt) }));
-  let oldest = ordered[0]!;
-  for (const candidate of ordered) if (isNewer(oldest, candidate)) oldest = candidate;
-  const settled = records.filter((record) => isSettled(record.payment.status));
-  return {
-    email: latestKnown(ordered, (p) => p.payerEmail),
-    phone: latestKnown(ordered, (p) => p.payerPhone),
-    name: latestKnown(ordered, (p) => p.payerName),
-    metadata: {},
-    totalTransactions: settled.length,
-    totalSpent: settled.reduce((sum, record) => sum + netSpent(record.payment), 0),
-    lastTransactionAt:
-      latest(settled.map((record) => iso(record.payment.completedAt ?? record.occurredAt))) ?? null,
-    createdAt: oldest.createdAt,
-    updatedAt: latest(records.map((record) => iso(record.occurredAt)))!,
-  };
+  const summary = summarize(records);
+  return summary && profileOf(summary);
 }

@@ -1,14 +1,21 @@
 import type { Logger } from '@mmp/platform';
 import type { PaymentEventData } from '@mmp/protocol';
 import { paymentVersion } from '../domain/payment-version.js';
-import { customerIdFor, deriveProfile, type DerivedProfile } from '../domain/profile.js';
+import {
+  customerIdFor,
+  deriveProfile,
+  profileOf,
+  recordFacts,
+  type DerivedProfile,
+} from '../domain/profile.js';
 import type { CustomerStore, TransactionDoc } from '../store/customers.js';
 
 /**
  * Projects payment events onto customer profiles. Two steps, each safe to repeat:
  * 1. keep, per payment, the snapshot of its greatest event (`paymentVersion`), a
  *    compare-and-set on the version, so duplicates and late older events change nothing;
- * 2. derive the customer's profile again from all its payment records and write it
+ * 2. derive the customer's profile again from all its payment records (summed and sorted
+ *    by the store for a customer with many) and write it
  *    guarded on the customer's change counter, so a slower derivation never wins over a
  *    newer one. The profile is a pure function of the records, hence exact.
  */
@@ -25,10 +32,10 @@ export function createPaymentProjector(deps: { store: CustomerStore; log: Logger
       externalId,
       ...initial,
     });
-    const profile = deriveProfile(await store.transactionsOf(record.customerId));
+    const summary = await store.summaryOf(record.customerId);
     // Empty only while a rebuild wiped the records under us; the replay refreshes it again.
-    if (!profile) return;
-    const written = await store.writeProfile(record.customerId, seq, profile);
+    if (!summary) return;
+    const written = await store.writeProfile(record.customerId, seq, profileOf(summary));
     if (!written)
       log.debug({ customerId: record.customerId }, 'newer change of the customer derives the profile');
   }
@@ -52,6 +59,7 @@ export function createPaymentProjector(deps: { store: CustomerStore; log: Logger
         eventId: event.id,
         occurredAt,
         createdAt: new Date(payment.createdAt).toISOString(),
+        ...recordFacts({ payment, occurredAt }),
       };
       const outcome = await store.saveTransaction(record);
       if (outcome === 'stale' && !options.mustRefresh) return;

@@ -1,22 +1,36 @@
 import { DuplicateKeyError, type Doc, type Filter, type Sort, type Store } from '@mmp/platform';
 import type { PaymentSnapshot } from '@mmp/protocol';
-import type { DerivedProfile } from '../domain/profile.js';
+import {
+  CONTACT_FIELDS,
+  CONTACTS,
+  recordFacts,
+  summarize,
+  type ContactField,
+  type DerivedProfile,
+  type ProfileSummary,
+  type RecordFacts,
+} from '../domain/profile.js';
 import { TOP_CUSTOMERS, type StatsFigures } from '../domain/stats.js';
 import type { Customer } from '../domain/views.js';
 
-/** One payment of a customer: its greatest known snapshot and the event it came from. */
-export type TransactionDoc = Doc & {
-  customerId: string;
-  projectId: string;
-  livemode: boolean;
-  payment: PaymentSnapshot;
-  /** `paymentVersion` of the event the snapshot came from; only a greater one replaces it. */
-  version: string;
-  eventId: string;
-  occurredAt: string;
-  /** Copy of payment.createdAt, the history's sort key. */
-  createdAt: string;
-};
+/**
+ * One payment of a customer: its greatest known snapshot, the event it came from, and the
+ * facts the customer's profile is summed and sorted from (absent on records written before
+ * they were kept, which `summaryOf` completes).
+ */
+export type TransactionDoc = Doc &
+  Partial<RecordFacts> & {
+    customerId: string;
+    projectId: string;
+    livemode: boolean;
+    payment: PaymentSnapshot;
+    /** `paymentVersion` of the event the snapshot came from; only a greater one replaces it. */
+    version: string;
+    eventId: string;
+    occurredAt: string;
+    /** Copy of payment.createdAt, the history's sort key. */
+    createdAt: string;
+  };
 
 export type CustomerDoc = Doc &
   Omit<Customer, 'id'> & {
@@ -29,6 +43,14 @@ export type CustomerDoc = Doc &
   };
 
 export const NAMELESS = '\uffff';
+
+/**
+ * Up to this many payments, a customer's profile is summarized from its records read
+ * whole, in one query; beyond, by the store (`summaryOf`). Both cost about the same here
+ * (0.5 ms of CPU for 32 records on the embedded store); reading whole grows ten times as
+ * fast with the records.
+ */
+export const SUMMARIZE_READING_UP_TO = 16;
 
 export function createCustomerStore(store: Store) {
   const customers = store.collection<CustomerDoc>('customers');
@@ -64,6 +86,13 @@ export function createCustomerStore(store: Store) {
       // The list's search box: a substring of any of these (see the list handler).
       await customers.ensureIndex({ fields: { phone: 1, email: 1, name: 1 }, text: true });
       await transactions.ensureIndex({ fields: { customerId: 1, createdAt: -1 } });
+      // What `summaryOf` reads of a customer with many payments; a record without its facts
+      // has no netSpent, which is how `summaryOf` finds one.
+      await transactions.ensureIndex({ fields: { customerId: 1, settledAt: -1 } });
+      await transactions.ensureIndex({ fields: { customerId: 1, netSpent: -1 } });
+      await transactions.ensureIndex({ fields: { customerId: 1, occurredAt: -1 } });
+      for (const field of CONTACTS)
+        await transactions.ensureIndex({ fields: { customerId: 1, [`knownAt.${field}`]: -1 } });
     },
 
     /**
@@ -85,8 +114,50 @@ export function createCustomerStore(store: Store) {
       return updated ? 'applied' : 'stale';
     },
 
-    transactionsOf(customerId: string): Promise<TransactionDoc[]> {
-      return transactions.find({ customerId });
+    /**
+     * What the customer's profile is derived from, as `summarize` says it of all its records,
+     * or null when it has none. A customer with many payments is summarized by the store: a
+     * count and a sum over its index entries, which reads no document, and the first entry of
+     * an index for each latest and earliest value, so that an event of a customer with 5,000
+     * payments reads six records rather than all 5,000. Its records written before their
+     * facts were kept (by an earlier version, or by one still running during a rollout) get
+     * them first.
+     */
+    async summaryOf(customerId: string): Promise<ProfileSummary | null> {
+      const of = { customerId };
+      const held = await transactions.count(of, { limit: SUMMARIZE_READING_UP_TO + 1 });
+      if (held <= SUMMARIZE_READING_UP_TO) return summarize(await transactions.find(of));
+      for (const doc of await transactions.find({ ...of, netSpent: null }))
+        await transactions.findOneAndUpdate(
+          { _id: doc._id, version: doc.version },
+          { $set: recordFacts(doc) },
+        );
+      const settled = { ...of, settledAt: { $gt: '' } };
+      const first = async (filter: Filter, sort: Sort) =>
+        (await transactions.find(filter, { sort, limit: 1 }))[0];
+      const [settledCount, spent, lastSettled, firstCreated, lastOccurred, ...newest] = await Promise.all([
+        transactions.count(settled),
+        transactions.sum(of, 'netSpent'),
+        first(settled, { settledAt: -1 }),
+        first(of, { createdAt: 1 }),
+        first(of, { occurredAt: -1 }),
+        ...CONTACTS.map((field) =>
+          first({ ...of, [`knownAt.${field}`]: { $gt: '' } }, { [`knownAt.${field}`]: -1 }),
+        ),
+      ]);
+      // Another replica's rebuild may have wiped the records since the count.
+      if (!firstCreated || !lastOccurred) return null;
+      const contacts = Object.fromEntries(
+        CONTACTS.map((field, index) => [field, newest[index]?.payment[CONTACT_FIELDS[field]] ?? null]),
+      ) as Record<ContactField, string | null>;
+      return {
+        settledCount,
+        spent,
+        lastSettledAt: lastSettled?.settledAt ?? null,
+        firstCreatedAt: firstCreated.createdAt,
+        lastOccurredAt: lastOccurred.occurredAt,
+        ...contacts,
+      };
     },
 
     pageTransactions(customerId: string, skip: number, limit: number) {

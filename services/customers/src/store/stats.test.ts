@@ -2,7 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openEmbeddedStore, type Doc, type Filter, type FindOptions, type Store } from '@mmp/platform';
+import { openEmbeddedStore, type Store } from '@mmp/platform';
+import { countingReads } from '../../test/counting-store.js';
 import { customerStats, statsWindowStart, TOP_CUSTOMERS } from '../domain/stats.js';
 import type { Customer } from '../domain/views.js';
 import { createCustomerStore, type CustomerStore } from './customers.js';
@@ -18,38 +19,17 @@ const NOW = new Date('2026-06-30T12:00:00.000Z');
 const scope = { projectId: 'shop', livemode: false };
 const day = (d: number) => new Date(Date.UTC(2026, 5, d)).toISOString();
 
-/** Every customer of `scope`, and the documents `find` handed out. */
-let read = 0;
 let dir: string;
 let store: Store;
+let reads: ReturnType<typeof countingReads>;
 let customers: CustomerStore;
 const written: Customer[] = [];
-
-/** The store, counting the documents its finds return: the statistics read only their top customers. */
-function counting(inner: Store): Store {
-  return {
-    ...inner,
-    kind: inner.kind,
-    ping: () => inner.ping(),
-    close: () => inner.close(),
-    collection<T extends Doc>(name: string) {
-      const collection = inner.collection<T>(name);
-      return {
-        ...collection,
-        async find(filter: Filter, options?: FindOptions) {
-          const found = await collection.find(filter, options);
-          read += found.length;
-          return found;
-        },
-      };
-    },
-  };
-}
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'customers-stats-'));
   store = await openEmbeddedStore({ dir });
-  customers = createCustomerStore(counting(store));
+  reads = countingReads(store);
+  customers = createCustomerStore(reads.store);
   await customers.ensureIndexes();
   for (let i = 0; i < 40; i += 1) {
     const project = i % 4 === 3 ? { projectId: 'other', livemode: false } : scope;
@@ -101,9 +81,9 @@ function expected(all: Customer[]) {
 
 describe("a project's customer statistics", () => {
   it('say what the rule over every customer says, reading only the top customers', async () => {
-    read = 0;
+    reads.reset();
     const stats = customerStats(await customers.statsFigures(scope, statsWindowStart(NOW)));
-    expect(read).toBe(TOP_CUSTOMERS);
+    expect(reads.read()).toBe(TOP_CUSTOMERS);
     expect(stats).toEqual(expected(written));
     expect(stats.totalCustomers).toBe(30);
     // The dates straddle the window, so each count is a part of the customers.
