@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { samplePaymentSnapshot } from '@mmp/platform/testing';
 import type { PaymentEventData, PaymentInitiatedData, PaymentSnapshot, PendingEvent } from '@mmp/protocol';
+import { paymentVersion } from '../src/domain/payment-version.js';
+import type { TransactionRecord } from '../src/domain/profile.js';
 
 /** A realistic snapshot as payments publishes it; override what the test is about. */
 export function snapshot(overrides: Partial<PaymentSnapshot> = {}): PaymentSnapshot {
@@ -78,4 +80,17 @@ export function paymentLife(
     );
   });
   return events;
+}
+
+/** What the projection keeps of a set of events: per payment, the snapshot of its greatest event. */
+export function latestRecords(events: ReturnType<typeof paymentLife>): TransactionRecord[] {
+  const best = new Map<string, { version: string; record: TransactionRecord }>();
+  for (const event of events) {
+    const { payment } = event.data as { payment: PaymentSnapshot };
+    const version = paymentVersion(payment, { eventId: event.id, occurredAt: event.occurredAt });
+    const held = best.get(payment.id);
+    if (!held || held.version < version)
+      best.set(payment.id, { version, record: { payment, occurredAt: event.occurredAt } });
+  }
+  return [...best.values()].map((entry) => entry.record);
 }

@@ -307,7 +307,7 @@ describe('projection of payment events', () => {
     const store = createCustomerStore(h.service.context.store);
     const log = h.service.context.log;
     const crashing = createPaymentProjector({
-      store: { ...store, touchCustomer: () => Promise.reject(new Error('process died')) },
+      store: { ...store, changeCounterOf: () => Promise.reject(new Error('process died')) },
       log,
     });
     const payment = snapshot({

@@ -2,21 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { PaymentSnapshot } from '@mmp/protocol';
 import { transactionRecords } from '../../test/arbitraries.js';
-import { paymentLife, snapshot } from '../../test/fixtures.js';
+import { latestRecords, paymentLife, snapshot } from '../../test/fixtures.js';
 import { isSettled, netSpent, paymentVersion } from './payment-version.js';
 import { customerIdFor, deriveProfile, type TransactionRecord } from './profile.js';
-
-function latestRecords(events: ReturnType<typeof paymentLife>): TransactionRecord[] {
-  const best = new Map<string, { version: string; record: TransactionRecord }>();
-  for (const event of events) {
-    const { payment } = event.data as { payment: PaymentSnapshot };
-    const version = paymentVersion(payment, { eventId: event.id, occurredAt: event.occurredAt });
-    const held = best.get(payment.id);
-    if (!held || held.version < version)
-      best.set(payment.id, { version, record: { payment, occurredAt: event.occurredAt } });
-  }
-  return [...best.values()].map((entry) => entry.record);
-}
 
 describe('paymentVersion', () => {
   it('grows along every path of the payment lifecycle, even with skewed clocks', () => {

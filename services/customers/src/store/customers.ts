@@ -38,7 +38,7 @@ export type CustomerDoc = Doc &
     nameKey: string;
     /** lastTransactionAt or '' (no completed payment yet): sorts alike in both adapters. */
     lastTransactionKey: string;
-    /** Bumped by every change of the customer's payments; guards the derived write. */
+    /** Counts the profile's writes; each write is guarded on the count it read. */
     seq: number;
   };
 
@@ -168,26 +168,33 @@ export function createCustomerStore(store: Store) {
       return transactions.count({ customerId });
     },
 
-    /**
-     * Creates the customer if it is new and bumps its change counter; the caller derives
-     * the profile from the payments it reads after this and writes it guarded on the
-     * counter, so a derivation that raced a newer change never overwrites it.
-     */
-    async touchCustomer(identity: Customer): Promise<number> {
-      const { id, ...rest } = identity;
-      try {
-        await customers.insertOne({ _id: id, ...rest, ...profileFields(rest), seq: 1 });
-        return 1;
-      } catch (error) {
-        if (!(error instanceof DuplicateKeyError)) throw error;
-      }
-      const touched = await customers.findOneAndUpdate({ _id: id }, { $inc: { seq: 1 } });
-      if (!touched) throw new Error(`customer ${id} vanished while being updated`);
-      return touched.seq;
+    /** The customer's change counter, or null before its first profile is written. */
+    async changeCounterOf(id: string): Promise<number | null> {
+      return (await customers.findOne({ _id: id }))?.seq ?? null;
     },
 
+    /** Writes a new customer's first profile; false when another write created it first. */
+    async insertCustomer(customer: Customer): Promise<boolean> {
+      const { id, ...rest } = customer;
+      try {
+        await customers.insertOne({ _id: id, ...rest, ...profileFields(rest), seq: 1 });
+        return true;
+      } catch (error) {
+        if (error instanceof DuplicateKeyError) return false;
+        throw error;
+      }
+    },
+
+    /**
+     * Writes the profile and counts the change, if the counter is still `seq`: false when
+     * another write came between (or a rebuild wiped the customer).
+     */
     async writeProfile(id: string, seq: number, profile: DerivedProfile): Promise<boolean> {
-      return (await customers.findOneAndUpdate({ _id: id, seq }, { $set: profileFields(profile) })) !== null;
+      const written = await customers.findOneAndUpdate(
+        { _id: id, seq },
+        { $set: profileFields(profile), $inc: { seq: 1 } },
+      );
+      return written !== null;
     },
 
     async findCustomer(scope: { projectId: string; livemode: boolean }, idOrExternalId: string) {

@@ -48,9 +48,7 @@ beforeAll(async () => {
       createdAt: day(-28 + ((i * 7) % 57)),
       updatedAt: day(29),
     };
-    const seq = await customers.touchCustomer(customer);
-    const { id: _id, projectId: _p, livemode: _l, externalId: _e, ...profile } = customer;
-    await customers.writeProfile(customer.id, seq, profile);
+    await customers.insertCustomer(customer);
     if (customer.projectId === scope.projectId) written.push(customer);
   }
 });
