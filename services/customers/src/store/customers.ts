@@ -100,18 +100,20 @@ export function createCustomerStore(store: Store) {
      * it was, 'stale' when the record already holds this event or a later one.
      */
     async saveTransaction(doc: TransactionDoc): Promise<'applied' | 'stale'> {
+      const { _id, ...fields } = doc;
       try {
-        await transactions.insertOne(doc);
+        // One write whether the record is new or older; the guard failing on a record that
+        // exists is the duplicate key.
+        await transactions.findOneAndUpdate(
+          { _id, version: { $lt: doc.version } },
+          { $set: fields },
+          { upsert: true },
+        );
         return 'applied';
       } catch (error) {
-        if (!(error instanceof DuplicateKeyError)) throw error;
+        if (error instanceof DuplicateKeyError) return 'stale';
+        throw error;
       }
-      const { _id, ...fields } = doc;
-      const updated = await transactions.findOneAndUpdate(
-        { _id, version: { $lt: doc.version } },
-        { $set: fields },
-      );
-      return updated ? 'applied' : 'stale';
     },
 
     /**
