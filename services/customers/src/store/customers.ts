@@ -52,6 +52,9 @@ export const NAMELESS = '\uffff';
  */
 export const SUMMARIZE_READING_UP_TO = 16;
 
+/** How many records without their facts `summaryOf` reads at a time to complete them. */
+export const FACTS_BATCH = 256;
+
 export function createCustomerStore(store: Store) {
   const customers = store.collection<CustomerDoc>('customers');
   const transactions = store.collection<TransactionDoc>('customer_transactions');
@@ -68,6 +71,24 @@ export function createCustomerStore(store: Store) {
     nameKey: profile.name?.toLowerCase() ?? NAMELESS,
     lastTransactionKey: profile.lastTransactionAt ?? '',
   });
+
+  /**
+   * Gives the records of `filter` written before their facts were kept (no `netSpent`) their
+   * facts, a batch at a time so that a customer with a long history is not read whole. A
+   * record that changed meanwhile carries its facts already, unless an older version wrote
+   * it, and then the next batch reads it again.
+   */
+  async function completeFacts(filter: Filter): Promise<void> {
+    for (;;) {
+      const older = await transactions.find({ ...filter, netSpent: null }, { limit: FACTS_BATCH });
+      for (const doc of older)
+        await transactions.findOneAndUpdate(
+          { _id: doc._id, version: doc.version },
+          { $set: recordFacts(doc) },
+        );
+      if (older.length < FACTS_BATCH) return;
+    }
+  }
 
   return {
     async ensureIndexes() {
@@ -129,11 +150,7 @@ export function createCustomerStore(store: Store) {
       const of = { customerId };
       const held = await transactions.count(of, { limit: SUMMARIZE_READING_UP_TO + 1 });
       if (held <= SUMMARIZE_READING_UP_TO) return summarize(await transactions.find(of));
-      for (const doc of await transactions.find({ ...of, netSpent: null }))
-        await transactions.findOneAndUpdate(
-          { _id: doc._id, version: doc.version },
-          { $set: recordFacts(doc) },
-        );
+      await completeFacts(of);
       const settled = { ...of, settledAt: { $gt: '' } };
       const first = async (filter: Filter, sort: Sort) =>
         (await transactions.find(filter, { sort, limit: 1 }))[0];
