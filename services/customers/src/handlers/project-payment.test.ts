@@ -140,6 +140,27 @@ describe('projecting one customer from several replicas at once', () => {
     );
     expect(stored).toMatchObject({ totalTransactions: 3, totalSpent: 6_000 });
   });
+
+  it('gives up after a bounded number of lost writes, so that the event is delivered again', async () => {
+    const lines: string[] = [];
+    let derivations = 0;
+    const alwaysLosing: CustomerStore = {
+      ...customers,
+      summaryOf: (id) => {
+        derivations += 1;
+        return customers.summaryOf(id);
+      },
+      writeProfile: async () => false,
+      insertCustomer: async () => false,
+    };
+    const projector = createPaymentProjector({ store: alwaysLosing, log: recordingLog(lines) });
+    const [completed] = paymentLife(snapshot({ customerId: 'cust-contended' }), 'COMPLETED').slice(-1);
+    await expect(
+      projector.apply(completed as PendingEvent & { data: PaymentEventData }, { mustRefresh: false }),
+    ).rejects.toThrow('profile writes in a row lost to others');
+    expect(derivations).toBe(20);
+    expect(lines).toHaveLength(20);
+  });
 });
 
 type Deferred = { promise: Promise<void>; resolve: () => void };
