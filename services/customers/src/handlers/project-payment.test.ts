@@ -1,12 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openEmbeddedStore, type Logger, type Store } from '@mmp/platform';
+import type { Logger } from '@mmp/platform';
 import type { PaymentEventData, PendingEvent } from '@mmp/protocol';
 import { latestRecords, paymentLife, snapshot } from '../../test/fixtures.js';
+import { openCustomerTestStore, type CustomerTestStore } from '../../test/store.js';
 import { customerIdFor, deriveProfile } from '../domain/profile.js';
-import { createCustomerStore, SUMMARIZE_READING_UP_TO, type CustomerStore } from '../store/customers.js';
+import { SUMMARIZE_READING_UP_TO, type CustomerStore } from '../store/customers.js';
 import { createPaymentProjector } from './project-payment.js';
 
 /**
@@ -14,21 +12,15 @@ import { createPaymentProjector } from './project-payment.js';
  * the profile written last must be the one all the customer's payments say.
  */
 
-let dir: string;
-let store: Store;
+let opened: CustomerTestStore;
 let customers: CustomerStore;
 
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), 'customers-projector-'));
-  store = await openEmbeddedStore({ dir });
-  customers = createCustomerStore(store);
-  await customers.ensureIndexes();
+  opened = await openCustomerTestStore('projector');
+  ({ customers } = opened);
 });
 
-afterAll(async () => {
-  await store.close();
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => opened.close());
 
 /** A logger that keeps its debug lines' messages: a lost write says so at debug. */
 function recordingLog(lines: string[]): Logger {

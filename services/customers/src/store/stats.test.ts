@@ -1,12 +1,8 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openEmbeddedStore, type Store } from '@mmp/platform';
-import { countingReads } from '../../test/counting-store.js';
+import { openCustomerTestStore, type CustomerTestStore } from '../../test/store.js';
 import { customerStats, statsWindowStart, TOP_CUSTOMERS } from '../domain/stats.js';
 import type { Customer } from '../domain/views.js';
-import { createCustomerStore, type CustomerStore } from './customers.js';
+import type { CustomerStore } from './customers.js';
 
 /**
  * A project's statistics are counted and summed by the store, so that a dashboard over a
@@ -19,18 +15,14 @@ const NOW = new Date('2026-06-30T12:00:00.000Z');
 const scope = { projectId: 'shop', livemode: false };
 const day = (d: number) => new Date(Date.UTC(2026, 5, d)).toISOString();
 
-let dir: string;
-let store: Store;
-let reads: ReturnType<typeof countingReads>;
+let opened: CustomerTestStore;
+let reads: CustomerTestStore['reads'];
 let customers: CustomerStore;
 const written: Customer[] = [];
 
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), 'customers-stats-'));
-  store = await openEmbeddedStore({ dir });
-  reads = countingReads(store);
-  customers = createCustomerStore(reads.store);
-  await customers.ensureIndexes();
+  opened = await openCustomerTestStore('stats');
+  ({ reads, customers } = opened);
   for (let i = 0; i < 40; i += 1) {
     const project = i % 4 === 3 ? { projectId: 'other', livemode: false } : scope;
     const customer: Customer = {
@@ -53,10 +45,7 @@ beforeAll(async () => {
   }
 });
 
-afterAll(async () => {
-  await store.close();
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => opened.close());
 
 /** The rule, over every customer of the project. */
 function expected(all: Customer[]) {

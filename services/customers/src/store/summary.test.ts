@@ -1,16 +1,11 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openEmbeddedStore, type Store } from '@mmp/platform';
 import type { PaymentSnapshot } from '@mmp/protocol';
-import { countingReads } from '../../test/counting-store.js';
+import { openCustomerTestStore, type CustomerTestStore } from '../../test/store.js';
 import { transactionRecords } from '../../test/arbitraries.js';
 import { paymentVersion } from '../domain/payment-version.js';
 import { recordFacts, summarize, type TransactionRecord } from '../domain/profile.js';
 import {
-  createCustomerStore,
   FACTS_BATCH,
   SUMMARIZE_READING_UP_TO,
   type CustomerStore,
@@ -23,24 +18,18 @@ import {
  * figures to `summarize` over the same records, and count what the store reads.
  */
 
-let dir: string;
-let store: Store;
-let reads: ReturnType<typeof countingReads>;
+let opened: CustomerTestStore;
+let store: CustomerTestStore['store'];
+let reads: CustomerTestStore['reads'];
 let customers: CustomerStore;
 let customerCount = 0;
 
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), 'customers-summary-'));
-  store = await openEmbeddedStore({ dir });
-  reads = countingReads(store);
-  customers = createCustomerStore(reads.store);
-  await customers.ensureIndexes();
+  opened = await openCustomerTestStore('summary');
+  ({ store, reads, customers } = opened);
 });
 
-afterAll(async () => {
-  await store.close();
-  await rm(dir, { recursive: true, force: true });
-});
+afterAll(() => opened.close());
 
 function transactionDoc(customerId: string, record: TransactionRecord): TransactionDoc {
   const { payment, occurredAt } = record;

@@ -1,4 +1,8 @@
-import type { Doc, Filter, FindOptions, Store } from '@mmp/platform';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { openEmbeddedStore, type Doc, type Filter, type FindOptions, type Store } from '@mmp/platform';
+import { createCustomerStore } from '../src/store/customers.js';
 
 /**
  * The store, counting the documents its finds return, so that a test can prove how much a
@@ -41,3 +45,27 @@ export function countingReads(inner: Store): {
     },
   };
 }
+
+/**
+ * The service's collections on a real embedded store in a folder of their own, with their
+ * indexes, counting what their finds read; `close` removes the folder.
+ */
+export async function openCustomerTestStore(label: string) {
+  const dir = await mkdtemp(path.join(tmpdir(), `customers-${label}-`));
+  const store = await openEmbeddedStore({ dir });
+  const reads = countingReads(store);
+  const customers = createCustomerStore(reads.store);
+  await customers.ensureIndexes();
+  return {
+    store,
+    reads,
+    customers,
+    async close() {
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** What `openCustomerTestStore` opens. */
+export type CustomerTestStore = Awaited<ReturnType<typeof openCustomerTestStore>>;
