@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { samplePaymentSnapshot } from '@mmp/platform/testing';
 import type { PaymentEventData, PaymentInitiatedData, PaymentSnapshot, PendingEvent } from '@mmp/protocol';
 import { paymentVersion } from '../src/domain/payment-version.js';
-import type { TransactionRecord } from '../src/domain/profile.js';
+import { profileOf, summarize, type TransactionRecord } from '../src/domain/profile.js';
 
 /** A realistic snapshot as payments publishes it; override what the test is about. */
 export function snapshot(overrides: Partial<PaymentSnapshot> = {}): PaymentSnapshot {
@@ -93,4 +93,10 @@ export function latestRecords(events: ReturnType<typeof paymentLife>): Transacti
       best.set(payment.id, { version, record: { payment, occurredAt: event.occurredAt } });
   }
   return [...best.values()].map((entry) => entry.record);
+}
+
+/** The profile a set of records says, null for none: what the projection must have written. */
+export function profileFrom(records: TransactionRecord[]) {
+  const summary = summarize(records);
+  return summary && profileOf(summary);
 }

@@ -2,9 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { PaymentSnapshot } from '@mmp/protocol';
 import { transactionRecords } from '../../test/arbitraries.js';
-import { latestRecords, paymentLife, snapshot } from '../../test/fixtures.js';
+import { latestRecords, paymentLife, profileFrom, snapshot } from '../../test/fixtures.js';
 import { isSettled, netSpent, paymentVersion } from './payment-version.js';
-import { customerIdFor, deriveProfile, type TransactionRecord } from './profile.js';
+import { customerIdFor, summarize, type TransactionRecord } from './profile.js';
 
 describe('paymentVersion', () => {
   it('grows along every path of the payment lifecycle, even with skewed clocks', () => {
@@ -56,7 +56,7 @@ describe('netSpent', () => {
   });
 });
 
-describe('deriveProfile', () => {
+describe('the profile of a set of records (summarize, then profileOf)', () => {
   it('derives totals, contact fields and dates from the payments, whatever their order', () => {
     const first = snapshot({
       amount: 3000,
@@ -75,8 +75,8 @@ describe('deriveProfile', () => {
       ...paymentLife(second, 'COMPLETED'),
       ...paymentLife(failed, 'FAILED'),
     ];
-    const profile = deriveProfile(latestRecords(events));
-    const reversed = deriveProfile(latestRecords([...events].reverse()));
+    const profile = profileFrom(latestRecords(events));
+    const reversed = profileFrom(latestRecords([...events].reverse()));
     expect(profile).toEqual(reversed);
     expect(profile).toMatchObject({
       totalTransactions: 2,
@@ -92,7 +92,7 @@ describe('deriveProfile', () => {
 
   it('has no last transaction before a payment completes', () => {
     const pending = paymentLife(snapshot(), 'PENDING');
-    expect(deriveProfile(latestRecords(pending))).toMatchObject({
+    expect(profileFrom(latestRecords(pending))).toMatchObject({
       totalTransactions: 0,
       totalSpent: 0,
       lastTransactionAt: null,
@@ -100,7 +100,7 @@ describe('deriveProfile', () => {
   });
 
   it('is null for no payments', () => {
-    expect(deriveProfile([])).toBeNull();
+    expect(summarize([])).toBeNull();
   });
 
   it('breaks a tie of creation times by id, the same way whatever the order of the records', () => {
@@ -110,14 +110,14 @@ describe('deriveProfile', () => {
       occurredAt: at,
     }));
     for (const order of [records, [...records].reverse(), [records[1]!, records[2]!, records[0]!]]) {
-      expect(deriveProfile(order)).toMatchObject({ name: 'Name of pay_c', email: null, createdAt: at });
+      expect(profileFrom(order)).toMatchObject({ name: 'Name of pay_c', email: null, createdAt: at });
     }
   });
 
   it('says what sorting the records newest first says, for any set of records', () => {
     fc.assert(
       fc.property(transactionRecords({ minLength: 1 }), (records) => {
-        expect(deriveProfile(records)).toEqual(bySorting(records));
+        expect(profileFrom(records)).toEqual(bySorting(records));
       }),
     );
   });

@@ -142,8 +142,11 @@ export function summarize(records: TransactionRecord[]): ProfileSummary | null {
 }
 
 /**
- * The profile a summary says. Dates are event and payment times, never the time of
- * processing, so a rebuild from the stream reproduces them.
+ * The profile a summary says. With `summarize` it is a pure function of the customer's
+ * records, which is what makes the projection exact: redelivered, reordered or replayed
+ * events can only change the records to their greatest version, never count twice. Dates
+ * are event and payment times, never the time of processing, so a rebuild from the stream
+ * reproduces them.
  */
 export function profileOf(summary: ProfileSummary): DerivedProfile {
   return {
@@ -157,15 +160,4 @@ export function profileOf(summary: ProfileSummary): DerivedProfile {
     createdAt: summary.firstCreatedAt,
     updatedAt: summary.lastOccurredAt,
   };
-}
-
-/**
- * Derives a profile from the full set of its payment records. It is a pure function of
- * that set, which is what makes the projection exact: redelivered, reordered or replayed
- * events can only change the set's records to their greatest version, never count twice.
- * Returns null for an empty set.
- */
-export function deriveProfile(records: TransactionRecord[]): DerivedProfile | null {
-  const summary = summarize(records);
-  return summary && profileOf(summary);
 }

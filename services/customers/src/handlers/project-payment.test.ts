@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Logger } from '@mmp/platform';
 import type { PaymentEventData, PendingEvent } from '@mmp/protocol';
-import { latestRecords, paymentLife, snapshot } from '../../test/fixtures.js';
+import { latestRecords, paymentLife, profileFrom, snapshot } from '../../test/fixtures.js';
 import { openCustomerTestStore, type CustomerTestStore } from '../../test/store.js';
-import { customerIdFor, deriveProfile } from '../domain/profile.js';
+import { customerIdFor } from '../domain/profile.js';
 import { SUMMARIZE_READING_UP_TO, type CustomerStore } from '../store/customers.js';
 import { createPaymentProjector } from './project-payment.js';
 
@@ -83,7 +83,7 @@ describe('projecting one customer from several replicas at once', () => {
         { projectId, livemode },
         customerIdFor(projectId, livemode, externalId),
       );
-      expect(stored).toMatchObject({ externalId, ...deriveProfile(latestRecords(events)) });
+      expect(stored).toMatchObject({ externalId, ...profileFrom(latestRecords(events)) });
     }
   });
 
