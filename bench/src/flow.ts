@@ -1,9 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { availableParallelism } from 'node:os';
 import type { BenchConfig } from './config.js';
 import { cpuBetween, settle, snapshotCpu } from './proc.js';
 import { paymentBody } from './scenarios.js';
-import { percentile } from './stats.js';
+import { spreadOf, type Spread } from './stats.js';
 
 /**
  * The full flow, as a merchant and a shopper live it: the merchant creates a payment, the
@@ -16,6 +17,15 @@ import { percentile } from './stats.js';
 
 /** The sandbox completes this Orange Money number at once. */
 const SUCCESS_NUMBER = '+237690000001';
+
+/**
+ * Where a finished flow's time went: each call of the merchant and of the shopper until it
+ * answered, then everything the system does after the pay call (route the order, the
+ * sandbox's pull and ack, the settlement, the payment's completion, the webhook). A slow
+ * call points at the gateway and the service behind it; a slow rest at the asynchronous
+ * path over the bus.
+ */
+export type FlowStages = { create: Spread; pay: Spread; afterPay: Spread };
 
 export type FlowResult = {
   name: string;
@@ -30,8 +40,16 @@ export type FlowResult = {
   /** Flows started per second of the measured arrival window. */
   achievedRate: number;
   /** From the create call to the webhook's arrival, finished flows only. */
-  latencyMs: { p50: number; p90: number; p99: number; max: number; mean: number };
+  latencyMs: Spread;
+  stagesMs?: FlowStages;
   cpuMsPerFlow?: number;
+  /**
+   * Cores of this machine the system's processes (nats-server included) kept busy at the
+   * flow's rate, beside how many it has: near all of them, flows queue for CPU and the tail
+   * of the latency grows however fast each step is.
+   */
+  coresBusy?: number;
+  cores: number;
   cpuMsByProcess: Record<string, number>;
   sandboxPollMs: number;
   firstFailure?: string;
@@ -89,15 +107,18 @@ async function post(url: string, body: string, key?: string): Promise<Record<str
   return JSON.parse(text) as Record<string, unknown>;
 }
 
-/** One flow: the two calls a merchant and a shopper make; resolves with the payment's token. */
-async function startFlow(baseUrl: string, secretKey: string, sequence: number): Promise<string> {
+/** One flow's two calls, a merchant's and a shopper's: the payment's token and when each answered. */
+type StartedFlow = { token: string; createdAt: number; paidAt: number };
+
+async function startFlow(baseUrl: string, secretKey: string, sequence: number): Promise<StartedFlow> {
   const payment = await post(`${baseUrl}/v1/payments`, paymentBody('flow', sequence), secretKey);
+  const createdAt = performance.now();
   const session = new URL(payment.paymentUrl as string).pathname.split('/').pop() as string;
   await post(
     `${baseUrl}/v1/checkout/sessions/${session}/pay`,
     JSON.stringify({ paymentMethod: 'ORANGE_MONEY', phone: SUCCESS_NUMBER }),
   );
-  return payment.token as string;
+  return { token: payment.token as string, createdAt, paidAt: performance.now() };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -117,12 +138,13 @@ export async function runFlow(
       secretKey,
     );
     const probe = await startFlow(baseUrl, secretKey, 0);
-    const probed = await Promise.race([receiver.arrived(probe), sleep(30_000).then(() => undefined)]);
+    const probed = await Promise.race([receiver.arrived(probe.token), sleep(30_000).then(() => undefined)]);
     if (probed === undefined) throw new Error('a first flow did not complete within 30 s');
 
     const total = config.flowRate * config.flowSeconds;
     const interval = 1000 / config.flowRate;
     const latencies: number[] = [];
+    const stages = { create: [] as number[], pay: [] as number[], afterPay: [] as number[] };
     let failed = 0;
     let firstFailure: string | undefined;
     const flows: Promise<void>[] = [];
@@ -137,7 +159,13 @@ export async function runFlow(
       const startedAt = performance.now();
       flows.push(
         startFlow(baseUrl, secretKey, i).then(
-          async (token) => void latencies.push((await receiver.arrived(token)) - startedAt),
+          async ({ token, createdAt, paidAt }) => {
+            const arrivedAt = await receiver.arrived(token);
+            latencies.push(arrivedAt - startedAt);
+            stages.create.push(createdAt - startedAt);
+            stages.pay.push(paidAt - createdAt);
+            stages.afterPay.push(arrivedAt - paidAt);
+          },
           (error: unknown) => {
             failed += 1;
             firstFailure ??= String(error);
@@ -149,26 +177,29 @@ export async function runFlow(
     await Promise.race([Promise.all(flows), sleep(config.flowGraceSeconds * 1000)]);
     await settle(cpuPids);
     const cpu = cpuBetween(before, snapshotCpu(cpuPids));
-    const sorted = [...latencies].sort((a, b) => a - b);
-    const round = (ms: number) => Math.round(ms * 10) / 10;
     const cpuTotal = Object.values(cpu).reduce((sum, ms) => sum + ms, 0);
+    const achievedRate = Math.round((total / arrivalSeconds) * 10) / 10;
+    const cpuMsPerFlow = latencies.length > 0 ? cpuTotal / latencies.length : undefined;
     return {
       name: 'full flow: create, pay, order, ack, settle, COMPLETED, webhook',
       measures: `${config.flowRate} flows/s for ${config.flowSeconds} s; latency from the create call to the merchant's webhook, the sandbox long-polling its orders (wait_ms ${config.sandboxPollMs})`,
       ratePerSecond: config.flowRate,
       started: total,
-      finished: sorted.length,
+      finished: latencies.length,
       failedCalls: failed,
-      unfinished: total - sorted.length - failed,
-      achievedRate: Math.round((total / arrivalSeconds) * 10) / 10,
-      latencyMs: {
-        p50: round(percentile(sorted, 50)),
-        p90: round(percentile(sorted, 90)),
-        p99: round(percentile(sorted, 99)),
-        max: round(sorted.at(-1) ?? 0),
-        mean: round(sorted.reduce((sum, ms) => sum + ms, 0) / (sorted.length || 1)),
-      },
-      ...(sorted.length > 0 && { cpuMsPerFlow: Math.round((cpuTotal / sorted.length) * 100) / 100 }),
+      unfinished: total - latencies.length - failed,
+      achievedRate,
+      latencyMs: spreadOf(latencies),
+      ...(cpuMsPerFlow !== undefined && {
+        stagesMs: {
+          create: spreadOf(stages.create),
+          pay: spreadOf(stages.pay),
+          afterPay: spreadOf(stages.afterPay),
+        },
+        cpuMsPerFlow: Math.round(cpuMsPerFlow * 100) / 100,
+        coresBusy: Math.round(((cpuMsPerFlow * achievedRate) / 1000) * 100) / 100,
+      }),
+      cores: availableParallelism(),
       cpuMsByProcess: Object.fromEntries(Object.entries(cpu).map(([name, ms]) => [name, Math.round(ms)])),
       sandboxPollMs: config.sandboxPollMs,
       ...(firstFailure && { firstFailure }),

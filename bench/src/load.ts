@@ -1,6 +1,7 @@
 import autocannon from 'autocannon';
 import type { BenchConfig } from './config.js';
 import { cpuBetween, settle, snapshotCpu } from './proc.js';
+import type { Spread } from './stats.js';
 
 /** One kind of traffic: a URL and, per request, the exact method, path, headers and body. */
 export type Scenario = {
@@ -20,7 +21,7 @@ export type ScenarioResult = {
   /** 2xx answers per second of measured time: failures never count as throughput. */
   requestsPerSecond: number;
   /** Of 2xx answers only, in whole milliseconds (autocannon's resolution). */
-  latencyMs: { p50: number; p90: number; p99: number; max: number; mean: number };
+  latencyMs: Spread;
   errors: number;
   timeouts: number;
   non2xx: number;

@@ -45,6 +45,7 @@ function flow(overrides: Partial<FlowResult> = {}): FlowResult {
     latencyMs: { p50: 40, p90: 90, p99: 200, max: 300, mean: 50 },
     cpuMsPerFlow: 30,
     cpuMsByProcess: {},
+    cores: 2,
     sandboxPollMs: 1_000,
     ...overrides,
   };
@@ -120,6 +121,23 @@ describe('the scenario table', () => {
     expect(printed).toContain('1499 of 1500 finished, 0 failed, 1 unfinished');
     expect(printed).toContain('p99 200');
     expect(printed).toContain('first failure: pay answered 503');
+  });
+
+  it("says where a flow's time went and how much of the machine the flows kept busy", () => {
+    const spread = (p50: number, p90: number, p99: number) => ({ p50, p90, p99, max: p99, mean: p50 });
+    const printed = formatFlow(
+      flow({
+        stagesMs: { create: spread(6, 14, 28), pay: spread(14, 27, 64), afterPay: spread(29, 58, 166) },
+        coresBusy: 1.64,
+        cpuMsByProcess: { payments: 12_000, gateway: 6_000, 'nats-server': 9_000 },
+      }),
+    );
+    expect(printed).toContain(
+      'stages ms, p50 / p90 / p99: create answered 6 / 14 / 28, pay answered 14 / 27 / 64, pay to webhook 29 / 58 / 166',
+    );
+    expect(printed).toContain(
+      "CPU per flow: 30.00 ms, 1.64 of this machine's 2 cores at 50/s (the busiest process, payments: 0.40)",
+    );
   });
 });
 

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { FlowResult } from './flow.js';
 import type { IdleWait } from './idle.js';
 import type { ScenarioResult } from './load.js';
+import type { Spread } from './stats.js';
 import type { TargetCheck } from './targets.js';
 
 export type ScenarioFailure = { name: string; failed: string };
@@ -54,6 +55,19 @@ export function formatScenarios(outcomes: ScenarioOutcome[], baseline: number | 
   return [table(header, rows), ...(failures.length ? ['failed:', ...failures] : [])].join('\n');
 }
 
+const spreadText = ({ p50, p90, p99 }: Spread) => `${p50} / ${p90} / ${p99}`;
+
+/**
+ * The process whose CPU the flows' rate asks most of, in cores: an event loop runs on one,
+ * so one near 1.00 is saturated (as the whole system in one process is) whatever the
+ * machine has left.
+ */
+function busiestProcess(flow: FlowResult): string {
+  const [name, ms] = Object.entries(flow.cpuMsByProcess).sort((a, b) => b[1] - a[1])[0] ?? [];
+  if (name === undefined || ms === undefined || flow.finished === 0) return '';
+  return ` (the busiest process, ${name}: ${(((ms / flow.finished) * flow.achievedRate) / 1000).toFixed(2)})`;
+}
+
 export function formatFlow(flow: FlowResult | ScenarioFailure): string {
   if (isFailed(flow)) return `full flow: FAILED: ${flow.failed}`;
   return [
@@ -61,7 +75,17 @@ export function formatFlow(flow: FlowResult | ScenarioFailure): string {
       `${flow.failedCalls} failed, ${flow.unfinished} unfinished`,
     `  latency ms: p50 ${flow.latencyMs.p50}  p90 ${flow.latencyMs.p90}  p99 ${flow.latencyMs.p99}  max ${flow.latencyMs.max}` +
       `  (the sandbox long-polls its orders, wait_ms ${flow.sandboxPollMs})`,
+    ...(flow.stagesMs
+      ? [
+          `  stages ms, p50 / p90 / p99: create answered ${spreadText(flow.stagesMs.create)}, ` +
+            `pay answered ${spreadText(flow.stagesMs.pay)}, pay to webhook ${spreadText(flow.stagesMs.afterPay)}`,
+        ]
+      : []),
     `  CPU per flow: ${flow.cpuMsPerFlow?.toFixed(2) ?? 'n/a'} ms` +
+      (flow.coresBusy === undefined
+        ? ''
+        : `, ${flow.coresBusy.toFixed(2)} of this machine's ${flow.cores} cores at ${flow.achievedRate}/s` +
+          busiestProcess(flow)) +
       (flow.firstFailure ? `\n  first failure: ${flow.firstFailure}` : ''),
   ].join('\n');
 }
