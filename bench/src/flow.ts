@@ -43,12 +43,7 @@ export type FlowResult = {
   latencyMs: Spread;
   stagesMs?: FlowStages;
   cpuMsPerFlow?: number;
-  /**
-   * Cores of this machine the system's processes (nats-server included) kept busy at the
-   * flow's rate, beside how many it has: near all of them, flows queue for CPU and the tail
-   * of the latency grows however fast each step is.
-   */
-  coresBusy?: number;
+  /** This machine's cores, which the flows' CPU at their rate is read against. */
   cores: number;
   cpuMsByProcess: Record<string, number>;
   sandboxPollMs: number;
@@ -197,7 +192,6 @@ export async function runFlow(
           afterPay: spreadOf(stages.afterPay),
         },
         cpuMsPerFlow: Math.round(cpuMsPerFlow * 100) / 100,
-        coresBusy: Math.round(((cpuMsPerFlow * achievedRate) / 1000) * 100) / 100,
       }),
       cores: availableParallelism(),
       cpuMsByProcess: Object.fromEntries(Object.entries(cpu).map(([name, ms]) => [name, Math.round(ms)])),

@@ -128,7 +128,7 @@ describe('the scenario table', () => {
     const printed = formatFlow(
       flow({
         stagesMs: { create: spread(6, 14, 28), pay: spread(14, 27, 64), afterPay: spread(29, 58, 166) },
-        coresBusy: 1.64,
+        cpuMsPerFlow: 32.8,
         cpuMsByProcess: { payments: 12_000, gateway: 6_000, 'nats-server': 9_000 },
       }),
     );
@@ -136,7 +136,7 @@ describe('the scenario table', () => {
       'stages ms, p50 / p90 / p99: create answered 6 / 14 / 28, pay answered 14 / 27 / 64, pay to webhook 29 / 58 / 166',
     );
     expect(printed).toContain(
-      "CPU per flow: 30.00 ms, 1.64 of this machine's 2 cores at 50/s (the busiest process, payments: 0.40)",
+      "CPU per flow: 32.80 ms, 1.64 of this machine's 2 cores at 50/s (the busiest process, payments: 0.40)",
     );
   });
 });

@@ -57,15 +57,23 @@ export function formatScenarios(outcomes: ScenarioOutcome[], baseline: number | 
 
 const spreadText = ({ p50, p90, p99 }: Spread) => `${p50} / ${p90} / ${p99}`;
 
+/** Cores that `msPerFlow` of CPU keeps busy at the flows' achieved rate. */
+const coresAt = (msPerFlow: number, flow: FlowResult) => ((msPerFlow * flow.achievedRate) / 1000).toFixed(2);
+
 /**
- * The process whose CPU the flows' rate asks most of, in cores: an event loop runs on one,
- * so one near 1.00 is saturated (as the whole system in one process is) whatever the
- * machine has left.
+ * How much of the machine the flows kept busy: every process of the system (nats-server
+ * included) against the machine's cores, where near all of them flows queue for CPU and the
+ * latency's tail grows however fast each step is; and the busiest process, since an event
+ * loop runs on one core, so one near 1.00 is saturated (as the whole system in one process
+ * is) whatever the machine has left.
  */
-function busiestProcess(flow: FlowResult): string {
+function machineBusy(flow: FlowResult, cpuMsPerFlow: number): string {
   const [name, ms] = Object.entries(flow.cpuMsByProcess).sort((a, b) => b[1] - a[1])[0] ?? [];
-  if (name === undefined || ms === undefined || flow.finished === 0) return '';
-  return ` (the busiest process, ${name}: ${(((ms / flow.finished) * flow.achievedRate) / 1000).toFixed(2)})`;
+  const busiest =
+    name === undefined || ms === undefined
+      ? ''
+      : ` (the busiest process, ${name}: ${coresAt(ms / flow.finished, flow)})`;
+  return `, ${coresAt(cpuMsPerFlow, flow)} of this machine's ${flow.cores} cores at ${flow.achievedRate}/s${busiest}`;
 }
 
 export function formatFlow(flow: FlowResult | ScenarioFailure): string {
@@ -82,10 +90,7 @@ export function formatFlow(flow: FlowResult | ScenarioFailure): string {
         ]
       : []),
     `  CPU per flow: ${flow.cpuMsPerFlow?.toFixed(2) ?? 'n/a'} ms` +
-      (flow.coresBusy === undefined
-        ? ''
-        : `, ${flow.coresBusy.toFixed(2)} of this machine's ${flow.cores} cores at ${flow.achievedRate}/s` +
-          busiestProcess(flow)) +
+      (flow.cpuMsPerFlow === undefined ? '' : machineBusy(flow, flow.cpuMsPerFlow)) +
       (flow.firstFailure ? `\n  first failure: ${flow.firstFailure}` : ''),
   ].join('\n');
 }
