@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,6 +8,20 @@ import { describeStoreContract } from '../testing/store-contract/index.js';
 import { EMBEDDED_FILE, groupCommits, openEmbeddedStore } from './embedded.js';
 import { openStore } from './open.js';
 import { DuplicateKeyError, type Doc } from './port.js';
+
+/** Pages written to the write-ahead log since its last checkpoint. */
+function walPages(dbFile: string): number {
+  const wal = `${dbFile}-wal`;
+  return existsSync(wal) ? Math.max(0, (statSync(wal).size - 32) / (4096 + 24)) : 0;
+}
+
+/** Empties the write-ahead log once the store's group commit under way is done. */
+async function checkpoint(dbFile: string): Promise<void> {
+  await new Promise((resolve) => setImmediate(resolve));
+  const db = new Database(dbFile);
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  db.close();
+}
 
 const dir = await mkdtemp(path.join(os.tmpdir(), 'mmp-store-'));
 afterAll(() => rm(dir, { recursive: true, force: true }));
@@ -330,6 +344,136 @@ describe('embedded store', () => {
     db.close();
     expect(indexes).not.toContain('$ix_old');
     expect(indexes).toContain('$ix_status');
+  });
+
+  type Listed = Doc & { reference: string; phone?: string };
+  const textSpec = { fields: { reference: 1, phone: 1 }, text: true } as const;
+
+  it('writes a text index a batch at a time, and a search finds every document written before it', async () => {
+    const folder = path.join(dir, 'text-queue');
+    const file = path.join(folder, EMBEDDED_FILE);
+    const store = await openEmbeddedStore({ dir: folder });
+    const payments = store.collection<Listed>('payments');
+    await payments.ensureIndex(textSpec);
+    for (let i = 0; i < 500; i += 1)
+      await payments.insertOne({ _id: `p${i}`, reference: `order-${i}`, phone: `+23769000${i}` });
+    expect(await payments.count({ reference: { $contains: 'order-4' } })).toBe(111);
+    await checkpoint(file);
+    await payments.insertOne({ _id: 'new', reference: 'invoice-77' });
+    // The document and its place in the queue; the trigram index wrote a segment of its own.
+    expect(walPages(file)).toBeLessThanOrEqual(3);
+    await payments.findOneAndUpdate({ _id: 'p7' }, { $set: { reference: 'renamed-7' } });
+    await payments.deleteMany({ _id: 'p8' });
+    const found = async (needle: string) =>
+      (await payments.find({ reference: { $contains: needle } }, { sort: { _id: 1 } })).map((p) => p._id);
+    expect(await found('invoice-7')).toEqual(['new']);
+    expect(await found('renamed')).toEqual(['p7']);
+    expect(await found('order-7')).toEqual([
+      'p70',
+      'p71',
+      'p72',
+      'p73',
+      'p74',
+      'p75',
+      'p76',
+      'p77',
+      'p78',
+      'p79',
+    ]);
+    expect(await found('order-8')).not.toContain('p8');
+    await store.close();
+  });
+
+  it('indexes the documents it queued when nothing searches, and after a restart', async () => {
+    const folder = path.join(dir, 'text-queue-later');
+    const file = path.join(folder, EMBEDDED_FILE);
+    const queueLength = () => {
+      const db = new Database(file, { readonly: true });
+      try {
+        const queue = db
+          .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE '$fts_%_queue'`)
+          .pluck()
+          .get() as string;
+        return db.prepare(`SELECT count(*) FROM "${queue}"`).pluck().get() as number;
+      } finally {
+        db.close();
+      }
+    };
+    const store = await openEmbeddedStore({ dir: folder });
+    const payments = store.collection<Listed>('payments');
+    await payments.ensureIndex(textSpec);
+    await payments.insertOne({ _id: 'a', reference: 'first' });
+    expect(queueLength()).toBe(1);
+    await expect.poll(queueLength, { timeout: 2_000 }).toBe(0);
+    await payments.insertOne({ _id: 'b', reference: 'second' });
+    await store.close();
+    expect(queueLength()).toBe(1);
+
+    const again = await openEmbeddedStore({ dir: folder });
+    const reopened = again.collection<Listed>('payments');
+    await reopened.ensureIndex(textSpec);
+    await expect.poll(queueLength, { timeout: 2_000 }).toBe(0);
+    expect((await reopened.find({ reference: { $contains: 'cond' } })).map((p) => p._id)).toEqual(['b']);
+    await again.close();
+  });
+
+  it('keeps a text index right beside the triggers of a version that wrote it at once', async () => {
+    const folder = path.join(dir, 'text-queue-before');
+    const file = path.join(folder, EMBEDDED_FILE);
+    const first = await openEmbeddedStore({ dir: folder });
+    await first.collection<Listed>('payments').ensureIndex(textSpec);
+    await first.collection<Listed>('payments').insertOne({ _id: 'a', reference: 'alpha-one' });
+    await first.close();
+    // An earlier version starts on this store: it makes its triggers again and writes.
+    const earlier = new Database(file);
+    const fts = earlier
+      .prepare(
+        `SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE '$fts_%' AND sql LIKE '%fts5%'`,
+      )
+      .pluck()
+      .get() as string;
+    const values = (row: string) =>
+      ['reference', 'phone']
+        .map(
+          (f) =>
+            `CASE WHEN substr((${row}.data ->> '$."${f}"'), 1, 2) = 's:' THEN substr((${row}.data ->> '$."${f}"'), 3) END`,
+        )
+        .join(', ');
+    earlier.exec(`
+      CREATE TRIGGER "${fts}_insert" AFTER INSERT ON payments BEGIN
+        INSERT INTO "${fts}" (rowid, c0, c1) VALUES (new.rowid, ${values('new')});
+      END;
+      CREATE TRIGGER "${fts}_update" AFTER UPDATE OF data ON payments BEGIN
+        DELETE FROM "${fts}" WHERE rowid = old.rowid;
+        INSERT INTO "${fts}" (rowid, c0, c1) VALUES (new.rowid, ${values('new')});
+      END;
+    `);
+    earlier
+      .prepare(`UPDATE payments SET data = jsonb(?) WHERE _id = 's:a'`)
+      .run(JSON.stringify({ _id: 's:a', reference: 's:alpha-two' }));
+    earlier
+      .prepare(`INSERT INTO payments (_id, data) VALUES ('s:b', jsonb(?))`)
+      .run(JSON.stringify({ _id: 's:b', reference: 's:beta-two' }));
+    earlier.close();
+
+    const store = await openEmbeddedStore({ dir: folder });
+    const payments = store.collection<Listed>('payments');
+    await payments.ensureIndex(textSpec);
+    const found = async (needle: string) =>
+      (await payments.find({ reference: { $contains: needle } }, { sort: { _id: 1 } })).map((p) => p._id);
+    expect(await found('two')).toEqual(['a', 'b']);
+    expect(await found('one')).toEqual([]);
+    const matches = () => {
+      const db = new Database(file, { readonly: true });
+      try {
+        return db.prepare(`SELECT count(*) FROM "${fts}" WHERE "${fts}" MATCH '"two"'`).pluck().get();
+      } finally {
+        db.close();
+      }
+    };
+    await store.close();
+    // Each document once in the index, whichever triggers wrote it.
+    expect(matches()).toBe(2);
   });
 
   it('refuses a page size or offset that is not a finite number, a bug of its caller', async () => {
