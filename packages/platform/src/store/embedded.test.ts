@@ -23,6 +23,20 @@ async function checkpoint(dbFile: string): Promise<void> {
   db.close();
 }
 
+/** How many documents wait to go into the store's text index. */
+function textQueueLength(dbFile: string): number {
+  const db = new Database(dbFile, { readonly: true });
+  try {
+    const queue = db
+      .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE '$fts_%_queue'`)
+      .pluck()
+      .get() as string;
+    return db.prepare(`SELECT count(*) FROM "${queue}"`).pluck().get() as number;
+  } finally {
+    db.close();
+  }
+}
+
 const dir = await mkdtemp(path.join(os.tmpdir(), 'mmp-store-'));
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
@@ -387,18 +401,7 @@ describe('embedded store', () => {
   it('indexes the documents it queued when nothing searches, and after a restart', async () => {
     const folder = path.join(dir, 'text-queue-later');
     const file = path.join(folder, EMBEDDED_FILE);
-    const queueLength = () => {
-      const db = new Database(file, { readonly: true });
-      try {
-        const queue = db
-          .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE '$fts_%_queue'`)
-          .pluck()
-          .get() as string;
-        return db.prepare(`SELECT count(*) FROM "${queue}"`).pluck().get() as number;
-      } finally {
-        db.close();
-      }
-    };
+    const queueLength = () => textQueueLength(file);
     const store = await openEmbeddedStore({ dir: folder });
     const payments = store.collection<Listed>('payments');
     await payments.ensureIndex(textSpec);
@@ -416,6 +419,26 @@ describe('embedded store', () => {
     expect((await reopened.find({ reference: { $contains: 'cond' } })).map((p) => p._id)).toEqual(['b']);
     await again.close();
   });
+
+  it('keeps its queue for a later pass while another process holds the database past its timeout', async () => {
+    const folder = path.join(dir, 'text-queue-busy');
+    const file = path.join(folder, EMBEDDED_FILE);
+    const store = await openEmbeddedStore({ dir: folder });
+    const payments = store.collection<Listed>('payments');
+    await payments.ensureIndex(textSpec);
+    await payments.insertOne({ _id: 'a', reference: 'queued while busy' });
+    // The queue's pass comes while the lock is held, waits out the busy timeout and gives
+    // up (thrown out of its timer, that would end the process); a later pass indexes it.
+    const other = new Database(file);
+    other.exec('BEGIN IMMEDIATE');
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    other.exec('COMMIT');
+    other.close();
+    expect(textQueueLength(file)).toBe(1);
+    await expect.poll(() => textQueueLength(file), { timeout: 2_000 }).toBe(0);
+    expect((await payments.find({ reference: { $contains: 'busy' } })).map((p) => p._id)).toEqual(['a']);
+    await store.close();
+  }, 20_000);
 
   it('keeps a text index right beside the triggers of a version that wrote it at once', async () => {
     const folder = path.join(dir, 'text-queue-before');

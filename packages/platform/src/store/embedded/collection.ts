@@ -371,7 +371,16 @@ export function openCollection<T extends Doc>(env: StoreEnv, name: string): Coll
   }
 
   function indexTextsSoon(): void {
-    if (textQueues.size > 0) textIndexing ??= setTimeout(indexQueuedTexts, TEXT_INDEX_DELAY_MS).unref();
+    if (textQueues.size === 0) return;
+    textIndexing ??= setTimeout(() => {
+      try {
+        indexQueuedTexts();
+      } catch {
+        // The write could not begin (the database busy past its timeout, a disk error):
+        // the queue waits for the next pass rather than taking the process down.
+        indexTextsSoon();
+      }
+    }, TEXT_INDEX_DELAY_MS).unref();
   }
 
   async function write<R>(operation: () => R, statements: 'one' | 'many' = 'many'): Promise<R> {
