@@ -363,12 +363,18 @@ describe('embedded store', () => {
   type Listed = Doc & { reference: string; phone?: string };
   const textSpec = { fields: { reference: 1, phone: 1 }, text: true } as const;
 
-  it('writes a text index a batch at a time, and a search finds every document written before it', async () => {
-    const folder = path.join(dir, 'text-queue');
-    const file = path.join(folder, EMBEDDED_FILE);
-    const store = await openEmbeddedStore({ dir: folder });
+  /** The store in `folder` with payments searched by reference and phone, and a search by reference. */
+  async function openSearched(folder: string) {
+    const store = await openEmbeddedStore({ dir: path.join(dir, folder) });
     const payments = store.collection<Listed>('payments');
     await payments.ensureIndex(textSpec);
+    const found = async (needle: string) =>
+      (await payments.find({ reference: { $contains: needle } }, { sort: { _id: 1 } })).map((p) => p._id);
+    return { store, payments, found, file: path.join(dir, folder, EMBEDDED_FILE) };
+  }
+
+  it('writes a text index a batch at a time, and a search finds every document written before it', async () => {
+    const { store, payments, found, file } = await openSearched('text-queue');
     for (let i = 0; i < 500; i += 1)
       await payments.insertOne({ _id: `p${i}`, reference: `order-${i}`, phone: `+23769000${i}` });
     expect(await payments.count({ reference: { $contains: 'order-4' } })).toBe(111);
@@ -378,8 +384,6 @@ describe('embedded store', () => {
     expect(walPages(file)).toBeLessThanOrEqual(3);
     await payments.findOneAndUpdate({ _id: 'p7' }, { $set: { reference: 'renamed-7' } });
     await payments.deleteMany({ _id: 'p8' });
-    const found = async (needle: string) =>
-      (await payments.find({ reference: { $contains: needle } }, { sort: { _id: 1 } })).map((p) => p._id);
     expect(await found('invoice-7')).toEqual(['new']);
     expect(await found('renamed')).toEqual(['p7']);
     expect(await found('order-7')).toEqual([
@@ -399,12 +403,8 @@ describe('embedded store', () => {
   });
 
   it('indexes the documents it queued when nothing searches, and after a restart', async () => {
-    const folder = path.join(dir, 'text-queue-later');
-    const file = path.join(folder, EMBEDDED_FILE);
+    const { store, payments, file } = await openSearched('text-queue-later');
     const queueLength = () => textQueueLength(file);
-    const store = await openEmbeddedStore({ dir: folder });
-    const payments = store.collection<Listed>('payments');
-    await payments.ensureIndex(textSpec);
     await payments.insertOne({ _id: 'a', reference: 'first' });
     expect(queueLength()).toBe(1);
     await expect.poll(queueLength, { timeout: 2_000 }).toBe(0);
@@ -412,20 +412,14 @@ describe('embedded store', () => {
     await store.close();
     expect(queueLength()).toBe(1);
 
-    const again = await openEmbeddedStore({ dir: folder });
-    const reopened = again.collection<Listed>('payments');
-    await reopened.ensureIndex(textSpec);
+    const again = await openSearched('text-queue-later');
     await expect.poll(queueLength, { timeout: 2_000 }).toBe(0);
-    expect((await reopened.find({ reference: { $contains: 'cond' } })).map((p) => p._id)).toEqual(['b']);
-    await again.close();
+    expect(await again.found('cond')).toEqual(['b']);
+    await again.store.close();
   });
 
   it('keeps its queue for a later pass while another process holds the database past its timeout', async () => {
-    const folder = path.join(dir, 'text-queue-busy');
-    const file = path.join(folder, EMBEDDED_FILE);
-    const store = await openEmbeddedStore({ dir: folder });
-    const payments = store.collection<Listed>('payments');
-    await payments.ensureIndex(textSpec);
+    const { store, payments, found, file } = await openSearched('text-queue-busy');
     await payments.insertOne({ _id: 'a', reference: 'queued while busy' });
     // The queue's pass comes while the lock is held, waits out the busy timeout and gives
     // up (thrown out of its timer, that would end the process); a later pass indexes it.
@@ -436,17 +430,15 @@ describe('embedded store', () => {
     other.close();
     expect(textQueueLength(file)).toBe(1);
     await expect.poll(() => textQueueLength(file), { timeout: 2_000 }).toBe(0);
-    expect((await payments.find({ reference: { $contains: 'busy' } })).map((p) => p._id)).toEqual(['a']);
+    expect(await found('busy')).toEqual(['a']);
     await store.close();
   }, 20_000);
 
   it('keeps a text index right beside the triggers of a version that wrote it at once', async () => {
-    const folder = path.join(dir, 'text-queue-before');
-    const file = path.join(folder, EMBEDDED_FILE);
-    const first = await openEmbeddedStore({ dir: folder });
-    await first.collection<Listed>('payments').ensureIndex(textSpec);
-    await first.collection<Listed>('payments').insertOne({ _id: 'a', reference: 'alpha-one' });
-    await first.close();
+    const first = await openSearched('text-queue-before');
+    await first.payments.insertOne({ _id: 'a', reference: 'alpha-one' });
+    await first.store.close();
+    const { file } = first;
     // An earlier version starts on this store: it makes its triggers again and writes.
     const earlier = new Database(file);
     const fts = earlier
@@ -479,11 +471,7 @@ describe('embedded store', () => {
       .run(JSON.stringify({ _id: 's:b', reference: 's:beta-two' }));
     earlier.close();
 
-    const store = await openEmbeddedStore({ dir: folder });
-    const payments = store.collection<Listed>('payments');
-    await payments.ensureIndex(textSpec);
-    const found = async (needle: string) =>
-      (await payments.find({ reference: { $contains: needle } }, { sort: { _id: 1 } })).map((p) => p._id);
+    const { store, found } = await openSearched('text-queue-before');
     expect(await found('two')).toEqual(['a', 'b']);
     expect(await found('one')).toEqual([]);
     const matches = () => {
