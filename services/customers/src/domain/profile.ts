@@ -70,8 +70,13 @@ export type ContactField = keyof typeof CONTACT_FIELDS;
 export const CONTACTS = Object.keys(CONTACT_FIELDS) as ContactField[];
 
 export function recordFacts(record: TransactionRecord): RecordFacts {
+  return factsAt(record, iso(record.payment.createdAt));
+}
+
+/** `recordFacts`, given the payment's creation time already in ISO form. */
+function factsAt(record: TransactionRecord, createdAt: string): RecordFacts {
   const { payment } = record;
-  const recency = `${iso(payment.createdAt)}|${payment.id}`;
+  const recency = `${createdAt}|${payment.id}`;
   return {
     netSpent: netSpent(payment),
     settledAt: isSettled(payment.status) ? iso(payment.completedAt ?? record.occurredAt) : null,
@@ -119,8 +124,8 @@ export function summarize(records: TransactionRecord[]): ProfileSummary | null {
   };
   for (const record of records) {
     const { payment } = record;
-    const facts = recordFacts(record);
     const createdAt = iso(payment.createdAt);
+    const facts = factsAt(record, createdAt);
     const occurredAt = iso(record.occurredAt);
     if (createdAt < summary.firstCreatedAt) summary.firstCreatedAt = createdAt;
     if (occurredAt > summary.lastOccurredAt) summary.lastOccurredAt = occurredAt;
