@@ -24,7 +24,13 @@ export function paymentBody(label: string, sequence: number): string {
   });
 }
 
+/**
+ * Each scenario made has references of its own: one bench run may create payments in the
+ * same project more than once (`bench:scale` at every size), and a reference the project
+ * already holds is refused (409), which would be measured as failed creates.
+ */
 export function createPaymentScenario(baseUrl: string, secretKey: string): Scenario {
+  const label = `create-${randomBytes(4).toString('hex')}`;
   let sequence = 0;
   return {
     name: 'payment create: POST /v1/payments',
@@ -35,7 +41,7 @@ export function createPaymentScenario(baseUrl: string, secretKey: string): Scena
       method: 'POST',
       path: '/v1/payments',
       headers: { ...JSON_HEADERS, authorization: `Bearer ${secretKey}` },
-      body: paymentBody('create', ++sequence),
+      body: paymentBody(label, ++sequence),
     }),
   };
 }

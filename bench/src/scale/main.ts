@@ -151,6 +151,7 @@ async function measureSize(
     deepPage: deep,
     createPerSecond: create.requestsPerSecond,
     createP99Ms: create.latencyMs.p99,
+    createFailed: create.errors + create.non2xx,
     createCpuMs: Object.fromEntries(
       Object.entries(create.cpuMsByProcess ?? {}).map(([name, ms]) => [
         name,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { deepestPage } from './port-queries.js';
-import { checkScale, formatCreateCpu, type Latency, type SizeResult } from './targets.js';
+import { checkScale, formatCreateCpu, formatScale, type Latency, type SizeResult } from './targets.js';
 
 const latency = (p99: number, failed = 0): Latency => ({ p50: p99 / 2, p99, count: 10, failed });
 
@@ -15,6 +15,7 @@ function result(size: number, p99: { first: number; deep: number; cursor: number
     deepPage: deepestPage(size),
     createPerSecond: 1,
     createP99Ms: 1,
+    createFailed: 0,
     createCpuMs: { gateway: 0.2, payments: size / 100_000 },
     listFirst: latency(p99.first),
     listDeep: latency(p99.deep),
@@ -69,6 +70,20 @@ describe('the scale bench', () => {
       met: false,
       measured: '10 ms, 2 failed',
     });
+  });
+
+  it('shows beside the create rate how many creates failed, whose cost the others carry', () => {
+    const failing = {
+      ...result(100_000, { first: 1, deep: 1, cursor: 1 }),
+      createPerSecond: 740,
+      createFailed: 8_012,
+    };
+    const rows = formatScale([result(10_000, { first: 1, deep: 1, cursor: 1 }), failing])
+      .split('\n')
+      .map((line) => line.trim().split(/\s{2,}/));
+    const column = rows[0]!.indexOf('create/s');
+    expect(rows.find((row) => row[0] === '10,000')?.[column]).toBe('1');
+    expect(rows.find((row) => row[0] === '100,000')?.[column]).toBe('740 (8012 failed)');
   });
 
   it("shows where a create's CPU goes at each size, process by process, with the total", () => {

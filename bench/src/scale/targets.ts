@@ -18,6 +18,8 @@ export type SizeResult = Record<ListQuery | CursorQuery | CustomersQuery, Latenc
   deepPage: number;
   createPerSecond: number;
   createP99Ms: number;
+  /** Creates not answered 2xx (refused, errors, timeouts): each one makes the others' CPU look dearer. */
+  createFailed: number;
   /** CPU milliseconds a create cost each process (the services and nats-server). */
   createCpuMs: Record<string, number>;
   /** The same list and search timed at the store port, in the bench's process. */
@@ -84,7 +86,9 @@ export function formatScale(results: SizeResult[]): string {
     String(r.seedDocsPerSecond),
     ...STORE_SERVICES.map((s) => `${mb(r.idleRssBytes[s] ?? 0)}/${mb(r.peakRssBytes[s] ?? 0)}`),
     STORE_SERVICES.map((s) => r.startMs[s] ?? '?').join('/'),
-    r.createPerSecond.toFixed(0),
+    r.createFailed
+      ? `${r.createPerSecond.toFixed(0)} (${r.createFailed} failed)`
+      : r.createPerSecond.toFixed(0),
     `${shown(r.listFirst)}/${shown(r.listDeep)}/${shown(r.listCursor)}`,
     `${shown(r.searchFirst)}/${shown(r.searchDeep)}/${shown(r.searchCursor)}`,
     `${r.port.listFirst.p50}/${r.port.listDeep.p50}`,
