@@ -62,15 +62,16 @@ function outcomeEvents(settlement: Settlement, order: Order) {
 }
 
 /**
- * Stores a settlement. The first final settlement of an order claims `outcomeOf` (a unique
- * index) and carries settlement.received in the same write; a later final one, whatever its
- * key, finds the claim taken and is kept as a second outcome for reconciliation, never
- * applied. Two racing settlements of one order end the same way: one claim wins.
+ * Stores a settlement. A final settlement of an order claims `outcomeOf` (a unique index)
+ * and carries settlement.received in the same write; when the claim is taken, whatever its
+ * key, it is read and this one is kept as a second outcome for reconciliation, never
+ * applied. Two racing settlements of one order end the same way: one claim wins. The claim
+ * is tried before any read because almost every final settlement is its order's first.
  */
 async function store(deps: RouterDeps, settlement: Settlement, order: Order | null, requestId?: string) {
   const decides = order !== null && isFinal(settlement.status);
   for (let attempt = 0; attempt < 2; attempt += 1) {
-    const applied = decides ? await findOutcomeOf(deps.db, order._id) : null;
+    const applied = decides && attempt > 0 ? await findOutcomeOf(deps.db, order._id) : null;
     const record: Settlement = !decides
       ? settlement
       : applied
@@ -91,7 +92,7 @@ async function store(deps: RouterDeps, settlement: Settlement, order: Order | nu
     } catch (error) {
       if (!(error instanceof DuplicateKeyError)) throw error;
       await refuseDuplicate(deps, settlement.providerId, settlement.idempotencyKey);
-      // Another settlement decided the order meanwhile: read it and keep this one as second.
+      // Another settlement decided the order: read it and keep this one as second.
     }
   }
   throw new Error(`settlement ${settlement.idempotencyKey} could not be stored`);
