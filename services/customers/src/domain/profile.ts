@@ -116,8 +116,9 @@ export function summarize(records: TransactionRecord[]): ProfileSummary | null {
     settledCount: 0,
     spent: 0,
     lastSettledAt: null,
-    firstCreatedAt: iso(records[0]!.payment.createdAt),
-    lastOccurredAt: iso(records[0]!.occurredAt),
+    // '' until the first record: below every ISO time, and replaced by the first.
+    firstCreatedAt: '',
+    lastOccurredAt: '',
     email: null,
     phone: null,
     name: null,
@@ -127,7 +128,8 @@ export function summarize(records: TransactionRecord[]): ProfileSummary | null {
     const createdAt = iso(payment.createdAt);
     const facts = factsAt(record, createdAt);
     const occurredAt = iso(record.occurredAt);
-    if (createdAt < summary.firstCreatedAt) summary.firstCreatedAt = createdAt;
+    if (summary.firstCreatedAt === '' || createdAt < summary.firstCreatedAt)
+      summary.firstCreatedAt = createdAt;
     if (occurredAt > summary.lastOccurredAt) summary.lastOccurredAt = occurredAt;
     summary.spent += facts.netSpent;
     if (facts.settledAt !== null) {
