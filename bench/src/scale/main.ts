@@ -11,7 +11,14 @@ import { createAccounts, type BenchAccounts } from '../setup.js';
 import { benchEnv, buildServices, startProcesses, type ProcessSystem } from '../systems.js';
 import { deepestPage, measurePortQueries, PAGE } from './port-queries.js';
 import { readTemplates, seed, seededPaymentId, type Templates } from './seed.js';
-import { checkScale, formatCreateCpu, formatScale, type Latency, type SizeResult } from './targets.js';
+import {
+  checkScale,
+  createFigures,
+  formatCreateCpu,
+  formatScale,
+  type Latency,
+  type SizeResult,
+} from './targets.js';
 
 /**
  * `pnpm bench:scale`: the embedded store holding 10,000, then 100,000, then 1,000,000
@@ -149,15 +156,7 @@ async function measureSize(
     customersSearch,
     customersStats,
     deepPage: deep,
-    createPerSecond: create.requestsPerSecond,
-    createP99Ms: create.latencyMs.p99,
-    createFailed: create.errors + create.non2xx,
-    createCpuMs: Object.fromEntries(
-      Object.entries(create.cpuMsByProcess ?? {}).map(([name, ms]) => [
-        name,
-        create.successes > 0 ? ms / create.successes : 0,
-      ]),
-    ),
+    ...createFigures(create),
   };
 }
 

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import type { ScenarioResult } from '../load.js';
 import { deepestPage } from './port-queries.js';
-import { checkScale, formatCreateCpu, formatScale, type Latency, type SizeResult } from './targets.js';
+import {
+  checkScale,
+  createFigures,
+  formatCreateCpu,
+  formatScale,
+  type Latency,
+  type SizeResult,
+} from './targets.js';
 
 const latency = (p99: number, failed = 0): Latency => ({ p50: p99 / 2, p99, count: 10, failed });
 
@@ -84,6 +92,30 @@ describe('the scale bench', () => {
     const column = rows[0]!.indexOf('create/s');
     expect(rows.find((row) => row[0] === '10,000')?.[column]).toBe('1');
     expect(rows.find((row) => row[0] === '100,000')?.[column]).toBe('740 (8012 failed)');
+  });
+
+  it('counts every create not answered 2xx as failed, timeouts among the errors, and spreads CPU over the 2xx only', () => {
+    const create: ScenarioResult = {
+      name: 'create',
+      measures: '',
+      requests: 1_005,
+      successes: 1_000,
+      requestsPerSecond: 200,
+      latencyMs: { p50: 30, p90: 50, p99: 70, max: 90, mean: 33 },
+      errors: 3,
+      timeouts: 2,
+      non2xx: 2,
+      statusCodes: { '201': 1_000, '429': 2 },
+      elapsedSeconds: 5,
+      cpuMsByProcess: { gateway: 250, payments: 600 },
+    };
+    expect(createFigures(create)).toEqual({
+      createPerSecond: 200,
+      createP99Ms: 70,
+      createFailed: 5,
+      createCpuMs: { gateway: 0.25, payments: 0.6 },
+    });
+    expect(createFigures({ ...create, successes: 0 }).createCpuMs).toEqual({ gateway: 0, payments: 0 });
   });
 
   it("shows where a create's CPU goes at each size, process by process, with the total", () => {

@@ -1,3 +1,4 @@
+import type { ScenarioResult } from '../load.js';
 import { table } from '../report.js';
 import type { ListQuery, PortQueries } from './port-queries.js';
 
@@ -25,6 +26,24 @@ export type SizeResult = Record<ListQuery | CursorQuery | CustomersQuery, Latenc
   /** The same list and search timed at the store port, in the bench's process. */
   port: PortQueries;
 };
+/** What a size's create run reports: its rate, p99, the creates that failed and each process's CPU a create. */
+export function createFigures(
+  create: ScenarioResult,
+): Pick<SizeResult, 'createPerSecond' | 'createP99Ms' | 'createFailed' | 'createCpuMs'> {
+  return {
+    createPerSecond: create.requestsPerSecond,
+    createP99Ms: create.latencyMs.p99,
+    // autocannon counts a timeout among its errors too.
+    createFailed: create.errors + create.non2xx,
+    createCpuMs: Object.fromEntries(
+      Object.entries(create.cpuMsByProcess ?? {}).map(([name, ms]) => [
+        name,
+        create.successes > 0 ? ms / create.successes : 0,
+      ]),
+    ),
+  };
+}
+
 export type Latency = { p50: number; p99: number; count: number; failed: number; failure?: string };
 
 export type ScaleCheck = { figure: string; measured: string; target: string; met: boolean };
