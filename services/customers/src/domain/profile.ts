@@ -116,8 +116,8 @@ export function summarize(records: TransactionRecord[]): ProfileSummary | null {
     settledCount: 0,
     spent: 0,
     lastSettledAt: null,
-    // '' until the first record: below every ISO time, and replaced by the first.
-    firstCreatedAt: '',
+    // Beyond every ISO time on the side each is replaced from, so the first record sets both.
+    firstCreatedAt: '\uffff',
     lastOccurredAt: '',
     email: null,
     phone: null,
@@ -128,8 +128,7 @@ export function summarize(records: TransactionRecord[]): ProfileSummary | null {
     const createdAt = iso(payment.createdAt);
     const facts = factsAt(record, createdAt);
     const occurredAt = iso(record.occurredAt);
-    if (summary.firstCreatedAt === '' || createdAt < summary.firstCreatedAt)
-      summary.firstCreatedAt = createdAt;
+    if (createdAt < summary.firstCreatedAt) summary.firstCreatedAt = createdAt;
     if (occurredAt > summary.lastOccurredAt) summary.lastOccurredAt = occurredAt;
     summary.spent += facts.netSpent;
     if (facts.settledAt !== null) {
