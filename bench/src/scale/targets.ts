@@ -26,6 +26,7 @@ export type SizeResult = Record<ListQuery | CursorQuery | CustomersQuery, Latenc
   /** The same list and search timed at the store port, in the bench's process. */
   port: PortQueries;
 };
+
 /** What a size's create run reports: its rate, p99, the creates that failed and each process's CPU a create. */
 export function createFigures(
   create: ScenarioResult,
