@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { FlowResult } from './flow.js';
 import type { IdleWait } from './idle.js';
 import type { ScenarioResult } from './load.js';
-import type { Spread } from './stats.js';
+import { cpuMsEach, type Spread } from './stats.js';
 import type { TargetCheck } from './targets.js';
 
 export type ScenarioFailure = { name: string; failed: string };
@@ -117,12 +117,8 @@ export function formatCpuByProcess(outcomes: ScenarioOutcome[], flow?: FlowResul
   if (columns.length === 0) return '';
   const processes = [...new Set(columns.flatMap((column) => Object.keys(column.cpu)))];
   const cell = (ms: number | undefined) => (ms === undefined ? '-' : ms.toFixed(3));
-  const rows = processes.map((name) => [
-    name,
-    ...columns.map((column) =>
-      cell(column.cpu[name] === undefined ? undefined : column.cpu[name] / column.served),
-    ),
-  ]);
+  const msEachByColumn = columns.map((column) => cpuMsEach(column.cpu, column.served));
+  const rows = processes.map((name) => [name, ...msEachByColumn.map((msEach) => cell(msEach[name]))]);
   rows.push(['total', ...columns.map((column) => cell(column.msEach))]);
   const header = [
     'CPU ms a request or flow, by process',

@@ -19,3 +19,10 @@ export function spreadOf(values: readonly number[]): Spread {
     mean: round(sorted.reduce((sum, ms) => sum + ms, 0) / (sorted.length || 1)),
   };
 }
+
+/** Each process's CPU milliseconds per operation served; 0 each when nothing was served. */
+export function cpuMsEach(cpuMsByProcess: Record<string, number>, served: number): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(cpuMsByProcess).map(([name, ms]) => [name, served > 0 ? ms / served : 0]),
+  );
+}

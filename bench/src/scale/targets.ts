@@ -1,5 +1,6 @@
 import type { ScenarioResult } from '../load.js';
 import { table } from '../report.js';
+import { cpuMsEach } from '../stats.js';
 import type { ListQuery, PortQueries } from './port-queries.js';
 
 /** The list and the search read with a cursor at the middle of the data set, through the API. */
@@ -36,12 +37,7 @@ export function createFigures(
     createP99Ms: create.latencyMs.p99,
     // autocannon counts a timeout among its errors too.
     createFailed: create.errors + create.non2xx,
-    createCpuMs: Object.fromEntries(
-      Object.entries(create.cpuMsByProcess ?? {}).map(([name, ms]) => [
-        name,
-        create.successes > 0 ? ms / create.successes : 0,
-      ]),
-    ),
+    createCpuMs: cpuMsEach(create.cpuMsByProcess ?? {}, create.successes),
   };
 }
 
