@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   ApiKey,
   BASE62,
@@ -89,6 +89,39 @@ describe('timeOrderedBase62', () => {
     const sameMs = Array.from({ length: 1000 }, () => timeOrderedBase62(24, 1_000));
     expect(new Set(sameMs).size).toBe(1000);
     expect(new Set(sameMs.map((id) => id.slice(0, 8))).size).toBe(1);
+  });
+});
+
+describe('uuid', () => {
+  it('is a version 7 UUID that begins with its millisecond', () => {
+    const ms = Date.UTC(2030, 0, 1);
+    const id = uuid(ms);
+    expect(Uuid.safeParse(id).success).toBe(true);
+    expect(id[14]).toBe('7');
+    expect(parseInt(id.slice(0, 8) + id.slice(9, 13), 16)).toBe(ms);
+  });
+
+  it('sorts as text in the order the ids were made, within one millisecond and across them', () => {
+    const start = Date.UTC(2031, 0, 1);
+    const ids = [
+      ...Array.from({ length: 1000 }, () => uuid(start)),
+      ...Array.from({ length: 1000 }, () => uuid(start + 1)),
+    ];
+    expect(new Set(ids).size).toBe(2000);
+    expect([...ids].sort()).toEqual(ids);
+    // A clock that goes back keeps the last millisecond, still in order.
+    const after = uuid(start - 5_000);
+    expect(after > ids.at(-1)!).toBe(true);
+  });
+
+  it('takes its random bytes from the pool, not from the OS for each id', () => {
+    const draw = vi.spyOn(globalThis.crypto, 'getRandomValues');
+    try {
+      for (let i = 0; i < 100; i += 1) uuid();
+      expect(draw).not.toHaveBeenCalled();
+    } finally {
+      draw.mockRestore();
+    }
   });
 });
 

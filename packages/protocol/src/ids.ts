@@ -14,12 +14,17 @@ const POOL_SIZE = 4096;
 let pool = Buffer.alloc(0);
 let poolOffset = 0;
 
-function nextRandomByte(): number {
-  if (poolOffset >= pool.length) {
+function nextRandomBytes(count: number): Buffer {
+  if (poolOffset + count > pool.length) {
     pool = randomBytes(POOL_SIZE);
     poolOffset = 0;
   }
-  return pool[poolOffset++]!;
+  poolOffset += count;
+  return pool.subarray(poolOffset - count, poolOffset);
+}
+
+function nextRandomByte(): number {
+  return nextRandomBytes(1)[0]!;
 }
 
 export function randomBase62(length: number): string {
@@ -49,13 +54,29 @@ export function timeOrderedBase62(length: number, now = Date.now()): string {
   return base62Time(now) + randomBase62(length - 8);
 }
 
+/** The millisecond and counter of the last UUID made, as `uuid` keeps them for its own. */
+const v7Clock = { msecs: -Infinity, seq: 0 };
+
 /**
  * A UUID version 7: its first 48 bits are its creation time in milliseconds, the rest random
  * (74 bits). Ids of stored records are keys of their collections' indexes; a random (v4)
  * one touched a page anywhere in the index at every insert, a v7 one appends.
+ *
+ * Its random bytes come from the pool: left to itself, `uuid` asks the OS for 16 bytes per
+ * id (6 µs, against 0.3 from the pool). Given its bytes it keeps no state, so the clock it
+ * keeps is kept here, as it keeps it (RFC 9562's first method): within one millisecond a
+ * counter seeded at random goes up by one, so ids made in order sort in order.
  */
-export function uuid(): string {
-  return uuidv7();
+export function uuid(now = Date.now()): string {
+  const random = nextRandomBytes(16);
+  if (now > v7Clock.msecs) {
+    v7Clock.msecs = now;
+    v7Clock.seq = random.readUInt32BE(6) & 0x7fffffff;
+  } else {
+    v7Clock.seq = (v7Clock.seq + 1) | 0;
+    if (v7Clock.seq === 0) v7Clock.msecs += 1;
+  }
+  return uuidv7({ random, msecs: v7Clock.msecs, seq: v7Clock.seq });
 }
 
 /**
