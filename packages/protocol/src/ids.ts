@@ -14,17 +14,23 @@ const POOL_SIZE = 4096;
 let pool = Buffer.alloc(0);
 let poolOffset = 0;
 
-function nextRandomBytes(count: number): Buffer {
+/** Draws a new pool when fewer than `count` bytes are left; the rest of the old one is dropped. */
+function reserve(count: number): void {
   if (poolOffset + count > pool.length) {
     pool = randomBytes(POOL_SIZE);
     poolOffset = 0;
   }
-  poolOffset += count;
-  return pool.subarray(poolOffset - count, poolOffset);
 }
 
 function nextRandomByte(): number {
-  return nextRandomBytes(1)[0]!;
+  reserve(1);
+  return pool[poolOffset++]!;
+}
+
+function nextRandomBytes(count: number): Buffer {
+  reserve(count);
+  poolOffset += count;
+  return pool.subarray(poolOffset - count, poolOffset);
 }
 
 export function randomBase62(length: number): string {
