@@ -64,14 +64,15 @@ export function timeOrderedBase62(length: number, now = Date.now()): string {
 const v7Clock = { msecs: -Infinity, seq: 0 };
 
 /**
- * A UUID version 7: its first 48 bits are its creation time in milliseconds, the rest random
- * (74 bits). Ids of stored records are keys of their collections' indexes; a random (v4)
- * one touched a page anywhere in the index at every insert, a v7 one appends.
+ * A UUID version 7: its first 48 bits are its creation time in milliseconds, the other 74 a
+ * counter seeded at random each millisecond (32) and random bits (42). Ids of stored records
+ * are keys of their collections' indexes; a random (v4) one touched a page anywhere in the
+ * index at every insert, a v7 one appends.
  *
  * Its random bytes come from the pool: left to itself, `uuid` asks the OS for 16 bytes per
  * id (6 µs, against 0.3 from the pool). Given its bytes it keeps no state, so the clock it
- * keeps is kept here, as it keeps it (RFC 9562's first method): within one millisecond a
- * counter seeded at random goes up by one, so ids made in order sort in order.
+ * keeps is kept here, as it keeps it (RFC 9562's first method): within one millisecond the
+ * counter goes up by one, so ids made in order sort in order.
  */
 export function uuid(now = Date.now()): string {
   const random = nextRandomBytes(16);
