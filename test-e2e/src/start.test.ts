@@ -33,9 +33,11 @@ const env = {
 
 type Started = { child: ChildProcess; output: () => string; exited: Promise<number | null> };
 
-function start(overrides: Record<string, string> = {}): Started {
+/** `scripts/start.mjs` itself, or (`viaPnpm`) the whole `pnpm start`, its build included. */
+function start(overrides: Record<string, string> = {}, viaPnpm = false): Started {
+  const [command, args] = viaPnpm ? ['pnpm', ['start']] : [process.execPath, ['scripts/start.mjs']];
   // Its own process group, like a terminal's foreground job: Ctrl-C signals the whole group.
-  const child = spawn(process.execPath, ['scripts/start.mjs'], {
+  const child = spawn(command, args, {
     cwd: REPO_ROOT,
     env: { ...env, ...overrides },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -242,4 +244,43 @@ describe('pnpm start where no NATS server answers', () => {
       rmSync(bin, { recursive: true, force: true });
     }
   }, 30_000);
+});
+
+/** Whether the process `pid` still runs. */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('pnpm start under a supervisor', () => {
+  const own = createTestSystem('start-supervised');
+  let started: Started | undefined;
+  afterAll(async () => {
+    if (started) await stop(started, 'SIGKILL');
+    await own.cleanup();
+  });
+
+  it('stops every service when SIGTERM reaches pnpm alone, as a process manager or an IDE sends it', async () => {
+    const gatewayPort = await freePort();
+    started = start(
+      { NATS_PREFIX: own.env.NATS_PREFIX!, DATA_DIR: own.dataDir, GATEWAY_PORT: String(gatewayPort) },
+      true,
+    );
+    await waitFor(started, 'All 8 services healthy', 120_000);
+    const pids = SERVICE_NAMES.map((name) => latestPid(started!.output(), name)!);
+    for (const pid of pids) expect(pid).toBeGreaterThan(0);
+
+    // Only pnpm's own pid: nothing signals the rest of its process group.
+    process.kill(started.child.pid!, 'SIGTERM');
+    await started.exited;
+    const deadline = Date.now() + 20_000;
+    while (pids.some(running) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(pids.filter(running), started.output().slice(-3000)).toEqual([]);
+    expect(await listening(gatewayPort)).toBe(false);
+  }, 180_000);
 });
