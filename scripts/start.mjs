@@ -5,7 +5,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { connect } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { prettyFactory } from 'pino-pretty';
 // Built output: `pnpm start` builds every package before it runs this script.
@@ -14,6 +14,7 @@ import { SERVICE_NAMES } from '../packages/protocol/dist/index.js';
 const root = resolve(import.meta.dirname, '..');
 const dataDir = resolve(root, process.env.DATA_DIR ?? '.data');
 const natsUrl = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+const gatewayHost = process.env.GATEWAY_HOST ?? '127.0.0.1';
 const gatewayPort = Number(process.env.GATEWAY_PORT ?? 3000);
 const publicUrl = process.env.PUBLIC_URL ?? `http://127.0.0.1:${gatewayPort}`;
 // The gateway last, so that the ops ports (OPS_PORT_BASE + a service's index) keep their order.
@@ -52,6 +53,39 @@ function reachable(url) {
     socket.once('error', () => done(false));
     socket.once('timeout', () => (socket.destroy(), done(false)));
   });
+}
+
+/** Whether `port` on `host` is free to listen on: tried by listening, then let go at once. */
+function free(host, port) {
+  return new Promise((done) => {
+    const server = createServer();
+    server.once('error', () => done(false));
+    server.listen({ host, port }, () => server.close(() => done(true)));
+  });
+}
+
+/**
+ * A service whose port is taken would fail, be restarted again and again, and the start
+ * would give up after half a minute with no clear cause, while the sandbox provider
+ * registered its rail with whatever program holds the gateway's port. So the ports are
+ * checked first, and a taken one stops the start before anything runs.
+ */
+async function ensurePortsFree() {
+  const ports = [{ what: 'the gateway', host: gatewayHost, port: gatewayPort }];
+  if (opsPortBase) {
+    SERVICES.forEach((service, index) =>
+      ports.push({ what: `${service}'s ops port`, host: '127.0.0.1', port: opsPortBase + index }),
+    );
+  }
+  const taken = [];
+  for (const entry of ports) if (!(await free(entry.host, entry.port))) taken.push(entry);
+  if (taken.length === 0) return;
+  const list = taken.map(({ what, host, port }) => `${host}:${port} (${what})`).join(', ');
+  console.error(
+    `Already in use: ${list}. Another \`pnpm start\` may be running, or another program holds it.\n` +
+      'Stop it, or, if another program holds it, start on other ports: GATEWAY_PORT=3100 OPS_PORT_BASE=9201 pnpm start',
+  );
+  process.exit(1);
 }
 
 async function ensureNats() {
@@ -203,7 +237,15 @@ async function waitHealthy() {
     }
     await sleep(300);
   }
-  throw new Error(`not healthy after 30 s: ${JSON.stringify(last)}`);
+  if (!last) {
+    throw new Error(
+      `The gateway did not answer at http://127.0.0.1:${gatewayPort}/v1/health within 30 s; its lines above say why.`,
+    );
+  }
+  const down = Object.entries(last.services ?? {}).filter(([, state]) => state !== 'ok');
+  throw new Error(
+    `Not every service was healthy within 30 s (${down.map(([name, state]) => `${name}: ${state}`).join(', ')}); their lines above say why.`,
+  );
 }
 
 /** On a system with no project yet (a fresh data folder or database), makes the demo one. */
@@ -247,6 +289,7 @@ const baseEnv = {
   SHUTDOWN_DELAY_MS: process.env.SHUTDOWN_DELAY_MS ?? '0',
 };
 
+await ensurePortsFree();
 await ensureNats();
 SERVICES.forEach((service, index) => {
   const main = join(root, 'services', service, 'dist', 'bundle', 'main.mjs');

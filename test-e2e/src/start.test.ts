@@ -1,6 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
-import { connect } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -283,4 +283,25 @@ describe('pnpm start under a supervisor', () => {
     expect(pids.filter(running), started.output().slice(-3000)).toEqual([]);
     expect(await listening(gatewayPort)).toBe(false);
   }, 180_000);
+});
+
+describe('pnpm start on a port another program holds', () => {
+  const own = createTestSystem('start-port-taken');
+  afterAll(() => own.cleanup());
+
+  it('stops at once, naming the port and how to choose another, and starts nothing', async () => {
+    const holder = createServer();
+    const taken = await new Promise<number>((resolve) =>
+      holder.listen(0, '127.0.0.1', () => resolve((holder.address() as { port: number }).port)),
+    );
+    try {
+      const refused = start({ DATA_DIR: own.dataDir, GATEWAY_PORT: String(taken) });
+      expect(await refused.exited).toBe(1);
+      expect(refused.output()).toContain(`Already in use: 127.0.0.1:${taken} (the gateway)`);
+      expect(refused.output()).toMatch(/GATEWAY_PORT=\d+/);
+      expect(refused.output()).not.toContain('started (pid');
+    } finally {
+      holder.close();
+    }
+  }, 30_000);
 });
