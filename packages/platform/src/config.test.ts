@@ -27,6 +27,26 @@ describe('parseEnv', () => {
       expect(problems).toContain(name);
   });
 
+  it('says which variables are not set and which are not numbers, without repeating a value', () => {
+    const schema = BaseEnv.extend({ SERVICE_SECRET_KEY: z.string().min(32) });
+    const problems = () => {
+      try {
+        parseEnv(schema, { OPS_PORT: 'port-nine', REQUEST_TIMEOUT_MS: '5s' });
+      } catch (caught) {
+        return (caught as ConfigError).problems;
+      }
+      return [];
+    };
+    expect(problems()).toEqual([
+      'OPS_PORT: not a number',
+      'REQUEST_TIMEOUT_MS: not a number',
+      'SERVICE_SECRET_KEY: required, not set (set it, or SERVICE_SECRET_KEY_FILE to a file holding it)',
+    ]);
+    expect(() => parseEnv(schema, { SERVICE_SECRET_KEY: 'short-secret' })).toThrow(
+      /SERVICE_SECRET_KEY: .*32(?![\s\S]*short-secret)/,
+    );
+  });
+
   it('treats empty strings as unset', () => {
     expect(parseEnv(BaseEnv, { MONGO_URL: '' }).MONGO_URL).toBeUndefined();
   });

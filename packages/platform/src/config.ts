@@ -113,9 +113,22 @@ export function parseEnv<S extends z.ZodType>(
     ...fromFiles.problems,
     ...result.error.issues.map((issue) => {
       const [variable = '(environment)', ...inside] = issue.path.map(String);
-      return `${variable}${inside.length ? ` (item ${inside.join('.')})` : ''}: ${issue.message}`;
+      const where = `${variable}${inside.length ? ` (item ${inside.join('.')})` : ''}`;
+      return `${where}: ${problemOf(issue, variable, fromFiles.env[variable])}`;
     }),
   ]);
+}
+
+/**
+ * What is wrong with one variable, in an operator's words: zod's own "expected string,
+ * received undefined" for a variable nobody set, or "received NaN" for a port written as
+ * text, does not say what to do. The value itself is never repeated: it may be a secret.
+ */
+function problemOf(issue: z.core.$ZodIssue, variable: string, value: string | undefined): string {
+  if (issue.code !== 'invalid_type') return issue.message;
+  if (value === undefined) return `required, not set (set it, or ${variable}_FILE to a file holding it)`;
+  if (issue.expected === 'number') return 'not a number';
+  return issue.message;
 }
 
 /**
