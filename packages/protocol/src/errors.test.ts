@@ -39,6 +39,7 @@ const OUR_CODES: Array<[string, number]> = [
   ['invalid_request', 400],
   ['resource_not_found', 404],
   ['route_not_found', 404],
+  ['method_not_allowed', 405],
   ['payload_too_large', 413],
   ['unsupported_media_type', 415],
   ['idempotency_conflict', 409],

@@ -86,6 +86,20 @@ describe('error forms', () => {
     expect(response.headers.get('x-ratelimit-limit')).toBeTruthy();
   });
 
+  it('405 method_not_allowed with an Allow header for a route path with another method', async () => {
+    const before = edge.seen.length;
+    const response = await edge.gw.http('DELETE', '/v1/payments', { token: edge.shop.testSecret.key });
+    expectEnvelopeError(response, 405, 'method_not_allowed');
+    expect(response.headers.get('allow')).toBe('GET, HEAD, POST');
+    expect(response.json.error.message).toBe('/v1/payments does not take DELETE; it takes GET, HEAD, POST.');
+    const withParam = await edge.gw.http('PUT', '/v1/payments/pay_123?x=1', {
+      token: edge.shop.testSecret.key,
+    });
+    expectEnvelopeError(withParam, 405, 'method_not_allowed');
+    expect(withParam.headers.get('allow')).toBe('GET, HEAD');
+    expect(edge.seen.length).toBe(before);
+  });
+
   it('503 service_unavailable when the service does not answer in time', async () => {
     const response = await edge.gw.http('GET', '/v1/slow');
     expectEnvelopeError(response, 503, 'service_unavailable');

@@ -2,6 +2,7 @@ import rateLimit from '@fastify/rate-limit';
 import fp from 'fastify-plugin';
 import type { Redis } from 'ioredis';
 import { appError } from '@mmp/protocol';
+import { allowedMethodsOf } from './allowed-methods.js';
 
 export type RateLimitSettings = {
   keyMax: number;
@@ -15,7 +16,8 @@ export type RateLimitSettings = {
 /**
  * One budget per API key, provider key or the admin token once the guard has identified
  * the caller (429 rate_limit_exceeded), else per client IP (429 too_many_requests) (`request.ip`, which follows TRUST_PROXY). Every route is
- * counted, unknown ones too: the 404 answer is rate-limited like any other.
+ * counted, unknown ones too: the 404 (or 405, a known path with another method) is
+ * rate-limited like any other.
  */
 export const rateLimitPlugin = fp<RateLimitSettings>(
   async (app, settings) => {
@@ -38,8 +40,19 @@ export const rateLimitPlugin = fp<RateLimitSettings>(
           : appError('too_many_requests', `Too many requests from this address; ${retry}`);
       },
     });
-    app.setNotFoundHandler({ preHandler: app.rateLimit() }, async (request) => {
-      throw appError('route_not_found', `No route ${request.method} ${request.url.split('?')[0]}.`);
+    const allowedMethods = allowedMethodsOf(app.servedRoutes);
+    app.setNotFoundHandler({ preHandler: app.rateLimit() }, async (request, reply) => {
+      const path = request.url.split('?')[0]!;
+      const allowed = allowedMethods(path);
+      // A route that took the request and found nothing (`callNotFound`) is a 404 as well.
+      if (allowed.length === 0 || allowed.includes(request.method)) {
+        throw appError('route_not_found', `No route ${request.method} ${path}.`);
+      }
+      reply.header('allow', allowed.join(', '));
+      throw appError(
+        'method_not_allowed',
+        `${path} does not take ${request.method}; it takes ${allowed.join(', ')}.`,
+      );
     });
   },
   // Routes read the guard's caller (`rateKey`) before the limiter counts them.
