@@ -87,6 +87,25 @@ describe('settlement responses', () => {
     for (const error of cases) expect(error).toMatchObject({ status: 403, code: 'signature_invalid' });
   });
 
+  it('says whether the signature is missing, misshapen or wrong, the same for any provider', async () => {
+    const body = event('pexec_x');
+    const refused = async (providerId: string, signature: string) =>
+      (
+        (await h.settleFailure(providerId, provider.signingSecret, body, { signature })) as {
+          message: string;
+        }
+      ).message;
+    for (const providerId of [provider.id, 'prv_doesnotexist']) {
+      expect(await refused(providerId, '')).toMatch(
+        /header is missing: send the hex HMAC-SHA256 of the exact body/,
+      );
+      expect(await refused(providerId, `t=1,v1=${'ab'.repeat(32)}`)).toMatch(/is not 64 hex digits/);
+      expect(await refused(providerId, 'ab'.repeat(32))).toBe(
+        'The x-service-signature header does not match the body.',
+      );
+    }
+  });
+
   it('422 naming the body for a correctly signed body that is not JSON', async () => {
     const error = await h.settleFailure(provider.id, provider.signingSecret, undefined, {
       raw: '{"protocol_version": "1",',

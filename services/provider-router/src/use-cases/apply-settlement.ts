@@ -25,7 +25,29 @@ import { signingProvider } from './providers.js';
 
 export type SignedSettlement = { providerId: string; rawBody: string; signature: string };
 
-function signatureInvalid() {
+/** A SHA-256 HMAC in hex, the settlement form of `x-service-signature`. */
+const HEX_DIGEST = /^[0-9a-fA-F]{64}$/;
+
+/**
+ * Why a signature is refused, told apart where that helps a provider's engineer and gives
+ * nothing away: a missing or misshapen header is said so whoever the provider is (it is
+ * judged before the provider is looked up), while a well-formed one that does not match
+ * reads the same for a wrong secret and an unknown provider.
+ */
+function signatureInvalid(signature: string) {
+  const header = signature.trim();
+  if (header === '') {
+    return appError(
+      'signature_invalid',
+      'The x-service-signature header is missing: send the hex HMAC-SHA256 of the exact body, keyed with your ssec_ signing secret.',
+    );
+  }
+  if (!HEX_DIGEST.test(header)) {
+    return appError(
+      'signature_invalid',
+      'The x-service-signature header is not 64 hex digits: a settlement is signed with the bare hex HMAC-SHA256 of the exact body, without t=…,v1=… parts.',
+    );
+  }
   return appError('signature_invalid', 'The x-service-signature header does not match the body.');
 }
 
@@ -112,10 +134,11 @@ export async function applySettlement(
   requestId?: string,
 ): Promise<SettlementReceipt> {
   const { providerId, rawBody } = signed;
+  if (!HEX_DIGEST.test(signed.signature.trim())) throw signatureInvalid(signed.signature);
   const signing = providerId ? await signingProvider(deps, providerId) : null;
   // An unknown provider costs the same HMAC as a known one: the answer reveals nothing.
   const secret = signing?.signingSecret ?? randomBytes(32).toString('hex');
-  if (!verifyHexHmac(secret, rawBody, signed.signature) || !signing) throw signatureInvalid();
+  if (!verifyHexHmac(secret, rawBody, signed.signature) || !signing) throw signatureInvalid(signed.signature);
   const { provider } = signing;
   const { event, format, failureCode } = parseSettlement(parseJsonBody(rawBody), provider.mapping);
   const order = await findOrderToSettle(deps.db, providerId, {
