@@ -59,6 +59,39 @@ describe('fieldErrors', () => {
     expect(Object.keys(z.locales)).toEqual(['en']);
   });
 
+  it("says zod's commonest mistakes in the schemas' own words, and keeps a schema's message", () => {
+    const Rail = z
+      .object({
+        environment: z.enum(['sandbox', 'live']),
+        transport: z.literal('webhook'),
+        priority: z.number(),
+        networks: z.array(z.string()),
+        label: z.string({ error: 'label names the rail for its provider' }),
+        ack: z.discriminatedUnion('type', [
+          z.object({ type: z.literal('payment.ack') }),
+          z.object({ type: z.literal('payout.ack') }),
+        ]),
+      })
+      .strict();
+    const result = Rail.safeParse({ transport: 'pull', priority: '5', networks: 'ORANGE_MONEY', ack: {} });
+    expect(fieldErrors(result.error!)).toEqual([
+      // Missing or wrong, an enum field lists what it takes.
+      { field: 'environment', message: 'environment must be one of sandbox, live' },
+      { field: 'transport', message: 'transport must be webhook' },
+      { field: 'priority', message: 'priority must be a number' },
+      { field: 'networks', message: 'networks must be an array' },
+      { field: 'label', message: 'label names the rail for its provider' },
+      { field: 'ack.type', message: 'ack.type must be one of payment.ack, payout.ack' },
+    ]);
+    expect(fieldErrors(Rail.pick({ priority: true }).safeParse({}).error!)).toEqual([
+      { field: 'priority', message: 'priority is required' },
+    ]);
+    const wrongOption = Rail.shape.environment.safeParse('prod');
+    expect(fieldErrors(wrongOption.error!)).toEqual([
+      { field: '(root)', message: '(root) must be one of sandbox, live' },
+    ]);
+  });
+
   it('reports root issues as (root)', () => {
     const result = Schema.safeParse('nope');
     expect(fieldErrors(result.error!)).toEqual([{ field: '(root)', message: expect.any(String) }]);

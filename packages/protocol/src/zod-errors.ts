@@ -24,9 +24,37 @@ export function fieldErrors(error: z.ZodError): FieldError[] {
       continue;
     }
     const field = joinPath(issue.path);
-    if (!byField.has(field)) byField.set(field, issue.message);
+    if (!byField.has(field)) byField.set(field, plainMessage(issue, field) ?? issue.message);
   }
   return [...byField].map(([field, message]) => ({ field, message }));
+}
+
+const an = (type: string) => (/^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`);
+const listed = (values: readonly unknown[]) => values.map(String).join(', ');
+
+/**
+ * zod's own wording of the commonest mistakes, where a schema gave no message of its own,
+ * said as the schemas' messages say things: `environment is required` rather than "Invalid
+ * input: expected string, received undefined", `environment must be one of sandbox, live`
+ * rather than `Invalid option: expected one of "sandbox"|"live"`. Recognised by that exact
+ * wording (zod's English locale), so a schema's own message is never replaced.
+ */
+function plainMessage(issue: z.core.$ZodIssue, field: string): string | undefined {
+  if (issue.code === 'invalid_type') {
+    const received = /^Invalid input: expected (\w+), received (\w+)$/.exec(issue.message)?.[2];
+    if (received === 'undefined') return `${field} is required`;
+    if (received) return `${field} must be ${an(issue.expected)}`;
+  }
+  if (issue.code === 'invalid_value' && /^Invalid (option|input): expected /.test(issue.message)) {
+    return issue.values.length === 1
+      ? `${field} must be ${String(issue.values[0])}`
+      : `${field} must be one of ${listed(issue.values)}`;
+  }
+  if (issue.code === 'invalid_union' && issue.message.startsWith('Invalid discriminator value.')) {
+    const options = (issue as { options?: unknown[] }).options ?? [];
+    return `${field} must be one of ${listed(options)}`;
+  }
+  return undefined;
 }
 
 export function validationMessage(fields: readonly FieldError[]): string {
