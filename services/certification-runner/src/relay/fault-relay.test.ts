@@ -49,12 +49,13 @@ afterAll(async () => {
 });
 
 const order = JSON.stringify({ type: 'payment.execute', idempotency_key: 'pexec_1' });
-const post = (url: string, body = order) =>
+/** The caller gives up after `giveUpMs`: long enough for a loaded machine, short where a test waits for it. */
+const post = (url: string, body = order, giveUpMs = 8000) =>
   fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-service-signature': 't=1,v1=abc' },
     body,
-    signal: AbortSignal.timeout(1000),
+    signal: AbortSignal.timeout(giveUpMs),
   });
 
 describe('the fault relay', () => {
@@ -83,7 +84,7 @@ describe('the fault relay', () => {
 
   it('withholds its answer (case 11) until the caller gives up', async () => {
     const route = await relay.open('withhold', adapterUrl);
-    await expect(post(route.url)).rejects.toThrow();
+    await expect(post(route.url, order, 1000)).rejects.toThrow();
     const seen = await relay.close(route.token);
     expect(seen.answers).toHaveLength(1);
     expect(seen.exchanges.map((message) => message.note)).toContain('answer withheld by the fault relay');
