@@ -45,7 +45,8 @@ beforeAll(async () => {
 
   child = await spawnDelivery(provider, {
     NODE_EXTRA_CA_CERTS: certificate.certPath,
-    DELIVERY_TIMEOUT_MS: '700',
+    // Long enough for a first TLS handshake on a loaded machine; the silent rail waits it out three times.
+    DELIVERY_TIMEOUT_MS: '2000',
     DELIVERY_BACKOFF_MS: '100',
   });
 });

@@ -70,7 +70,8 @@ export async function startRouter(
   const running = await startService(providerRouter(options), {
     ...system.env,
     ALLOW_HTTP_LOOPBACK_ENDPOINTS: 'true',
-    RAIL_TEST_TIMEOUT_MS: '1000',
+    // Long enough for a first health check on a loaded machine; the silent endpoint's test waits it out.
+    RAIL_TEST_TIMEOUT_MS: '3000',
     ...extraEnv,
   });
   const { nc, naming, log } = running.context;
