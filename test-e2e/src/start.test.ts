@@ -70,7 +70,8 @@ function mmp(...args: string[]): string {
 }
 
 async function stop(started: Started, signal: NodeJS.Signals): Promise<number | null> {
-  if (started.child.exitCode === null) process.kill(-started.child.pid!, signal);
+  const { exitCode, signalCode } = started.child;
+  if (exitCode === null && signalCode === null) process.kill(-started.child.pid!, signal);
   return started.exited;
 }
 
@@ -205,21 +206,36 @@ function listening(port: number): Promise<boolean> {
   });
 }
 
-describe('pnpm start where no NATS server answers', () => {
-  const own = createTestSystem('start-nats');
-  let started: Started | undefined;
+/** A test system of the describe's own; each start it keeps is killed, if still running, after it. */
+function useOwnSystem(label: string) {
+  const own = createTestSystem(label);
+  const kept: Started[] = [];
   afterAll(async () => {
-    if (started) await stop(started, 'SIGKILL');
+    for (const started of kept) {
+      // The whole group, even once its leader exited: what it started may still run.
+      try {
+        process.kill(-started.child.pid!, 'SIGKILL');
+      } catch {
+        // Nothing of it runs any more.
+      }
+    }
     await own.cleanup();
   });
+  return { own, keep: (started: Started) => (kept.push(started), started) };
+}
+
+describe('pnpm start where no NATS server answers', () => {
+  const { own, keep } = useOwnSystem('start-nats');
 
   it('starts nats-server with JetStream under the data folder, and stops it with the rest on Ctrl-C', async () => {
     const natsPort = await freePort();
-    started = start({
-      NATS_URL: `nats://127.0.0.1:${natsPort}`,
-      DATA_DIR: own.dataDir,
-      GATEWAY_PORT: String(await freePort()),
-    });
+    const started = keep(
+      start({
+        NATS_URL: `nats://127.0.0.1:${natsPort}`,
+        DATA_DIR: own.dataDir,
+        GATEWAY_PORT: String(await freePort()),
+      }),
+    );
     await waitFor(started, 'All 8 services healthy');
     expect(existsSync(join(own.dataDir, 'nats', 'jetstream'))).toBe(true);
     expect(await stop(started, 'SIGINT'), started.output().slice(-3000)).toBe(0);
@@ -257,21 +273,18 @@ function running(pid: number): boolean {
 }
 
 describe('pnpm start under a supervisor', () => {
-  const own = createTestSystem('start-supervised');
-  let started: Started | undefined;
-  afterAll(async () => {
-    if (started) await stop(started, 'SIGKILL');
-    await own.cleanup();
-  });
+  const { own, keep } = useOwnSystem('start-supervised');
 
   it('stops every service when SIGTERM reaches pnpm alone, as a process manager or an IDE sends it', async () => {
     const gatewayPort = await freePort();
-    started = start(
-      { NATS_PREFIX: own.env.NATS_PREFIX!, DATA_DIR: own.dataDir, GATEWAY_PORT: String(gatewayPort) },
-      true,
+    const started = keep(
+      start(
+        { NATS_PREFIX: own.env.NATS_PREFIX!, DATA_DIR: own.dataDir, GATEWAY_PORT: String(gatewayPort) },
+        true,
+      ),
     );
     await waitFor(started, 'All 8 services healthy', 120_000);
-    const pids = SERVICE_NAMES.map((name) => latestPid(started!.output(), name)!);
+    const pids = SERVICE_NAMES.map((name) => latestPid(started.output(), name)!);
     for (const pid of pids) expect(pid).toBeGreaterThan(0);
 
     // Only pnpm's own pid: nothing signals the rest of its process group.
@@ -286,8 +299,7 @@ describe('pnpm start under a supervisor', () => {
 });
 
 describe('pnpm start on a port another program holds', () => {
-  const own = createTestSystem('start-port-taken');
-  afterAll(() => own.cleanup());
+  const { own } = useOwnSystem('start-port-taken');
 
   it('stops at once, naming the port and how to choose another, and starts nothing', async () => {
     const holder = createServer();
