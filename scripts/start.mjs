@@ -44,15 +44,42 @@ const serverKey = persistent('server-key', process.env.SERVICE_SECRET_KEY, () =>
   randomBytes(32).toString('hex'),
 );
 
-function reachable(url) {
+/**
+ * The INFO a NATS server sends first on every connection (plain text, even before TLS), or
+ * undefined when nothing answers there as a NATS server.
+ */
+function natsInfo(url) {
   const { hostname, port } = new URL(url.split(',')[0]);
   return new Promise((done) => {
     const socket = connect({ host: hostname, port: Number(port || 4222) });
+    let received = '';
+    const finish = (info) => (socket.destroy(), done(info));
     socket.setTimeout(1000);
-    socket.once('connect', () => (socket.destroy(), done(true)));
-    socket.once('error', () => done(false));
-    socket.once('timeout', () => (socket.destroy(), done(false)));
+    socket.on('data', (chunk) => {
+      received += chunk;
+      const end = received.indexOf('\r\n');
+      if (end === -1) return;
+      try {
+        finish(received.startsWith('INFO ') ? JSON.parse(received.slice(5, end)) : undefined);
+      } catch {
+        finish(undefined);
+      }
+    });
+    socket.once('error', () => done(undefined));
+    socket.once('timeout', () => finish(undefined));
   });
+}
+
+const reachable = async (url) => (await natsInfo(url)) !== undefined;
+
+/** Every service keeps its events and orders in JetStream: a server without it would crash them all. */
+async function ensureJetStream() {
+  if ((await natsInfo(natsUrl))?.jetstream === true) return;
+  console.error(
+    `The NATS server at ${natsUrl} runs without JetStream, which every service needs.\n` +
+      'Start it with JetStream on (nats-server -js), or point NATS_URL at one that has it.',
+  );
+  process.exit(1);
 }
 
 /** Whether `port` on `host` is free to listen on: tried by listening, then let go at once. */
@@ -89,7 +116,7 @@ async function ensurePortsFree() {
 }
 
 async function ensureNats() {
-  if (await reachable(natsUrl)) return;
+  if (await reachable(natsUrl)) return ensureJetStream();
   const which = spawnSync('sh', ['-c', 'command -v nats-server'], { encoding: 'utf8' });
   if (which.status !== 0) {
     console.error(

@@ -242,6 +242,24 @@ describe('pnpm start where no NATS server answers', () => {
     expect(await listening(natsPort)).toBe(false);
   }, 120_000);
 
+  it('stops at once, saying so, when the NATS server there runs without JetStream', async () => {
+    const natsPort = await freePort();
+    const plain = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(natsPort)], { stdio: 'ignore' });
+    try {
+      const deadline = Date.now() + 10_000;
+      while (!(await listening(natsPort)) && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const refused = start({ NATS_URL: `nats://127.0.0.1:${natsPort}`, DATA_DIR: own.dataDir });
+      expect(await refused.exited).toBe(1);
+      expect(refused.output()).toContain('runs without JetStream');
+      expect(refused.output()).toContain('nats-server -js');
+      expect(refused.output()).not.toContain('started (pid');
+    } finally {
+      plain.kill('SIGKILL');
+    }
+  }, 30_000);
+
   it('stops at once with a message saying how to get NATS when nats-server is not installed', async () => {
     // A PATH with a shell and nothing else, so `command -v nats-server` finds nothing.
     const bin = mkdtempSync(join(tmpdir(), 'mmp-no-nats-'));
