@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { hexHmac, parseSignatureHeader, signPayload, verifyHexHmac, verifySignatureHeader } from './hmac.js';
+import {
+  hexHmac,
+  isHexSha256,
+  parseSignatureHeader,
+  signPayload,
+  verifyHexHmac,
+  verifySignatureHeader,
+} from './hmac.js';
 
 // Vectors computed independently with:
 //   printf '%s' "$BODY" | openssl dgst -sha256 -hmac "$SECRET"
@@ -35,6 +42,22 @@ describe('hexHmac / verifyHexHmac (settlement form)', () => {
     expect(verifyHexHmac(SECRET, BODY, BODY_HEX.slice(0, 62))).toBe(false); // truncated
     expect(verifyHexHmac(SECRET, BODY, `${BODY_HEX.slice(0, 63)}z`)).toBe(false); // not hex
     expect(verifyHexHmac(SECRET, BODY, '')).toBe(false);
+  });
+});
+
+describe('isHexSha256', () => {
+  it('takes 64 hex digits of either case, and nothing shorter, longer or of another form', () => {
+    expect(isHexSha256('ab'.repeat(32))).toBe(true);
+    expect(isHexSha256('AB'.repeat(32))).toBe(true);
+    for (const candidate of [
+      '',
+      'ab'.repeat(31),
+      'ab'.repeat(33),
+      'zz'.repeat(32),
+      `t=1,v1=${'ab'.repeat(32)}`,
+    ]) {
+      expect(isHexSha256(candidate), candidate).toBe(false);
+    }
   });
 });
 

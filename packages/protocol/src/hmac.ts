@@ -15,6 +15,11 @@ function digestEquals(expectedHex: string, candidateHex: string): boolean {
   return timingSafeEqual(Buffer.from(expectedHex, 'hex'), Buffer.from(candidateHex, 'hex'));
 }
 
+/** Whether `candidate` has the shape of a hex SHA-256 digest (64 hex digits), whatever its value. */
+export function isHexSha256(candidate: string): boolean {
+  return candidate.length === 64 && HEX.test(candidate);
+}
+
 export function verifyHexHmac(secret: string, rawBody: RawBody, hex: string): boolean {
   return digestEquals(hexHmac(secret, rawBody), hex.trim());
 }

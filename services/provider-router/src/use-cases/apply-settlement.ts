@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { DuplicateKeyError } from '@mmp/platform';
-import { appError, verifyHexHmac, type SettlementReceipt } from '@mmp/protocol';
+import { appError, isHexSha256, verifyHexHmac, type SettlementReceipt } from '@mmp/protocol';
 import type { Order } from '../domain/order.js';
 import { paymentEventsOf, settlementReceivedEvent, transferSettledEvents } from '../domain/order-events.js';
 import { newSettlementId } from '../domain/provider.js';
@@ -25,29 +25,29 @@ import { signingProvider } from './providers.js';
 
 export type SignedSettlement = { providerId: string; rawBody: string; signature: string };
 
-/** A SHA-256 HMAC in hex, the settlement form of `x-service-signature`. */
-const HEX_DIGEST = /^[0-9a-fA-F]{64}$/;
-
 /**
- * Why a signature is refused, told apart where that helps a provider's engineer and gives
- * nothing away: a missing or misshapen header is said so whoever the provider is (it is
- * judged before the provider is looked up), while a well-formed one that does not match
- * reads the same for a wrong secret and an unknown provider.
+ * A missing or misshapen signature is said so, which helps a provider's engineer and gives
+ * nothing away: it is judged before the provider is looked up, so the answer is the same
+ * for any provider. A well-formed one that does not match reads the same for a wrong
+ * secret and an unknown provider (`signatureMismatch`).
  */
-function signatureInvalid(signature: string) {
-  const header = signature.trim();
-  if (header === '') {
+function misshapenSignature(signature: string) {
+  if (signature === '') {
     return appError(
       'signature_invalid',
       'The x-service-signature header is missing: send the hex HMAC-SHA256 of the exact body, keyed with your ssec_ signing secret.',
     );
   }
-  if (!HEX_DIGEST.test(header)) {
+  if (!isHexSha256(signature)) {
     return appError(
       'signature_invalid',
       'The x-service-signature header is not 64 hex digits: a settlement is signed with the bare hex HMAC-SHA256 of the exact body, without t=…,v1=… parts.',
     );
   }
+  return undefined;
+}
+
+function signatureMismatch() {
   return appError('signature_invalid', 'The x-service-signature header does not match the body.');
 }
 
@@ -134,11 +134,12 @@ export async function applySettlement(
   requestId?: string,
 ): Promise<SettlementReceipt> {
   const { providerId, rawBody } = signed;
-  if (!HEX_DIGEST.test(signed.signature.trim())) throw signatureInvalid(signed.signature);
+  const misshapen = misshapenSignature(signed.signature.trim());
+  if (misshapen) throw misshapen;
   const signing = providerId ? await signingProvider(deps, providerId) : null;
   // An unknown provider costs the same HMAC as a known one: the answer reveals nothing.
   const secret = signing?.signingSecret ?? randomBytes(32).toString('hex');
-  if (!verifyHexHmac(secret, rawBody, signed.signature) || !signing) throw signatureInvalid(signed.signature);
+  if (!verifyHexHmac(secret, rawBody, signed.signature) || !signing) throw signatureMismatch();
   const { provider } = signing;
   const { event, format, failureCode } = parseSettlement(parseJsonBody(rawBody), provider.mapping);
   const order = await findOrderToSettle(deps.db, providerId, {
