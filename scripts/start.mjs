@@ -73,8 +73,8 @@ function natsInfo(url) {
 const reachable = async (url) => (await natsInfo(url)) !== undefined;
 
 /** Every service keeps its events and orders in JetStream: a server without it would crash them all. */
-async function ensureJetStream() {
-  if ((await natsInfo(natsUrl))?.jetstream === true) return;
+function requireJetStream(info) {
+  if (info.jetstream === true) return;
   console.error(
     `The NATS server at ${natsUrl} runs without JetStream, which every service needs.\n` +
       'Start it with JetStream on (nats-server -js), or point NATS_URL at one that has it.',
@@ -101,7 +101,7 @@ async function ensurePortsFree() {
   const ports = [{ what: 'the gateway', host: gatewayHost, port: gatewayPort }];
   if (opsPortBase) {
     SERVICES.forEach((service, index) =>
-      ports.push({ what: `${service}'s ops port`, host: '127.0.0.1', port: opsPortBase + index }),
+      ports.push({ what: `the ops port of ${service}`, host: '127.0.0.1', port: opsPortBase + index }),
     );
   }
   const taken = [];
@@ -116,7 +116,8 @@ async function ensurePortsFree() {
 }
 
 async function ensureNats() {
-  if (await reachable(natsUrl)) return ensureJetStream();
+  const info = await natsInfo(natsUrl);
+  if (info) return requireJetStream(info);
   const which = spawnSync('sh', ['-c', 'command -v nats-server'], { encoding: 'utf8' });
   if (which.status !== 0) {
     console.error(

@@ -330,6 +330,17 @@ describe('pnpm start on a port another program holds', () => {
       expect(refused.output()).toContain(`Already in use: 127.0.0.1:${taken} (the gateway)`);
       expect(refused.output()).toMatch(/GATEWAY_PORT=\d+/);
       expect(refused.output()).not.toContain('started (pid');
+
+      // The first service's ops port (OPS_PORT_BASE + 0) is checked the same way.
+      const opsRefused = start({
+        DATA_DIR: own.dataDir,
+        GATEWAY_PORT: String(await freePort()),
+        OPS_PORT_BASE: String(taken),
+      });
+      expect(await opsRefused.exited).toBe(1);
+      expect(opsRefused.output()).toContain(`Already in use: 127.0.0.1:${taken} (the ops port of payments)`);
+      expect(opsRefused.output()).toMatch(/OPS_PORT_BASE=\d+/);
+      expect(opsRefused.output()).not.toContain('started (pid');
     } finally {
       holder.close();
     }
